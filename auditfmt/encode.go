@@ -1,0 +1,148 @@
+package auditfmt
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendJSON appends the record as one line of seed-format NDJSON (without
+// the newline): the required fields in schema order, then the optional
+// fields that are set, then the unknown members of Extra. Envelope, Source
+// and Line are not written. Decoding the result yields an equal record.
+func (r *Record) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"client_id":`...)
+	dst = AppendJSONString(dst, r.ClientID)
+	dst = append(dst, `,"attempt":`...)
+	dst = strconv.AppendInt(dst, r.Attempt, 10)
+	dst = append(dst, `,"backoff_delay_s":`...)
+	dst = appendFloat(dst, r.BackoffDelayS)
+	dst = append(dst, `,"outcome":"`...)
+	dst = append(dst, r.Outcome.String()...)
+	dst = append(dst, `","clean_session":`...)
+	dst = strconv.AppendBool(dst, r.CleanSession)
+	dst = append(dst, `,"recorded_at":"`...)
+	dst = AppendTimestamp(dst, r.RecordedAt, r.OffsetMin)
+	dst = append(dst, '"')
+	if r.Has&HasSchema != 0 {
+		dst = append(dst, `,"schema":`...)
+		dst = strconv.AppendInt(dst, r.Schema, 10)
+	}
+	if r.HostID != "" {
+		dst = append(dst, `,"host_id":`...)
+		dst = AppendJSONString(dst, r.HostID)
+	}
+	if r.Stage != 0 {
+		dst = append(dst, `,"stage":"`...)
+		dst = append(dst, r.Stage.String()...)
+		dst = append(dst, '"')
+	}
+	if r.AttemptID != "" {
+		dst = append(dst, `,"attempt_id":`...)
+		dst = AppendJSONString(dst, r.AttemptID)
+	}
+	if r.RecordID != "" {
+		dst = append(dst, `,"record_id":`...)
+		dst = AppendJSONString(dst, r.RecordID)
+	}
+	if r.Has&HasDeviceSeq != 0 {
+		dst = append(dst, `,"device_seq":`...)
+		dst = strconv.AppendInt(dst, r.DeviceSeq, 10)
+	}
+	if r.FailureClass != 0 {
+		dst = append(dst, `,"failure_class":"`...)
+		dst = append(dst, r.FailureClass.String()...)
+		dst = append(dst, '"')
+	}
+	if r.Has&HasReasonCode != 0 {
+		dst = append(dst, `,"reason_code":`...)
+		dst = strconv.AppendInt(dst, r.ReasonCode, 10)
+	}
+	if r.Has&HasCeiling != 0 {
+		dst = append(dst, `,"ceiling_s":`...)
+		dst = appendFloat(dst, r.CeilingS)
+	}
+	if r.Has&HasSessionPresent != 0 {
+		dst = append(dst, `,"session_present":`...)
+		dst = strconv.AppendBool(dst, r.SessionPresent)
+	}
+	if len(r.Extra) > 2 { // "{...}" with at least one member
+		dst = append(dst, ',')
+		dst = append(dst, r.Extra[1:len(r.Extra)-1]...)
+	}
+	return append(dst, '}')
+}
+
+// appendFloat writes f in the shortest form that parses back to f, with a
+// ".0" on whole numbers as Python writes them.
+func appendFloat(dst []byte, f float64) []byte {
+	start := len(dst)
+	if math.Abs(f) < 1e21 {
+		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+	} else {
+		dst = strconv.AppendFloat(dst, f, 'g', -1, 64)
+	}
+	for _, c := range dst[start:] {
+		if c == '.' || c == 'e' || c == 'N' || c == 'I' {
+			return dst
+		}
+	}
+	return append(dst, '.', '0')
+}
+
+func formatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return string(appendFloat(nil, f))
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendJSONString appends s as a JSON string. Invalid UTF-8 is written as
+// U+FFFD; control characters, quote and backslash are escaped.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

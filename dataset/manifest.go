@@ -1,0 +1,87 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ManifestName is the name of the manifest file inside a dataset directory.
+const ManifestName = "manifest.json"
+
+// RejectsName is the name of the quarantine file inside a dataset directory.
+const RejectsName = "rejects.ndjson"
+
+// DuplicatesName is the name of the file that lists every duplicate line
+// and the line it repeats.
+const DuplicatesName = "duplicates.ndjson"
+
+// Manifest describes a dataset: what it holds and where it came from.
+type Manifest struct {
+	Format        string   `json:"format"`         // always "stormaudit-dataset"
+	SchemaVersion int      `json:"schema_version"` // auditfmt.SchemaVersion
+	CreatedBy     string   `json:"created_by"`     // program and version
+	SortedBy      []string `json:"sorted_by"`      // column names
+	Rows          int64    `json:"rows"`           // records stored
+	Files         []File   `json:"files"`          // Parquet files, in sort order
+	Inputs        []Input  `json:"inputs"`         // inputs, in the order given
+	Totals        Counts   `json:"totals"`
+}
+
+// File is one Parquet file of a dataset.
+type File struct {
+	Name      string `json:"name"` // relative to the dataset directory
+	Rows      int64  `json:"rows"`
+	RowGroups int    `json:"row_groups"`
+	SHA256    string `json:"sha256"`
+}
+
+// Input is one input of an ingest.
+type Input struct {
+	Name   string `json:"name"`   // as given; "-" for stdin
+	Format string `json:"format"` // ndjson, csv or parquet
+	Gzip   bool   `json:"gzip,omitempty"`
+	Bytes  int64  `json:"bytes"`  // bytes read, before decompression
+	SHA256 string `json:"sha256"` // of the bytes read, before decompression
+	Counts
+}
+
+// Counts accounts for every line read: Lines = Accepted + Rejected + Duplicates.
+type Counts struct {
+	Lines      int64 `json:"lines"`
+	Accepted   int64 `json:"accepted"`
+	Rejected   int64 `json:"rejected"`
+	Duplicates int64 `json:"duplicates"`
+}
+
+// Add adds o to c.
+func (c *Counts) Add(o Counts) {
+	c.Lines += o.Lines
+	c.Accepted += o.Accepted
+	c.Rejected += o.Rejected
+	c.Duplicates += o.Duplicates
+}
+
+// Balanced reports whether every line is accounted for.
+func (c Counts) Balanced() bool { return c.Lines == c.Accepted+c.Rejected+c.Duplicates }
+
+// ReadManifest reads the manifest of the dataset in dir.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a dataset: %w", dir, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Format != "stormaudit-dataset" {
+		return nil, fmt.Errorf("%s: format: expected \"stormaudit-dataset\", found %q", path, m.Format)
+	}
+	if m.SchemaVersion != 1 {
+		return nil, fmt.Errorf("%s: schema_version: expected 1, found %d", path, m.SchemaVersion)
+	}
+	return &m, nil
+}
