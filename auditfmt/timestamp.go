@@ -13,7 +13,7 @@ func ParseTimestamp(b []byte) (ns int64, offsetMin int16, err error) {
 	bad := func(what string) (int64, int16, error) {
 		return 0, 0, &FieldError{Field: "recorded_at", Expected: "an RFC 3339 timestamp with a UTC offset, like 2026-11-30T14:17:34.979964+00:00", Found: what}
 	}
-	if len(b) < 20 {
+	if len(b) < 19 {
 		return bad(strconv.Quote(string(b)))
 	}
 	num := func(i, n int) int {
@@ -37,7 +37,7 @@ func ParseTimestamp(b []byte) (ns int64, offsetMin int16, err error) {
 		return bad(strconv.Quote(string(b)) + " (no such day)")
 	}
 	i, frac := 19, 0
-	if b[i] == '.' {
+	if i < len(b) && b[i] == '.' {
 		i++
 		start := i
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/urfave/cli/v3"
+)
+
+func exportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write a dataset as an Arrow IPC file or as NDJSON",
+		ArgsUsage: "DATASET",
+		Description: `--format arrow writes the Arrow IPC file format (pandas.read_feather,
+polars.read_ipc, DuckDB's arrow extension); --format ndjson writes the records
+in the seed format, one per line, in dataset order.`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "arrow or ndjson", Value: "arrow"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "file to write, - for stdout", Value: "-"},
+		},
+		Action: runExport,
+	}
+}
+
+func runExport(ctx context.Context, cmd *cli.Command) error {
+	if cmd.NArg() != 1 {
+		return usageErr("export: expected one DATASET directory, found %d arguments", cmd.NArg())
+	}
+	dir := cmd.Args().First()
+	format := cmd.String("format")
+	if format != "arrow" && format != "ndjson" {
+		return usageErr("export: --format: expected arrow or ndjson, found %q", format)
+	}
+	w, closeOut, err := openOutput(cmd.String("output"), cmd.Root().Writer)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
+	}
+	if format == "arrow" {
+		err = dataset.ExportArrowIPC(dir, w)
+	} else {
+		err = exportNDJSON(dir, w)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
+	}
+	return nil
+}
+
+// openOutput opens path for writing; "-" is stdout.
+func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) {
+	if path == "-" {
+		return stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}
+
+func exportNDJSON(dir string, w io.Writer) error {
+	m, err := dataset.ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	recs := make([]auditfmt.Record, 1024)
+	var line []byte
+	for _, f := range m.Files {
+		fr, err := dataset.OpenFile(filepath.Join(dir, f.Name))
+		if err != nil {
+			return err
+		}
+		for {
+			n, err := fr.Read(recs)
+			for i := range recs[:n] {
+				line = append(recs[i].AppendJSON(line[:0]), '\n')
+				bw.Write(line)
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				fr.Close()
+				return err
+			}
+		}
+		fr.Close()
+	}
+	return bw.Flush()
+}
+
+// printRejects prints the first n rejects of a dataset, as a hint of what
+// went wrong.
+func printRejects(w io.Writer, dir, indent string, n int) {
+	f, err := os.Open(filepath.Join(dir, dataset.RejectsName))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for i := 0; i < n && sc.Scan(); i++ {
+		var e struct{ Error string }
+		if json.Unmarshal(sc.Bytes(), &e) == nil {
+			fmt.Fprintf(w, "%s%s\n", indent, e.Error)
+		}
+	}
+}
+
+// plural returns "1 thing" or "N things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

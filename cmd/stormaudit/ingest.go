@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+)
+
+func ingestCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ingest",
+		Usage:     "decode, validate and de-duplicate audit logs into a Parquet dataset",
+		ArgsUsage: "INPUT...",
+		Description: `Reads NDJSON (flat records or logging envelopes), CSV with a header row,
+gzip-compressed versions of both, or a stormaudit Parquet file; "-" reads stdin.
+Writes DATASET/part-NNNNN.parquet sorted by client_id and recorded_at,
+DATASET/manifest.json, DATASET/rejects.ndjson (every rejected line verbatim)
+and DATASET/duplicates.ndjson (every duplicate line and the line it repeats).
+
+Exit status: 0 when it ran (rejects are reported, not errors); 2 on usage or
+I/O errors, or on any rejected line under --strict.`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "dataset directory to create (must be new or empty)", Required: true, Sources: cli.EnvVars("STORMAUDIT_DATASET")},
+			&cli.BoolFlag{Name: "strict", Usage: "exit 2 if any line is rejected", Sources: cli.EnvVars("STORMAUDIT_STRICT")},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+			&cli.IntFlag{Name: "chunk-records", Usage: "records sorted in memory before spilling to disk", Value: 1 << 18, Hidden: true},
+		},
+		Action: runIngest,
+	}
+}
+
+func runIngest(ctx context.Context, cmd *cli.Command) error {
+	inputs := cmd.Args().Slice()
+	if len(inputs) == 0 {
+		return usageErr("ingest: no INPUT given; expected one or more files, or - for stdin")
+	}
+	out := cmd.String("output")
+	quiet := cmd.Bool("quiet")
+	stderr := cmd.Root().ErrWriter
+	sources := make([]dataset.Source, len(inputs))
+	for i, name := range inputs {
+		sources[i] = dataset.Source{Name: name, Stdin: cmd.Root().Reader}
+	}
+	opts := dataset.IngestOptions{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version}
+	bar := newProgressBar(stderr, quiet)
+	opts.Progress = bar.update
+	man, err := dataset.Ingest(ctx, out, sources, opts)
+	bar.done()
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("ingest: %w", err)}
+	}
+	if !quiet {
+		printIngestSummary(stderr, out, man)
+	}
+	if cmd.Bool("strict") && man.Totals.Rejected > 0 {
+		return usageErr("ingest: %d lines rejected under --strict (see %s)", man.Totals.Rejected, filepath.Join(out, dataset.RejectsName))
+	}
+	return nil
+}
+
+func printIngestSummary(w io.Writer, dir string, m *dataset.Manifest) {
+	for _, in := range m.Inputs {
+		fmt.Fprintf(w, "stormaudit: %s (%s): %d lines = %d accepted + %d rejected + %d duplicates\n",
+			in.Name, in.Format, in.Lines, in.Accepted, in.Rejected, in.Duplicates)
+	}
+	t := m.Totals
+	fmt.Fprintf(w, "stormaudit: total: %d lines = %d accepted + %d rejected + %d duplicates\n",
+		t.Lines, t.Accepted, t.Rejected, t.Duplicates)
+	fmt.Fprintf(w, "stormaudit: wrote %s: %d rows in %s\n", dir, m.Rows, plural(len(m.Files), "Parquet file"))
+	if t.Rejected > 0 {
+		fmt.Fprintf(w, "stormaudit: rejected lines are in %s\n", filepath.Join(dir, dataset.RejectsName))
+		printRejects(w, dir, "  ", 5)
+	}
+	if t.Duplicates > 0 {
+		fmt.Fprintf(w, "stormaudit: duplicate lines are listed in %s\n", filepath.Join(dir, dataset.DuplicatesName))
+	}
+}
+
+// progressBar draws one line on a terminal and nothing elsewhere.
+type progressBar struct {
+	w     io.Writer
+	on    bool
+	drawn bool
+	start time.Time
+}
+
+func newProgressBar(w io.Writer, quiet bool) *progressBar {
+	f, ok := w.(*os.File)
+	return &progressBar{w: w, on: !quiet && ok && term.IsTerminal(int(f.Fd())), start: time.Now()}
+}
+
+func (p *progressBar) update(pr dataset.Progress) {
+	if !p.on {
+		return
+	}
+	p.drawn = true
+	secs := time.Since(p.start).Seconds()
+	if pr.Phase == "read" && pr.TotalBytes > 0 {
+		frac := float64(pr.BytesRead) / float64(pr.TotalBytes)
+		const width = 30
+		n := int(frac * width)
+		bar := make([]byte, width)
+		for i := range bar {
+			bar[i] = '.'
+			if i < n {
+				bar[i] = '#'
+			}
+		}
+		fmt.Fprintf(p.w, "\r\x1b[Kreading [%s] %3.0f%% %d records %.1fs", bar, frac*100, pr.Records, secs)
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s: %d records %.1fs", pr.Phase, pr.Records, secs)
+}
+
+func (p *progressBar) done() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

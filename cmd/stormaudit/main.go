@@ -1,0 +1,87 @@
+// Command stormaudit checks, reconstructs and replays the audit logs that
+// MQTT device fleets write while they reconnect after an outage.
+//
+// Machine-readable output goes to stdout; diagnostics, summaries and
+// progress go to stderr. Exit status 2 means a usage, input or I/O error;
+// each command documents what 0 and 1 mean for it.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/urfave/cli/v3"
+)
+
+// version is set by the release build (-ldflags "-X main.version=...").
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// exitError carries an exit status and a message for stderr.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr, inputErr and findingsErr wrap errors with their exit status.
+func usageErr(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+// run runs the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.Run(ctx, args)
+	if err == nil {
+		return 0
+	}
+	code := 2
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if err.Error() != "" {
+		fmt.Fprintf(stderr, "stormaudit: %v\n", err)
+	}
+	return code
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:                  "stormaudit",
+		Usage:                 "audit the reconnect logs of MQTT device fleets",
+		Version:               version,
+		EnableShellCompletion: true,
+		Suggest:               true,
+		Reader:                stdin,
+		Writer:                stdout,
+		ErrWriter:             stderr,
+		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
+		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
+			return &exitError{code: 2, err: err}
+		},
+		Commands: []*cli.Command{
+			ingestCommand(),
+			exportCommand(),
+			demoCommand(),
+		},
+	}
+}
+
+// usageError is what subcommands return for bad flags.
+func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
+	return &exitError{code: 2, err: err}
+}

@@ -1,0 +1,316 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// arrowSchema is the Arrow schema of a dataset's rows: the columns of a
+// dataset file with the Arrow type pqarrow reads them as, except that extra
+// and envelope (JSON, which pqarrow reads as binary) are utf8.
+var arrowSchema = func() *arrow.Schema {
+	fields := make([]arrow.Field, numColumns)
+	for c, t := range columnTypes {
+		fields[c] = arrow.Field{Name: columnNames[c], Type: t.arrowType(), Nullable: !t.required}
+	}
+	meta := arrow.NewMetadata([]string{MetaSchemaVersion}, []string{strconv.Itoa(auditfmt.SchemaVersion)})
+	return arrow.NewSchema(fields, &meta)
+}()
+
+func (t columnType) arrowType() arrow.DataType {
+	switch t.kind {
+	case pq.Boolean:
+		return arrow.FixedWidthTypes.Boolean
+	case pq.Int32:
+		return arrow.PrimitiveTypes.Int32
+	case pq.Int64:
+		if t.logical == "timestamp" {
+			return &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+		}
+		return arrow.PrimitiveTypes.Int64
+	case pq.Double:
+		return arrow.PrimitiveTypes.Float64
+	}
+	return arrow.BinaryTypes.String
+}
+
+// DefaultBatchRows is the batch size OpenArrow uses for batchRows <= 0.
+const DefaultBatchRows = 64 << 10
+
+// ArrowReader yields the rows of a dataset as Arrow record batches, file
+// after file in manifest order, reading the Parquet files with arrow-go's
+// pqarrow. It holds one file open at a time and reads it a batch at a
+// time, so its memory is bounded by the batch size and the page size, not
+// by the size of the dataset. A batch never spans two files.
+//
+// An ArrowReader is not safe for concurrent use.
+type ArrowReader struct {
+	dir       string
+	files     []File
+	batchRows int64
+	mem       memory.Allocator
+	cur       *arrowFile
+}
+
+// OpenArrow opens the dataset in dir for reading as Arrow record batches of
+// at most batchRows rows (DefaultBatchRows if batchRows <= 0).
+func OpenArrow(dir string, batchRows int) (*ArrowReader, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if batchRows <= 0 {
+		batchRows = DefaultBatchRows
+	}
+	return &ArrowReader{dir: dir, files: m.Files, batchRows: int64(batchRows), mem: memory.DefaultAllocator}, nil
+}
+
+// Schema returns the schema of every batch: the dataset file columns in
+// order, recorded_at as timestamp[ns, tz=UTC], strings (extra and envelope
+// included) as utf8, and the optional columns nullable.
+func (r *ArrowReader) Schema() *arrow.Schema { return arrowSchema }
+
+// Next returns the next batch, or nil and io.EOF after the last. The caller
+// releases the batch.
+func (r *ArrowReader) Next() (arrow.RecordBatch, error) {
+	for {
+		if r.cur == nil {
+			if len(r.files) == 0 {
+				return nil, io.EOF
+			}
+			f, err := openArrowFile(filepath.Join(r.dir, r.files[0].Name), r.files[0].Rows, r.batchRows, r.mem)
+			if err != nil {
+				return nil, err
+			}
+			r.cur, r.files = f, r.files[1:]
+		}
+		rec, err := r.cur.next()
+		if err != io.EOF {
+			return rec, err
+		}
+		if err := r.cur.close(); err != nil {
+			return nil, err
+		}
+		r.cur = nil
+	}
+}
+
+// Close closes the file being read.
+func (r *ArrowReader) Close() error {
+	r.files = nil
+	if r.cur == nil {
+		return nil
+	}
+	err := r.cur.close()
+	r.cur = nil
+	return err
+}
+
+// arrowFile reads one Parquet file of a dataset through pqarrow.
+type arrowFile struct {
+	path    string
+	pf      *file.Reader
+	rr      pqarrow.RecordReader // nil for a file without rows
+	cols    [numColumns]int      // index in rr.Schema() of each column
+	relabel [numColumns]bool     // binary to be read as utf8
+	want    int64                // rows the manifest promises
+	rows    int64                // rows returned
+}
+
+func openArrowFile(path string, want, batchRows int64, mem memory.Allocator) (*arrowFile, error) {
+	props := parquet.NewReaderProperties(mem)
+	props.BufferedStreamEnabled = true // read a page at a time, not a column chunk
+	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a Parquet file: %w", path, err)
+	}
+	f := &arrowFile{path: path, pf: pf, want: want}
+	if err := f.init(batchRows, mem); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *arrowFile) init(batchRows int64, mem memory.Allocator) error {
+	if n := f.pf.NumRows(); n != f.want {
+		return fmt.Errorf("%s: the file has %d rows, the manifest says %d", f.path, n, f.want)
+	}
+	fr, err := pqarrow.NewFileReader(f.pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, mem)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.path, err)
+	}
+	sc, err := fr.Schema()
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.path, err)
+	}
+	leaves, err := f.match(sc)
+	if err != nil || f.want == 0 {
+		return err
+	}
+	rr, err := fr.GetRecordReader(context.Background(), leaves, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.path, err)
+	}
+	f.rr = rr
+	// The reader's schema holds only the columns asked for.
+	_, err = f.match(rr.Schema())
+	return err
+}
+
+// match finds the dataset columns in the Arrow schema pqarrow gives the
+// file, checks their types, and returns their Parquet leaf column indices.
+func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
+	leaves := make([]int, 0, numColumns)
+	for c, want := range arrowSchema.Fields() {
+		idx := sc.FieldIndices(want.Name)
+		if len(idx) == 0 {
+			return nil, &ColumnError{File: f.path, Column: want.Name, Expected: want.Type.String()}
+		}
+		got := sc.Field(idx[0])
+		switch {
+		case arrow.TypeEqual(got.Type, want.Type):
+		case want.Type.ID() == arrow.STRING && got.Type.ID() == arrow.BINARY:
+			f.relabel[c] = true
+		default:
+			return nil, &ColumnError{File: f.path, Column: want.Name, Expected: want.Type.String(), Found: got.Type.String()}
+		}
+		f.cols[c] = idx[0]
+		leaves = append(leaves, f.pf.MetaData().Schema.ColumnIndexByName(want.Name))
+	}
+	return leaves, nil
+}
+
+// next returns the next batch of the file in the dataset schema, or io.EOF.
+func (f *arrowFile) next() (arrow.RecordBatch, error) {
+	if f.rr == nil {
+		return nil, io.EOF
+	}
+	rec, err := f.rr.Read()
+	if err == io.EOF || err == nil && rec == nil {
+		if f.rows != f.want {
+			return nil, fmt.Errorf("%s: %d rows read, the manifest says %d", f.path, f.rows, f.want)
+		}
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: row %d: %w", f.path, f.rows, err)
+	}
+	out, err := f.conform(rec)
+	if err != nil {
+		return nil, err
+	}
+	f.rows += rec.NumRows()
+	return out, nil
+}
+
+// conform returns rec's columns as a batch of the dataset schema. rec stays
+// owned by the record reader.
+func (f *arrowFile) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, numColumns)
+	var made []arrow.Array
+	defer func() {
+		for _, a := range made {
+			a.Release()
+		}
+	}()
+	for c := range cols {
+		a := rec.Column(f.cols[c])
+		if !arrowSchema.Field(c).Nullable && a.NullN() > 0 {
+			return nil, fmt.Errorf("%s: row %d: %s: expected a value, found null", f.path, f.rows+firstNull(a), columnNames[c])
+		}
+		if f.relabel[c] {
+			s, err := f.asString(c, a)
+			if err != nil {
+				return nil, err
+			}
+			made = append(made, s)
+			a = s
+		}
+		cols[c] = a
+	}
+	return array.NewRecordBatch(arrowSchema, cols, rec.NumRows()), nil
+}
+
+// asString returns the binary array a as utf8, sharing its buffers, after
+// checking that every value is UTF-8.
+func (f *arrowFile) asString(c int, a arrow.Array) (arrow.Array, error) {
+	b := a.(*array.Binary)
+	for i := range b.Len() {
+		if b.IsValid(i) && !utf8.Valid(b.Value(i)) {
+			return nil, fmt.Errorf("%s: row %d: %s: expected UTF-8 text, found %q", f.path, f.rows+int64(i), columnNames[c], b.Value(i))
+		}
+	}
+	d := a.Data()
+	sd := array.NewData(arrow.BinaryTypes.String, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+	defer sd.Release()
+	return array.NewStringData(sd), nil
+}
+
+func firstNull(a arrow.Array) int64 {
+	for i := range a.Len() {
+		if a.IsNull(i) {
+			return int64(i)
+		}
+	}
+	return 0
+}
+
+func (f *arrowFile) close() error {
+	if f.rr != nil {
+		f.rr.Release()
+		f.rr = nil
+	}
+	return f.pf.Close()
+}
+
+// ExportArrowIPC writes the rows of the dataset in dir to w as one Arrow
+// IPC file (the random-access "Feather v2" format that pyarrow, pandas,
+// polars and DuckDB read), uncompressed, in batches of DefaultBatchRows
+// rows, with the schema of ArrowReader.Schema. Memory stays bounded by the
+// batch size. On error, what was written to w is not a valid file.
+func ExportArrowIPC(dir string, w io.Writer) (err error) {
+	r, err := OpenArrow(dir, DefaultBatchRows)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, r.Close()) }()
+	iw, err := ipc.NewFileWriter(w, ipc.WithSchema(r.Schema()), ipc.WithAllocator(r.mem))
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = iw.Write(rec)
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("write Arrow IPC: %w", err)
+		}
+	}
+	if err := iw.Close(); err != nil {
+		return fmt.Errorf("write Arrow IPC: %w", err)
+	}
+	return nil
+}

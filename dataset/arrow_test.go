@@ -1,0 +1,316 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// writeDataset writes each element of parts as one Parquet file of a dataset
+// in a new directory, with a manifest, and returns the directory.
+func writeDataset(t testing.TB, parts [][]auditfmt.Record, opts ...FileOption) string {
+	t.Helper()
+	dir := t.TempDir()
+	m := Manifest{Format: "stormaudit-dataset", SchemaVersion: 1, CreatedBy: "dataset test", SortedBy: SortedBy, Files: []File{}}
+	for i, recs := range parts {
+		name := fmt.Sprintf("part-%05d.parquet", i)
+		w := writeTestFile(t, filepath.Join(dir, name), recs, opts...)
+		m.Files = append(m.Files, File{Name: name, Rows: w.Rows(), RowGroups: w.RowGroups(), SHA256: w.SHA256()})
+		m.Rows += w.Rows()
+	}
+	writeManifestFile(t, dir, &m)
+	return dir
+}
+
+func writeManifestFile(t testing.TB, dir string, m *Manifest) {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantRow returns the values an Arrow reader must find for r, column by
+// column, with nil for null. It is written from the schema's definition,
+// independently of the conversion in schema.go.
+func wantRow(r *auditfmt.Record) []any {
+	opt := func(has auditfmt.Presence, v any) any {
+		if r.Has&has == 0 {
+			return nil
+		}
+		return v
+	}
+	str := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	enum := func(v uint8, s string) any {
+		if v == 0 {
+			return nil
+		}
+		return s
+	}
+	return []any{
+		r.ClientID,
+		r.RecordedAt,
+		int32(r.OffsetMin),
+		r.Attempt,
+		r.BackoffDelayS,
+		r.Outcome.String(),
+		r.CleanSession,
+		opt(auditfmt.HasSchema, int32(r.Schema)),
+		str(r.HostID),
+		enum(uint8(r.Stage), r.Stage.String()),
+		str(r.AttemptID),
+		str(r.RecordID),
+		opt(auditfmt.HasDeviceSeq, r.DeviceSeq),
+		enum(uint8(r.FailureClass), r.FailureClass.String()),
+		opt(auditfmt.HasReasonCode, int32(r.ReasonCode)),
+		opt(auditfmt.HasCeiling, r.CeilingS),
+		opt(auditfmt.HasSessionPresent, r.SessionPresent),
+		str(r.Extra),
+		str(r.Envelope),
+		testSources[r.Source],
+		r.Line,
+	}
+}
+
+// arrowValue returns the value at row i of a, or nil for null.
+func arrowValue(t *testing.T, a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch a := a.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.Int32:
+		return a.Value(i)
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Float64:
+		return a.Value(i)
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.Timestamp:
+		return int64(a.Value(i))
+	}
+	t.Fatalf("unexpected array type %s", a.DataType())
+	return nil
+}
+
+// checkBatch compares every value of every row and column of rec with
+// want, starting at want[0].
+func checkBatch(t *testing.T, rec arrow.RecordBatch, want []auditfmt.Record) {
+	t.Helper()
+	if !rec.Schema().Equal(arrowSchema) {
+		t.Fatalf("batch schema:\n%s\nwant:\n%s", rec.Schema(), arrowSchema)
+	}
+	if int(rec.NumRows()) > len(want) {
+		t.Fatalf("batch of %d rows, %d left to expect", rec.NumRows(), len(want))
+	}
+	bad := 0
+	for i := range int(rec.NumRows()) {
+		w := wantRow(&want[i])
+		for c := range int(rec.NumCols()) {
+			if got := arrowValue(t, rec.Column(c), i); got != w[c] {
+				t.Errorf("row %d (line %d), column %s: got %#v, want %#v", i, want[i].Line, rec.ColumnName(c), got, w[c])
+				if bad++; bad == 10 {
+					t.FailNow()
+				}
+			}
+		}
+	}
+}
+
+// TestArrowInterop writes a dataset with parquet-go and reads it back
+// through arrow-go's pqarrow, comparing every value, nulls included.
+func TestArrowInterop(t *testing.T) {
+	all := genRecords(11, 7000)
+	parts := [][]auditfmt.Record{all[:2500], all[2500:2500], all[2500:]} // an empty file in the middle
+	dir := writeDataset(t, parts, RowGroupRows(1000))
+	r, err := OpenArrow(dir, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	r.mem = mem
+	want := all
+	batches := 0
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.NumRows() == 0 || rec.NumRows() > 600 {
+			t.Errorf("batch of %d rows, want 1 to 600", rec.NumRows())
+		}
+		checkBatch(t, rec, want)
+		want = want[rec.NumRows():]
+		rec.Release()
+		batches++
+	}
+	if len(want) != 0 {
+		t.Errorf("%d records not read", len(want))
+	}
+	if batches < 7000/600 {
+		t.Errorf("%d batches", batches)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mem.AssertSize(t, 0)
+}
+
+// TestArrowMemoryBounded reads a dataset many times larger than a batch
+// and checks that the reader never holds more than a few batches' worth.
+func TestArrowMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 400,000 rows")
+	}
+	recs := typicalRecords(400_000)
+	dir := writeDataset(t, [][]auditfmt.Record{recs[:200_000], recs[200_000:]}, RowGroupRows(50_000))
+	r, err := OpenArrow(dir, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	r.mem = mem
+	var peak, rows int
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += int(rec.NumRows())
+		peak = max(peak, mem.CurrentAlloc())
+		rec.Release()
+	}
+	// The decoded dataset is about 100 bytes a row (40 MB); a batch of
+	// 1,000 rows about 100 KB; pages are cut at 1 MiB per column.
+	t.Logf("%d rows, peak Arrow allocation %d bytes", rows, peak)
+	if rows != len(recs) || peak > 8<<20 {
+		t.Errorf("read %d rows with a peak of %d bytes allocated; want %d rows and at most 8 MiB", rows, peak, len(recs))
+	}
+}
+
+func TestExportArrowIPC(t *testing.T) {
+	all := genRecords(12, 3000)
+	dir := writeDataset(t, [][]auditfmt.Record{all[:1000], all[1000:]})
+	var buf bytes.Buffer
+	if err := ExportArrowIPC(dir, &buf); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	if !fr.Schema().Equal(arrowSchema) {
+		t.Errorf("IPC schema:\n%s\nwant:\n%s", fr.Schema(), arrowSchema)
+	}
+	want := all
+	for i := range fr.NumRecords() {
+		rec, err := fr.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBatch(t, rec, want)
+		want = want[rec.NumRows():]
+	}
+	if len(want) != 0 {
+		t.Errorf("%d records missing from the export", len(want))
+	}
+}
+
+func TestExportArrowIPCEmpty(t *testing.T) {
+	dir := writeDataset(t, nil)
+	var buf bytes.Buffer
+	if err := ExportArrowIPC(dir, &buf); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	if fr.NumRecords() != 0 || !fr.Schema().Equal(arrowSchema) {
+		t.Errorf("%d batches, schema %s", fr.NumRecords(), fr.Schema())
+	}
+}
+
+func TestArrowRejects(t *testing.T) {
+	type metrics struct {
+		Host string `parquet:"host"`
+	}
+	recs := genRecords(13, 10)
+	for _, tc := range []struct {
+		name string
+		edit func(t *testing.T, dir string, m *Manifest)
+		want string
+	}{
+		{"foreign file", func(t *testing.T, dir string, m *Manifest) {
+			os.Rename(writeForeign(t, []metrics{{"h"}}), filepath.Join(dir, m.Files[0].Name))
+			m.Files[0].Rows = 1
+		}, "part-00000.parquet: not a stormaudit dataset file: no column client_id (expected utf8)"},
+		{"wrong type", func(t *testing.T, dir string, m *Manifest) {
+			os.Rename(foreignFile(t, map[string]parquet.Node{"attempt": parquet.String()}), filepath.Join(dir, m.Files[0].Name))
+			m.Files[0].Rows = 0
+		}, "part-00000.parquet: not a stormaudit dataset file: column attempt: expected int64, found utf8"},
+		{"row count", func(t *testing.T, dir string, m *Manifest) { m.Files[0].Rows++ },
+			"part-00000.parquet: the file has 10 rows, the manifest says 11"},
+		{"missing file", func(t *testing.T, dir string, m *Manifest) { m.Files[0].Name = "gone.parquet" },
+			"gone.parquet: not a Parquet file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeDataset(t, [][]auditfmt.Record{recs})
+			m, err := ReadManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(t, dir, m)
+			writeManifestFile(t, dir, m)
+			r, err := OpenArrow(dir, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			_, err = r.Next()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Next: %v\nwant an error containing %q", err, tc.want)
+			}
+			var ce *ColumnError
+			if strings.Contains(tc.want, "not a stormaudit") && !errors.As(err, &ce) {
+				t.Errorf("Next: %T, want *ColumnError", err)
+			}
+		})
+	}
+	if _, err := OpenArrow(t.TempDir(), 10); err == nil || !strings.Contains(err.Error(), "is not a dataset") {
+		t.Errorf("OpenArrow(empty dir): %v", err)
+	}
+}

@@ -1,0 +1,326 @@
+package dataset
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// IngestOptions configures Ingest. The zero value of each field selects
+// its default.
+type IngestOptions struct {
+	// ChunkRecords is how many records are sorted in memory before they
+	// are spilled to a run file in the output directory (default 1<<18).
+	// Memory use is bounded by about two chunks.
+	ChunkRecords int
+	// FileRows is the number of rows after which a new Parquet file is
+	// started, at the next change of client_id (default 1<<22).
+	FileRows int64
+	// Progress, when set, is called about every 200ms while inputs are
+	// read, and once at the end of each phase.
+	Progress func(Progress)
+	// CreatedBy names the program in the manifest.
+	CreatedBy string
+}
+
+// Progress reports how far an ingest has come.
+type Progress struct {
+	Phase      string // "read" or "write"
+	BytesRead  int64  // raw bytes read from all inputs so far
+	TotalBytes int64  // the inputs' total size, or -1 when not known (stdin)
+	Records    int64  // records decoded or written so far
+}
+
+// Ingest reads every source, validates and de-duplicates the records, and
+// writes them as a dataset to dir, which must not exist or be empty.
+// Rejected lines go to rejects.ndjson, duplicate lines to
+// duplicates.ndjson; the manifest accounts for every line read. Ingest
+// returns an error only when it could not do its job (usage, I/O, an
+// unreadable input); rejects are not errors.
+func Ingest(ctx context.Context, dir string, sources []Source, opts IngestOptions) (*Manifest, error) {
+	if opts.ChunkRecords <= 0 {
+		opts.ChunkRecords = 1 << 18
+	}
+	if opts.FileRows <= 0 {
+		opts.FileRows = 1 << 22
+	}
+	if err := prepareDir(dir); err != nil {
+		return nil, err
+	}
+	ing := &ingest{ctx: ctx, dir: dir, opts: opts, sort: newSorter(dir, opts.ChunkRecords)}
+	ing.total = totalSize(sources)
+	rejects, err := newQuarantine(filepath.Join(dir, RejectsName))
+	if err != nil {
+		return nil, err
+	}
+	ing.rejects = rejects
+	err = ing.readAll(sources)
+	if cerr := rejects.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		ing.sort.discard()
+		return nil, err
+	}
+	return ing.write()
+}
+
+type ingest struct {
+	ctx     context.Context
+	dir     string
+	opts    IngestOptions
+	sort    *sorter
+	rejects *quarantine
+	inputs  []Input
+	names   []string
+	bytes   atomic.Int64
+	total   int64
+	records int64
+	last    time.Time
+}
+
+func prepareDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%s: the output directory is not empty; expected a new or empty directory", dir)
+	}
+	return nil
+}
+
+func totalSize(sources []Source) int64 {
+	var total int64
+	for _, s := range sources {
+		st, err := os.Stat(s.Name)
+		if s.Name == "-" || err != nil || !st.Mode().IsRegular() {
+			return -1
+		}
+		total += st.Size()
+	}
+	return total
+}
+
+func (ing *ingest) readAll(sources []Source) error {
+	for i, src := range sources {
+		if err := ing.ctx.Err(); err != nil {
+			return err
+		}
+		in, err := openInput(src, &ing.bytes)
+		if err != nil {
+			return err
+		}
+		ing.names = append(ing.names, src.Name)
+		ing.inputs = append(ing.inputs, Input{Name: src.Name, Format: in.format, Gzip: in.gzip})
+		err = ing.readInput(uint32(i), in)
+		if err == nil {
+			err = in.drain()
+		}
+		in.close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.Name, err)
+		}
+		ing.inputs[i].Bytes, ing.inputs[i].SHA256 = in.raw.n, in.raw.sum()
+	}
+	ing.progress("read", true)
+	return nil
+}
+
+func (ing *ingest) readInput(source uint32, in *opened) error {
+	switch in.format {
+	case FormatCSV:
+		return ing.readCSV(source, in)
+	case FormatParquet:
+		return ing.readParquet(source, in)
+	}
+	return ing.readNDJSON(source, in)
+}
+
+var batchPool = sync.Pool{New: func() any { return new(lineBatch) }}
+
+func (ing *ingest) readNDJSON(source uint32, in *opened) error {
+	lines := make(chan *lineBatch, 4)
+	decoded := make(chan *lineBatch, 8)
+	go readLines(in.r, lines, &batchPool)
+	go decodeBatches(source, lines, decoded)
+	var err error
+	for b := range decoded {
+		<-b.done
+		if err == nil {
+			err = ing.accept(source, int64(len(b.ends)), b.recs, b.rejects)
+		}
+		if err == nil && b.err != nil && b.err != io.EOF {
+			err = b.err
+		}
+		batchPool.Put(b)
+	}
+	return err
+}
+
+// accept counts lines and passes records to the sorter and rejects to
+// the quarantine.
+func (ing *ingest) accept(source uint32, lines int64, recs []auditfmt.Record, rejects []reject) error {
+	c := &ing.inputs[source].Counts
+	c.Lines += lines
+	c.Rejected += int64(len(rejects))
+	ing.records += int64(len(recs))
+	for i := range rejects {
+		if err := ing.rejects.add(ing.names[source], &rejects[i]); err != nil {
+			return err
+		}
+	}
+	if err := ing.sort.add(recs); err != nil {
+		return err
+	}
+	ing.progress("read", false)
+	return ing.ctx.Err()
+}
+
+func (ing *ingest) readCSV(source uint32, in *opened) error {
+	cr, err := auditfmt.NewCSVReader(in.r)
+	if err != nil {
+		return fmt.Errorf("line 1: %w", err)
+	}
+	recs := make([]auditfmt.Record, 0, batchLines)
+	var rejects []reject
+	var rows int64
+	for {
+		recs = append(recs, auditfmt.Record{})
+		rec := &recs[len(recs)-1]
+		raw, err := cr.Next(rec)
+		if err == io.EOF {
+			recs = recs[:len(recs)-1]
+			return ing.accept(source, rows, recs, rejects)
+		}
+		rec.Source = source
+		var fe *auditfmt.FieldError
+		switch {
+		case errors.As(err, &fe):
+			rejects = append(rejects, reject{source: source, line: rec.Line, err: err, raw: append([]byte(nil), raw...)})
+			recs = recs[:len(recs)-1]
+		case err != nil:
+			return err
+		}
+		rows++
+		if len(recs) == batchLines || len(rejects) == batchLines {
+			if err := ing.accept(source, rows, recs, rejects); err != nil {
+				return err
+			}
+			recs, rejects, rows = recs[:0], rejects[:0], 0
+		}
+	}
+}
+
+func (ing *ingest) readParquet(source uint32, in *opened) error {
+	path := in.path
+	if path == "" {
+		spooled, err := in.spool(ing.dir)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(spooled)
+		path = spooled
+	}
+	fr, err := OpenFile(path)
+	if err != nil {
+		return err
+	}
+	defer fr.Close()
+	recs := make([]auditfmt.Record, batchLines)
+	var row int64
+	for {
+		n, err := fr.Read(recs)
+		for i := range recs[:n] {
+			row++
+			recs[i].Source, recs[i].Line = source, row
+		}
+		if aerr := ing.accept(source, int64(n), recs[:n], nil); aerr != nil {
+			return aerr
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (ing *ingest) progress(phase string, final bool) {
+	if ing.opts.Progress == nil {
+		return
+	}
+	if now := time.Now(); final || now.Sub(ing.last) >= 200*time.Millisecond {
+		ing.last = now
+		ing.opts.Progress(Progress{Phase: phase, BytesRead: ing.bytes.Load(), TotalBytes: ing.total, Records: ing.records})
+	}
+}
+
+// quarantine writes rejected lines verbatim, one JSON object each.
+type quarantine struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func newQuarantine(path string) (*quarantine, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &quarantine{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// rejectEntry is one line of rejects.ndjson.
+type rejectEntry struct {
+	Source    string `json:"source"`
+	Line      int64  `json:"line"`
+	Field     string `json:"field,omitempty"`
+	Error     string `json:"error"`
+	Raw       string `json:"raw"`
+	RawBase64 []byte `json:"raw_base64,omitempty"`
+	RawLength int64  `json:"raw_length,omitempty"` // set when raw holds only the start of the line
+}
+
+func (q *quarantine) add(name string, r *reject) error {
+	e := rejectEntry{Source: name, Line: r.line, Error: (&auditfmt.LineError{File: name, Line: r.line, Err: r.err}).Error(), RawLength: r.rawLength}
+	var fe *auditfmt.FieldError
+	if errors.As(r.err, &fe) {
+		e.Field = fe.Field
+	}
+	if isValidUTF8(r.raw) {
+		e.Raw = string(r.raw)
+	} else {
+		e.RawBase64 = r.raw
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	q.w.Write(b)
+	return q.w.WriteByte('\n')
+}
+
+func (q *quarantine) close() error {
+	err := q.w.Flush()
+	if cerr := q.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,263 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// genLines returns n seed-format lines for devices dev-0000.. in shuffled
+// order, deterministic for seed.
+func genLines(n, devices int, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	outcomes := []string{"backoff_wait", "attempt_failed", "connected", "rate_limited_wait"}
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf(`{"client_id": "dev-%04d", "attempt": %d, "backoff_delay_s": %g, "outcome": %q, "clean_session": false, "recorded_at": "2026-11-30T14:%02d:%02d.%06d+00:00"}`,
+			rng.IntN(devices), rng.IntN(8), float64(rng.IntN(100000))/1000, outcomes[rng.IntN(4)], 17+rng.IntN(20), rng.IntN(60), rng.IntN(1000000))
+	}
+	return lines
+}
+
+func writeInput(t *testing.T, name string, lines []string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readDataset reads every record of a dataset in stored order.
+func readDataset(t *testing.T, dir string) (*Manifest, []auditfmt.Record) {
+	t.Helper()
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []auditfmt.Record
+	buf := make([]auditfmt.Record, 100)
+	for _, f := range m.Files {
+		fr, err := OpenFile(filepath.Join(dir, f.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			n, err := fr.Read(buf)
+			all = append(all, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		fr.Close()
+	}
+	return m, all
+}
+
+func TestIngestSpillMatchesInMemory(t *testing.T) {
+	lines := genLines(5000, 37, 1)
+	// Redeliver 300 lines, some far from their first copy.
+	for i := range 300 {
+		lines = append(lines, lines[i*7])
+	}
+	in := writeInput(t, "fleet.ndjson", lines)
+	ctx := context.Background()
+	small, big := filepath.Join(t.TempDir(), "spill"), filepath.Join(t.TempDir(), "mem")
+	m1, err := Ingest(ctx, small, []Source{{Name: in}}, IngestOptions{ChunkRecords: 97, FileRows: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Ingest(ctx, big, []Source{{Name: in}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*Manifest{m1, m2} {
+		if got, want := m.Totals, (Counts{Lines: 5300, Accepted: 5000, Duplicates: 300}); got != want {
+			t.Errorf("totals = %+v, want %+v", got, want)
+		}
+	}
+	if len(m1.Files) < 5 {
+		t.Errorf("FileRows 1000: got %d files, want at least 5", len(m1.Files))
+	}
+	_, a := readDataset(t, small)
+	_, b := readDataset(t, big)
+	if len(a) != len(b) {
+		t.Fatalf("spilled ingest stored %d rows, in-memory %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("row %d differs:\nspill %+v\nmem   %+v", i, a[i], b[i])
+		}
+		if i > 0 && compareRows(&a[i-1], &a[i]) >= 0 {
+			t.Fatalf("rows %d and %d out of order", i-1, i)
+		}
+		if i > 0 && auditfmt.SameRecord(&a[i-1], &a[i]) {
+			t.Fatalf("rows %d and %d are duplicates", i-1, i)
+		}
+	}
+	// A device never spans two files.
+	seen := map[string]string{}
+	for _, f := range m1.Files {
+		fr, err := OpenFile(filepath.Join(small, f.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]auditfmt.Record, 64)
+		for {
+			n, err := fr.Read(buf)
+			for _, r := range buf[:n] {
+				if prev, ok := seen[r.ClientID]; ok && prev != f.Name {
+					t.Errorf("%s is in %s and %s", r.ClientID, prev, f.Name)
+				}
+				seen[r.ClientID] = f.Name
+			}
+			if err != nil {
+				break
+			}
+		}
+		fr.Close()
+	}
+	if left, _ := filepath.Glob(filepath.Join(small, "stormaudit-run-*")); len(left) > 0 {
+		t.Errorf("run files left behind: %v", left)
+	}
+}
+
+func TestIngestKeepsFirstCopyAndLogsDuplicates(t *testing.T) {
+	rec := `{"client_id": "dev-1", "attempt": 1, "backoff_delay_s": 0.5, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34.979964+00:00"}`
+	env := `{"message": "mqtt_reconnect", "audit": ` + rec + `}`
+	a := writeInput(t, "a.ndjson", []string{rec, rec})
+	b := writeInput(t, "b.ndjson", []string{env})
+	dir := filepath.Join(t.TempDir(), "ds")
+	m, err := Ingest(context.Background(), dir, []Source{{Name: a}, {Name: b}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Inputs[0].Accepted != 1 || m.Inputs[0].Duplicates != 1 || m.Inputs[1].Duplicates != 1 {
+		t.Errorf("inputs = %+v", m.Inputs)
+	}
+	_, rows := readDataset(t, dir)
+	if len(rows) != 1 || rows[0].Line != 1 || rows[0].Source != 0 {
+		t.Fatalf("kept %+v, want line 1 of a.ndjson", rows)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, DuplicatesName))
+	want := fmt.Sprintf(`{"source":%q,"line":2,"client_id":"dev-1","duplicate_of":{"source":%q,"line":1}}`+"\n"+
+		`{"source":%q,"line":1,"client_id":"dev-1","duplicate_of":{"source":%q,"line":1}}`+"\n", a, a, b, a)
+	if string(got) != want {
+		t.Errorf("duplicates.ndjson:\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestIngestQuarantinesEveryReject(t *testing.T) {
+	good := genLines(3, 2, 2)
+	long := `{"client_id": "` + strings.Repeat("x", auditfmt.MaxLineBytes) + `"}`
+	lines := []string{good[0], `{"client_id": "d", "attempt": -1}`, "", good[1], "\xff\xfe not utf8", long, good[2], `{"oops`}
+	in := writeInput(t, "mixed.ndjson", lines)
+	dir := filepath.Join(t.TempDir(), "ds")
+	m, err := Ingest(context.Background(), dir, []Source{{Name: in}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Totals, (Counts{Lines: 8, Accepted: 3, Rejected: 5}); got != want {
+		t.Errorf("totals = %+v, want %+v", got, want)
+	}
+	f, err := os.Open(filepath.Join(dir, RejectsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	var gotLines []int64
+	for sc.Scan() {
+		var e rejectEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		gotLines = append(gotLines, e.Line)
+		if !strings.HasPrefix(e.Error, fmt.Sprintf("%s:%d: ", in, e.Line)) {
+			t.Errorf("error %q does not start with file:line", e.Error)
+		}
+		raw := []byte(e.Raw)
+		if e.RawBase64 != nil {
+			raw = e.RawBase64
+		}
+		want := lines[e.Line-1]
+		if e.RawLength > 0 {
+			if e.RawLength != int64(len(want)) {
+				t.Errorf("line %d: raw_length %d, want %d", e.Line, e.RawLength, len(want))
+			}
+			want = want[:auditfmt.MaxLineBytes]
+		}
+		if string(raw) != want {
+			t.Errorf("line %d: raw is not the line verbatim", e.Line)
+		}
+	}
+	if fmt.Sprint(gotLines) != "[2 3 5 6 8]" {
+		t.Errorf("rejected lines %v, want [2 3 5 6 8]", gotLines)
+	}
+}
+
+func TestIngestGzipStdinAndCSV(t *testing.T) {
+	lines := genLines(50, 5, 3)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Join(lines, "\n")))
+	zw.Close()
+	// A gzip file whose name says nothing, and the same bytes on stdin.
+	plainName := filepath.Join(t.TempDir(), "upload.bin")
+	os.WriteFile(plainName, gz.Bytes(), 0o644)
+	csv := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at\n" +
+		"dev-x,0,1.5,backoff_wait,false,2026-11-30T14:17:34.979964+00:00\n"
+	csvName := filepath.Join(t.TempDir(), "gw.csv")
+	os.WriteFile(csvName, []byte(csv), 0o644)
+	dir := filepath.Join(t.TempDir(), "ds")
+	m, err := Ingest(context.Background(), dir, []Source{{Name: plainName}, {Name: "-", Stdin: bytes.NewReader(gz.Bytes())}, {Name: csvName}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := m.Inputs
+	if !in[0].Gzip || in[0].Format != FormatNDJSON || in[0].Accepted != 50 {
+		t.Errorf("gzip file: %+v", in[0])
+	}
+	if !in[1].Gzip || in[1].Duplicates != 50 || in[1].Bytes != int64(gz.Len()) {
+		t.Errorf("stdin: %+v", in[1])
+	}
+	if in[0].SHA256 != in[1].SHA256 {
+		t.Errorf("same bytes, different SHA-256: %s %s", in[0].SHA256, in[1].SHA256)
+	}
+	if in[2].Format != FormatCSV || in[2].Accepted != 1 {
+		t.Errorf("csv: %+v", in[2])
+	}
+	// Our own Parquet is an input too: re-ingesting a dataset's file keeps every row.
+	again := filepath.Join(t.TempDir(), "again")
+	m2, err := Ingest(context.Background(), again, []Source{{Name: filepath.Join(dir, m.Files[0].Name)}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Inputs[0].Format != FormatParquet || m2.Rows != m.Rows {
+		t.Errorf("parquet re-ingest: %+v, rows %d want %d", m2.Inputs[0], m2.Rows, m.Rows)
+	}
+}
+
+func TestIngestRefusesNonEmptyOutput(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "x"), nil, 0o644)
+	_, err := Ingest(context.Background(), dir, []Source{{Name: "-", Stdin: strings.NewReader("")}}, IngestOptions{})
+	if err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("err = %v, want a not-empty error", err)
+	}
+}

@@ -1,0 +1,151 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+)
+
+// Input formats, as named in the manifest.
+const (
+	FormatNDJSON  = "ndjson"
+	FormatCSV     = "csv"
+	FormatParquet = "parquet"
+)
+
+// Source is one input of an ingest.
+type Source struct {
+	// Name is the input as the user gave it: a path, or "-" for Stdin.
+	Name string
+	// Stdin is read when Name is "-"; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+// opened is an input being read: the raw bytes are counted and hashed on
+// their way to the (possibly decompressing) reader.
+type opened struct {
+	name   string
+	format string
+	gzip   bool
+	r      *bufio.Reader // decompressed content
+	raw    *countingReader
+	closer io.Closer
+	path   string // a file holding the raw bytes, for Parquet inputs
+}
+
+// countingReader hashes and counts what passes through it.
+type countingReader struct {
+	r     io.Reader
+	h     hash.Hash
+	n     int64
+	total *atomic.Int64 // bytes read by the whole ingest, for progress
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	c.total.Add(int64(n))
+	return n, err
+}
+
+func (c *countingReader) sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
+
+// openInput opens src, detects compression by content (the gzip magic
+// bytes) and the format by name or, failing that, by content.
+func openInput(src Source, progress *atomic.Int64) (*opened, error) {
+	in := &opened{name: src.Name}
+	var rd io.Reader
+	if src.Name == "-" {
+		rd = src.Stdin
+		if rd == nil {
+			rd = os.Stdin
+		}
+	} else {
+		f, err := os.Open(src.Name)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: is a directory; expected an NDJSON, CSV or Parquet file", src.Name)
+		}
+		rd, in.closer, in.path = f, f, src.Name
+	}
+	in.raw = &countingReader{r: rd, h: sha256.New(), total: progress}
+	br := bufio.NewReaderSize(in.raw, 1<<16)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			in.close()
+			return nil, fmt.Errorf("%s: gzip: %w", src.Name, err)
+		}
+		in.gzip, in.path = true, ""
+		br = bufio.NewReaderSize(zr, 1<<16)
+	}
+	in.r = br
+	in.format = detectFormat(src.Name, br)
+	return in, nil
+}
+
+// detectFormat trusts a known extension and otherwise looks at the
+// content: "PAR1" is Parquet, a '{' is NDJSON, anything else CSV.
+func detectFormat(name string, br *bufio.Reader) string {
+	base := strings.TrimSuffix(strings.ToLower(name), ".gz")
+	switch {
+	case strings.HasSuffix(base, ".ndjson"), strings.HasSuffix(base, ".jsonl"), strings.HasSuffix(base, ".json"):
+		return FormatNDJSON
+	case strings.HasSuffix(base, ".csv"):
+		return FormatCSV
+	case strings.HasSuffix(base, ".parquet"):
+		return FormatParquet
+	}
+	head, _ := br.Peek(512)
+	if bytes.HasPrefix(head, []byte("PAR1")) {
+		return FormatParquet
+	}
+	if t := bytes.TrimLeft(head, " \t\r\n\ufeff"); len(t) == 0 || t[0] == '{' {
+		return FormatNDJSON
+	}
+	return FormatCSV
+}
+
+func (in *opened) close() error {
+	if in.closer != nil {
+		return in.closer.Close()
+	}
+	return nil
+}
+
+// drain reads what is left of the raw input so that the byte count and
+// hash cover the whole input.
+func (in *opened) drain() error {
+	_, err := io.Copy(io.Discard, in.raw)
+	return err
+}
+
+// spool copies the decompressed content to a temporary file in dir, for
+// Parquet read from stdin or from gzip.
+func (in *opened) spool(dir string) (string, error) {
+	f, err := os.CreateTemp(dir, ".spool-*.parquet")
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, in.r); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), f.Close()
+}
+
+var errLineTooLong = errors.New("line too long")

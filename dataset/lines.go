@@ -1,0 +1,146 @@
+package dataset
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+const batchLines = 4096
+
+// lineBatch is a run of consecutive NDJSON lines and, once decoded, their
+// records and rejects.
+type lineBatch struct {
+	buf   []byte  // the lines back to back, without newlines
+	ends  []int   // end offset of each line in buf
+	long  []int64 // for each line, its full length when it was cut at MaxLineBytes, else 0
+	first int64   // line number of the first line
+	err   error   // a read error after the lines, ends the input
+
+	recs    []auditfmt.Record
+	rejects []reject
+	done    chan struct{}
+}
+
+// reject is a line that did not decode.
+type reject struct {
+	source    uint32
+	line      int64
+	err       error
+	raw       []byte
+	rawLength int64 // the line's full length, when raw was cut short
+}
+
+// readLines splits r into batches of lines. A line longer than
+// auditfmt.MaxLineBytes is cut there (and rejected later); the rest of it
+// is read and counted, never taken for another line.
+func readLines(r *bufio.Reader, out chan<- *lineBatch, pool *sync.Pool) {
+	defer close(out)
+	line := int64(1)
+	for {
+		b := pool.Get().(*lineBatch)
+		b.buf, b.ends, b.long, b.first, b.err = b.buf[:0], b.ends[:0], b.long[:0], line, nil
+		for len(b.ends) < batchLines && b.err == nil {
+			s, full, err := readLine(r)
+			if err == io.EOF && len(s) == 0 && full == 0 {
+				b.err = io.EOF
+				break
+			}
+			b.buf = append(b.buf, s...)
+			b.ends = append(b.ends, len(b.buf))
+			b.long = append(b.long, full)
+			line++
+			if err != nil {
+				b.err = err
+			}
+		}
+		out <- b
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// readLine returns the next line without its newline. full is the line's
+// length when it was longer than auditfmt.MaxLineBytes and s holds only
+// its start; otherwise 0.
+func readLine(r *bufio.Reader) (s []byte, full int64, err error) {
+	s, err = r.ReadSlice('\n')
+	if err == nil {
+		return s[:len(s)-1], 0, nil
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return s, 0, err
+	}
+	keep := append([]byte(nil), s...)
+	full = int64(len(s))
+	for errors.Is(err, bufio.ErrBufferFull) {
+		s, err = r.ReadSlice('\n')
+		full += int64(len(s))
+		if len(keep) <= auditfmt.MaxLineBytes {
+			keep = append(keep, s...)
+		}
+	}
+	if err == nil {
+		full--
+	}
+	if int64(len(keep)) > full {
+		keep = keep[:full]
+	}
+	if full <= auditfmt.MaxLineBytes { // it fitted after all
+		return keep, 0, err
+	}
+	return keep[:auditfmt.MaxLineBytes], full, err
+}
+
+// decodeBatches decodes batches from in on all cores, and passes them on
+// to out in input order.
+func decodeBatches(source uint32, in <-chan *lineBatch, out chan<- *lineBatch) {
+	work := make(chan *lineBatch, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var d auditfmt.Decoder
+			for b := range work {
+				b.decode(&d, source)
+				close(b.done)
+			}
+		}()
+	}
+	for b := range in {
+		b.done = make(chan struct{})
+		work <- b
+		out <- b
+	}
+	close(work)
+	close(out)
+	wg.Wait()
+}
+
+func (b *lineBatch) decode(d *auditfmt.Decoder, source uint32) {
+	b.recs, b.rejects = b.recs[:0], b.rejects[:0]
+	start := 0
+	for i, end := range b.ends {
+		s := b.buf[start:end]
+		start = end
+		n := len(b.recs)
+		b.recs = append(b.recs, auditfmt.Record{Source: source, Line: b.first + int64(i)})
+		var err error
+		if b.long[i] > 0 {
+			err = &auditfmt.FieldError{Expected: "a line of at most 1048576 bytes", Found: "a line of " + itoa(b.long[i]) + " bytes"}
+		} else {
+			err = d.Decode(s, &b.recs[n])
+		}
+		if err != nil {
+			b.recs = b.recs[:n]
+			b.rejects = append(b.rejects, reject{source: source, line: b.first + int64(i), err: err,
+				raw: append([]byte(nil), s...), rawLength: b.long[i]})
+		}
+	}
+}

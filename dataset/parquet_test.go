@@ -1,0 +1,602 @@
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+var testSources = []string{"fleet-a.ndjson", "-", "fleet b/日志.csv"}
+
+// genRecords returns n valid records sorted by client_id, recorded_at, with
+// every optional field present or absent at random, unicode in the strings
+// and Extra and Envelope on some.
+func genRecords(seed uint64, n int) []auditfmt.Record {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	recs := make([]auditfmt.Record, n)
+	base := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC).UnixNano()
+	for i := range recs {
+		r := &recs[i]
+		dev := i / 37
+		r.ClientID = fmt.Sprintf("dev-%05d", dev)
+		if dev%5 == 3 {
+			r.ClientID += "-ünï-😀"
+		}
+		r.RecordedAt = base + int64(dev)*int64(time.Millisecond) + int64(i%37)*int64(1500*time.Millisecond) + rng.Int64N(1000)
+		r.OffsetMin = []int16{0, 60, -300, 330, 1439, -1439}[rng.IntN(6)]
+		r.Attempt = int64(i % 37 % 9)
+		r.BackoffDelayS = rng.Float64() * 60
+		r.Outcome = auditfmt.Outcome(1 + rng.IntN(8))
+		r.CleanSession = rng.IntN(2) == 0
+		r.Source = uint32(rng.IntN(len(testSources)))
+		r.Line = int64(i + 1)
+		genOptionals(rng, r)
+	}
+	return recs
+}
+
+func genOptionals(rng *rand.Rand, r *auditfmt.Record) {
+	coin := func() bool { return rng.IntN(2) == 0 }
+	if coin() {
+		r.Has |= auditfmt.HasSchema
+		r.Schema = auditfmt.SchemaVersion
+	}
+	if coin() {
+		r.Has |= auditfmt.HasDeviceSeq
+		r.DeviceSeq = rng.Int64N(3) * rng.Int64N(1<<40) // zero often
+	}
+	if coin() {
+		r.Has |= auditfmt.HasReasonCode
+		r.ReasonCode = rng.Int64N(256) * rng.Int64N(2) // zero often
+	}
+	if coin() {
+		r.Has |= auditfmt.HasCeiling
+		r.CeilingS = float64(rng.IntN(3)) * rng.Float64() * 120
+	}
+	if coin() {
+		r.Has |= auditfmt.HasSessionPresent
+		r.SessionPresent = coin()
+	}
+	r.Stage = auditfmt.Stage(rng.IntN(4))
+	r.FailureClass = auditfmt.FailureClass(rng.IntN(7))
+	if coin() {
+		r.HostID = fmt.Sprintf("host-%d", rng.IntN(50))
+	}
+	if coin() {
+		r.AttemptID = fmt.Sprintf("att-%08x", rng.Uint32())
+	}
+	if coin() {
+		r.RecordID = fmt.Sprintf("rec-%016x-ß", rng.Uint64())
+	}
+	if rng.IntN(4) == 0 {
+		r.Extra = fmt.Sprintf(`{"fw":"1.%d.0","note":"ünïcødé ✓","nested":{"a":[1,2,%d]}}`, rng.IntN(9), rng.IntN(100))
+	}
+	if rng.IntN(3) == 0 {
+		r.Envelope = `{"message":"mqtt_reconnect","levelname":"INFO","logger":"répéteur"}`
+	}
+}
+
+// typicalRecords returns n records shaped like a real fleet's log: the
+// required fields, schema and host_id on every record, a failure class
+// and reason code on failures, an attempt_id on most.
+func typicalRecords(n int) []auditfmt.Record {
+	rng := rand.New(rand.NewPCG(7, 7))
+	recs := make([]auditfmt.Record, n)
+	base := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC).UnixNano()
+	outcomes := []auditfmt.Outcome{auditfmt.BackoffWait, auditfmt.AttemptFailed, auditfmt.BackoffWait, auditfmt.AttemptFailed, auditfmt.BackoffWait, auditfmt.Connected}
+	for i := range recs {
+		r := &recs[i]
+		dev, k := i/60, i%60
+		r.ClientID = fmt.Sprintf("sensor-%06d", dev)
+		r.RecordedAt = base + int64(dev)*int64(time.Millisecond) + int64(k)*int64(2*time.Second) + rng.Int64N(int64(time.Second))
+		r.Attempt = int64(k % 6 / 2)
+		r.BackoffDelayS = rng.Float64() * float64(int(1)<<r.Attempt)
+		r.Outcome = outcomes[k%6]
+		r.CleanSession = true
+		r.Has = auditfmt.HasSchema
+		r.Schema = 1
+		r.HostID = fmt.Sprintf("gw-%03d", dev%200)
+		if rng.IntN(4) != 0 {
+			r.AttemptID = fmt.Sprintf("%06d-%04d", dev, k)
+		}
+		if r.Outcome == auditfmt.AttemptFailed {
+			r.FailureClass = auditfmt.FailTransient
+			r.Has |= auditfmt.HasReasonCode
+			r.ReasonCode = 0x88
+		}
+		r.Line = int64(i + 1)
+	}
+	return recs
+}
+
+func writeTestFile(t testing.TB, path string, recs []auditfmt.Record, opts ...FileOption) *FileWriter {
+	t.Helper()
+	w, err := CreateFile(path, testSources, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Uneven batches exercise the chunking.
+	for len(recs) > 0 {
+		k := min(len(recs), 777)
+		if err := w.Write(recs[:k]); err != nil {
+			t.Fatal(err)
+		}
+		recs = recs[k:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func readTestFile(t testing.TB, path string) ([]auditfmt.Record, []string) {
+	t.Helper()
+	r, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []auditfmt.Record
+	buf := make([]auditfmt.Record, 500)
+	for {
+		n, err := r.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if int64(len(got)) != r.NumRows() {
+		t.Errorf("read %d rows, NumRows says %d", len(got), r.NumRows())
+	}
+	return got, r.Sources()
+}
+
+func TestFileRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n         int
+		rowGroups int
+		opts      []FileOption
+	}{
+		{"empty", 0, 0, nil},
+		{"one", 1, 1, nil},
+		{"default row groups", 5000, 1, nil},
+		{"many row groups", 5000, 5, []FileOption{RowGroupRows(1000)}},
+		{"uneven row groups", 1001, 3, []FileOption{RowGroupRows(500)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := genRecords(1, tc.n)
+			for i := range want {
+				if err := want[i].Validate(); err != nil {
+					t.Fatalf("generated record %d: %v", i, err)
+				}
+			}
+			path := filepath.Join(t.TempDir(), "part-00000.parquet")
+			w := writeTestFile(t, path, want, tc.opts...)
+			if w.Rows() != int64(tc.n) || w.RowGroups() != tc.rowGroups {
+				t.Errorf("Rows, RowGroups = %d, %d; want %d, %d", w.Rows(), w.RowGroups(), tc.n, tc.rowGroups)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum := sha256.Sum256(b); w.SHA256() != hex.EncodeToString(sum[:]) {
+				t.Errorf("SHA256() = %s, file hashes to %x", w.SHA256(), sum)
+			}
+			got, sources := readTestFile(t, path)
+			if !slices.Equal(sources, testSources) {
+				t.Errorf("Sources() = %q, want %q", sources, testSources)
+			}
+			compareRecords(t, got, want)
+		})
+	}
+}
+
+func compareRecords(t *testing.T, got, want []auditfmt.Record) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d records, want %d", len(got), len(want))
+	}
+	bad := 0
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d:\ngot  %+v\nwant %+v", i, got[i], want[i])
+			if bad++; bad == 5 {
+				t.FailNow()
+			}
+		}
+	}
+}
+
+// TestFileMetadata checks what the file declares to other readers.
+func TestFileMetadata(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	writeTestFile(t, path, genRecords(2, 3000), RowGroupRows(1000))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := pf.Lookup(MetaSchemaVersion); v != "1" {
+		t.Errorf("%s = %q, want 1", MetaSchemaVersion, v)
+	}
+	if v, _ := pf.Lookup(MetaSources); v != `["fleet-a.ndjson","-","fleet b/日志.csv"]` {
+		t.Errorf("%s = %s", MetaSources, v)
+	}
+	for i, rg := range pf.Metadata().RowGroups {
+		var cols []string
+		for _, sc := range rg.SortingColumns {
+			cols = append(cols, columnNames[sc.ColumnIdx])
+			if sc.Descending {
+				t.Errorf("row group %d: sorting column %d descending", i, sc.ColumnIdx)
+			}
+		}
+		if !slices.Equal(cols, SortedBy) {
+			t.Errorf("row group %d: sorting columns %q, want %q", i, cols, SortedBy)
+		}
+		for _, cc := range rg.Columns {
+			if c := cc.MetaData.Codec.String(); c != "ZSTD" {
+				t.Errorf("row group %d: column %s: codec %s, want ZSTD", i, cc.MetaData.PathInSchema, c)
+			}
+		}
+	}
+	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,extra,envelope,source,line" {
+		t.Errorf("Columns() = %s", got)
+	}
+}
+
+func TestFileWriterErrors(t *testing.T) {
+	recs := genRecords(3, 10)
+	for _, tc := range []struct {
+		name string
+		edit func([]auditfmt.Record)
+		want string
+	}{
+		{"client out of order", func(r []auditfmt.Record) { r[5].ClientID = "aaa" }, "row 5: client_id: expected records sorted by client_id, recorded_at"},
+		{"time out of order", func(r []auditfmt.Record) { r[4].RecordedAt = r[3].RecordedAt - 1 }, "row 4: client_id: expected records sorted"},
+		{"source out of range", func(r []auditfmt.Record) { r[2].Source = 3 }, "row 2: source: expected an index below 3"},
+		{"reason code too wide", func(r []auditfmt.Record) { r[1].Has |= auditfmt.HasReasonCode; r[1].ReasonCode = 1 << 40 }, "row 1: reason_code: expected a 32-bit integer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "f.parquet")
+			w, err := CreateFile(path, testSources)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := slices.Clone(recs)
+			tc.edit(bad)
+			err = w.Write(bad)
+			var re *RowError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), path) {
+				t.Fatalf("Write: %v; want a *RowError containing %q", err, tc.want)
+			}
+			if err := w.Write(recs); err == nil {
+				t.Error("Write after an error succeeded")
+			}
+			if err := w.Close(); err == nil {
+				t.Error("Close after an error succeeded")
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Errorf("the failed file is still there: %v", err)
+			}
+		})
+	}
+	if _, err := CreateFile(filepath.Join(t.TempDir(), "f.parquet"), nil, RowGroupRows(0)); err == nil || !strings.Contains(err.Error(), "row group rows") {
+		t.Errorf("CreateFile with RowGroupRows(0): %v", err)
+	}
+}
+
+// writeForeign writes rows of any struct type to a Parquet file, as another
+// program would.
+func writeForeign[T any](t *testing.T, rows []T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "foreign.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[T](f)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// foreignFile writes an empty Parquet file whose schema is ours with the
+// columns in replace swapped (or, for nil, dropped).
+func foreignFile(t *testing.T, replace map[string]parquet.Node) string {
+	t.Helper()
+	group := parquet.Group{}
+	for _, f := range fileSchema.Fields() {
+		group[f.Name()] = f
+	}
+	for name, node := range replace {
+		if node == nil {
+			delete(group, name)
+		} else {
+			group[name] = node
+		}
+	}
+	path := filepath.Join(t.TempDir(), "foreign.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewWriter(f, parquet.NewSchema("foreign", group))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestOpenFileRejectsForeignFiles(t *testing.T) {
+	type metrics struct {
+		Host  string  `parquet:"host"`
+		Value float64 `parquet:"value"`
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+		want string
+	}{
+		{"other schema", writeForeign(t, []metrics{{"a", 1}}),
+			"not a stormaudit dataset file: no column client_id (expected BYTE_ARRAY (STRING))"},
+		{"missing column", foreignFile(t, map[string]parquet.Node{"line": nil}),
+			"not a stormaudit dataset file: no column line (expected INT64)"},
+		{"wrong type", foreignFile(t, map[string]parquet.Node{"attempt": parquet.String()}),
+			"not a stormaudit dataset file: column attempt: expected INT64, found BYTE_ARRAY (STRING)"},
+		{"unsigned", foreignFile(t, map[string]parquet.Node{"attempt": parquet.Uint(64)}),
+			"not a stormaudit dataset file: column attempt: expected INT64, found INT64 (INT(64,false))"},
+		{"local timestamp", foreignFile(t, map[string]parquet.Node{"recorded_at": parquet.TimestampAdjusted(parquet.Nanosecond, false)}),
+			"not a stormaudit dataset file: column recorded_at: expected INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=NANOS)), found INT64 (TIMESTAMP(isAdjustedToUTC=false,unit=NANOS))"},
+		{"micro timestamp", foreignFile(t, map[string]parquet.Node{"recorded_at": parquet.Timestamp(parquet.Microsecond)}),
+			"not a stormaudit dataset file: column recorded_at: expected INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=NANOS)), found INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=MICROS))"},
+		{"repeated", foreignFile(t, map[string]parquet.Node{"outcome": parquet.Repeated(parquet.String())}),
+			"not a stormaudit dataset file: column outcome: expected BYTE_ARRAY (STRING), found a repeated column"},
+		{"group", foreignFile(t, map[string]parquet.Node{"extra": parquet.Group{"a": parquet.String()}}),
+			"not a stormaudit dataset file: column extra: expected BYTE_ARRAY (STRING), found a group"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := OpenFile(tc.path)
+			var ce *ColumnError
+			if !errors.As(err, &ce) || err.Error() != tc.path+": "+tc.want {
+				t.Fatalf("OpenFile: %v\nwant *ColumnError: %s: %s", err, tc.path, tc.want)
+			}
+		})
+	}
+	notParquet := filepath.Join(t.TempDir(), "x.parquet")
+	os.WriteFile(notParquet, []byte(`{"client_id":"a"}`+"\n"), 0o644)
+	if _, err := OpenFile(notParquet); err == nil || !strings.HasPrefix(err.Error(), notParquet+": not a Parquet file") {
+		t.Errorf("OpenFile(NDJSON): %v", err)
+	}
+}
+
+// thirdParty is how another program might write our columns: every column
+// optional (as pyarrow does), extra columns, another order, int64 for the
+// int32 columns' logical width.
+type thirdParty struct {
+	Comment           string  `parquet:"comment"`
+	Line              int64   `parquet:"line"`
+	Source            string  `parquet:"source"`
+	ClientID          *string `parquet:"client_id,optional"`
+	RecordedAt        int64   `parquet:"recorded_at,timestamp(nanosecond)"`
+	RecordedOffsetMin int32   `parquet:"recorded_offset_min"`
+	Attempt           *int64  `parquet:"attempt,optional"`
+	BackoffDelayS     float64 `parquet:"backoff_delay_s"`
+	Outcome           string  `parquet:"outcome,optional"`
+	CleanSession      bool    `parquet:"clean_session"`
+	Schema            *int32  `parquet:"schema,optional"`
+	HostID            string  `parquet:"host_id"`
+	Stage             string  `parquet:"stage,optional"`
+	AttemptID         string  `parquet:"attempt_id,optional"`
+	RecordID          string  `parquet:"record_id,optional"`
+	DeviceSeq         *int64  `parquet:"device_seq,optional"`
+	FailureClass      string  `parquet:"failure_class,optional"`
+	ReasonCode        *int32  `parquet:"reason_code,optional,int(16)"`
+	CeilingS          float64 `parquet:"ceiling_s,optional"`
+	SessionPresent    *bool   `parquet:"session_present,optional"`
+	Extra             string  `parquet:"extra,optional"`
+	Envelope          string  `parquet:"envelope,optional"`
+}
+
+func TestReadThirdPartyRows(t *testing.T) {
+	id := func(s string) *string { return &s }
+	one := int64(1)
+	good := thirdParty{ClientID: id("d1"), Attempt: &one, Outcome: "connected", Source: "in.csv", Line: 7, HostID: "h"}
+	rows := []thirdParty{good, good, good, good, good, good}
+	rows[1].Outcome = "exploded"
+	rows[2].Attempt = nil
+	rows[3].Stage = "orbit"
+	rows[4].RecordedOffsetMin = 24 * 60
+	rows[5].Attempt = new(int64(-2))
+	path := writeForeign(t, rows)
+	r, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	recs := make([]auditfmt.Record, 10)
+	var got []auditfmt.Record
+	var errs []string
+	for {
+		n, err := r.Read(recs)
+		got = append(got, recs[:n]...)
+		if err == io.EOF {
+			break
+		}
+		var re *RowError
+		if !errors.As(err, &re) && err != nil {
+			t.Fatal(err)
+		}
+		if err != nil {
+			errs = append(errs, strings.TrimPrefix(err.Error(), path+": "))
+		}
+	}
+	wantErrs := []string{
+		`row 1: outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped, found "exploded"`,
+		`row 2: attempt: expected a value, found null`,
+		`row 3: stage: expected one of link, address, session, found "orbit"`,
+		`row 4: recorded_offset_min: expected minutes within ±23:59, found 1440`,
+		`row 5: attempt: expected an integer >= 0, found -2`,
+	}
+	if !slices.Equal(errs, wantErrs) {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(wantErrs, "\n"))
+	}
+	want := auditfmt.Record{ClientID: "d1", Attempt: 1, Outcome: auditfmt.Connected, HostID: "h", Source: 0, Line: 7}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("records: %+v\nwant [%+v]", got, want)
+	}
+	if s := r.Sources(); !slices.Equal(s, []string{"in.csv"}) {
+		t.Errorf("Sources() = %q", s)
+	}
+}
+
+func BenchmarkWriteFile(b *testing.B) {
+	recs := typicalRecords(1 << 20)
+	path := filepath.Join(b.TempDir(), "bench.parquet")
+	var size int64
+	cpu := cpuTime()
+	for b.Loop() {
+		w, err := CreateFile(path, testSources)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(recs); i += 8192 {
+			if err := w.Write(recs[i:min(i+8192, len(recs))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		st, _ := os.Stat(path)
+		size = st.Size()
+	}
+	reportRows(b, len(recs), cpu)
+	b.ReportMetric(float64(size)/float64(len(recs)), "B/row")
+}
+
+func BenchmarkReadFile(b *testing.B) {
+	recs := typicalRecords(1 << 20)
+	path := filepath.Join(b.TempDir(), "bench.parquet")
+	writeTestFile(b, path, recs)
+	buf := make([]auditfmt.Record, 4096)
+	cpu := cpuTime()
+	for b.Loop() {
+		r, err := OpenFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total := 0
+		for {
+			n, err := r.Read(buf)
+			total += n
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.Close()
+		if total != len(recs) {
+			b.Fatalf("read %d rows, want %d", total, len(recs))
+		}
+	}
+	reportRows(b, len(recs), cpu)
+}
+
+// reportRows reports rows per second of wall time and, where it can be
+// measured, per second of the process's CPU time (user and system, GC
+// included), which other load on a shared machine disturbs less. cpu is
+// cpuTime() before the loop.
+func reportRows(b *testing.B, rows int, cpu time.Duration) {
+	total := float64(rows) * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds(), "rows/s")
+	if used := cpuTime() - cpu; used > 0 {
+		b.ReportMetric(total/used.Seconds(), "rows/cpu-s")
+	}
+}
+
+// TestNullsAtWriteBoundaries pins a parquet-go v0.32.0 bug that row works
+// around: in a 64-row write, if the last run of present values starts at
+// row y, is y rows long and only nulls follow, the writer marks those nulls
+// present (it compares the shifted null bitmap with (1<<y)-1). Each 64-row
+// block here has that shape for another y. The test reads the file with
+// parquet-go's row reader, not ours, which cannot tell a null string from
+// an empty one.
+func TestNullsAtWriteBoundaries(t *testing.T) {
+	recs := genRecords(21, 1024)
+	for i := range recs {
+		y := 1 + i/64%30
+		if k := i % 64; k == y-1 || k >= 2*y {
+			r := &recs[i]
+			r.Has, r.Stage, r.FailureClass = 0, 0, 0
+			r.HostID, r.AttemptID, r.RecordID, r.Extra, r.Envelope = "", "", "", "", ""
+		}
+	}
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	w, err := CreateFile(path, testSources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(recs); err != nil { // one write: blocks start at multiples of 64
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]parquet.Row, len(recs))
+	n, err := pf.RowGroups()[0].Rows().ReadRows(rows)
+	if n != len(recs) || err != nil && err != io.EOF {
+		t.Fatalf("ReadRows: %d, %v", n, err)
+	}
+	for i, row := range rows {
+		want := wantRow(&recs[i])
+		for c, v := range row {
+			if v.IsNull() != (want[c] == nil) {
+				t.Errorf("row %d, column %s: null is %v, want %v", i, columnNames[c], v.IsNull(), want[c] == nil)
+			}
+		}
+	}
+}

@@ -1,0 +1,478 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// row is the Parquet row of a dataset file: one field per column, in column
+// order.
+//
+// Every optional column is a pointer, nil for null, so that null means
+// exactly "absent": a reason_code of 0 or a session_present of false is a
+// value. The pointers point into the records being written (or, for enum
+// names, into the vocabularies), so converting a batch allocates nothing.
+//
+// Two bugs in parquet-go v0.32.0 shape this type. Optional fields that are
+// not pointers (where the zero value is null) can come out non-null when
+// the last rows of a 64-row write are null; pointers take another path.
+// And an optional pointer field tagged json gets two definition levels and
+// makes the writer panic, so extra and envelope are plain STRING columns
+// holding JSON text rather than JSON logical type columns.
+type row struct {
+	ClientID          string   `parquet:"client_id,dict"`
+	RecordedAt        int64    `parquet:"recorded_at,timestamp(nanosecond:utc)"`
+	RecordedOffsetMin int32    `parquet:"recorded_offset_min"`
+	Attempt           int64    `parquet:"attempt"`
+	BackoffDelayS     float64  `parquet:"backoff_delay_s"`
+	Outcome           string   `parquet:"outcome,dict"`
+	CleanSession      bool     `parquet:"clean_session"`
+	Schema            *int32   `parquet:"schema,optional"`
+	HostID            *string  `parquet:"host_id,optional,dict"`
+	Stage             *string  `parquet:"stage,optional,dict"`
+	AttemptID         *string  `parquet:"attempt_id,optional"`
+	RecordID          *string  `parquet:"record_id,optional"`
+	DeviceSeq         *int64   `parquet:"device_seq,optional"`
+	FailureClass      *string  `parquet:"failure_class,optional,dict"`
+	ReasonCode        *int32   `parquet:"reason_code,optional"`
+	CeilingS          *float64 `parquet:"ceiling_s,optional"`
+	SessionPresent    *bool    `parquet:"session_present,optional"`
+	Extra             *string  `parquet:"extra,optional"`
+	Envelope          *string  `parquet:"envelope,optional"`
+	Source            string   `parquet:"source,dict"`
+	Line              int64    `parquet:"line"`
+}
+
+// The columns of a dataset file, in order. The reader finds them by name.
+const (
+	colClientID = iota
+	colRecordedAt
+	colRecordedOffsetMin
+	colAttempt
+	colBackoffDelayS
+	colOutcome
+	colCleanSession
+	colSchema
+	colHostID
+	colStage
+	colAttemptID
+	colRecordID
+	colDeviceSeq
+	colFailureClass
+	colReasonCode
+	colCeilingS
+	colSessionPresent
+	colExtra
+	colEnvelope
+	colSource
+	colLine
+	numColumns
+)
+
+// fileSchema is the Parquet schema of a dataset file.
+var fileSchema = parquet.SchemaOf(row{})
+
+// columnNames lists the column names in column order.
+var columnNames = func() []string {
+	fields := fileSchema.Fields()
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name()
+	}
+	if len(names) != numColumns {
+		panic("dataset: row type and column constants disagree")
+	}
+	return names
+}()
+
+// Columns returns the names of the columns of a dataset file, in order.
+func Columns() []string { return append([]string(nil), columnNames...) }
+
+// SortedBy lists the columns a dataset file is sorted by.
+var SortedBy = []string{"client_id", "recorded_at"}
+
+// narrowed holds the 32-bit copies of a record's schema and reason_code for
+// the row's pointers to point at.
+type narrowed struct {
+	schema     int32
+	reasonCode int32
+}
+
+// toRow fills dst from rec. dst points into rec and into nw, which must
+// stay untouched until dst has been written. sources maps rec.Source to a
+// name. Errors are *auditfmt.FieldError.
+func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, sources []string) error {
+	if int(rec.Source) >= len(sources) {
+		return &auditfmt.FieldError{Field: "source", Expected: fmt.Sprintf("an index below %d (the number of sources)", len(sources)), Found: fmt.Sprint(rec.Source)}
+	}
+	outcome, err := outcomes.name("outcome", rec.Outcome)
+	if err != nil {
+		return err
+	}
+	*dst = row{
+		ClientID:          rec.ClientID,
+		RecordedAt:        rec.RecordedAt,
+		RecordedOffsetMin: int32(rec.OffsetMin),
+		Attempt:           rec.Attempt,
+		BackoffDelayS:     rec.BackoffDelayS,
+		Outcome:           *outcome,
+		CleanSession:      rec.CleanSession,
+		HostID:            optString(&rec.HostID),
+		AttemptID:         optString(&rec.AttemptID),
+		RecordID:          optString(&rec.RecordID),
+		Extra:             optString(&rec.Extra),
+		Envelope:          optString(&rec.Envelope),
+		Source:            sources[rec.Source],
+		Line:              rec.Line,
+	}
+	if rec.Stage != 0 {
+		if dst.Stage, err = stages.name("stage", rec.Stage); err != nil {
+			return err
+		}
+	}
+	if rec.FailureClass != 0 {
+		if dst.FailureClass, err = failureClasses.name("failure_class", rec.FailureClass); err != nil {
+			return err
+		}
+	}
+	if rec.Has == 0 {
+		return nil
+	}
+	return setOptionals(dst, nw, rec)
+}
+
+// optString returns s, or nil (null) if *s is empty.
+func optString(s *string) *string {
+	if *s == "" {
+		return nil
+	}
+	return s
+}
+
+func setOptionals(dst *row, nw *narrowed, rec *auditfmt.Record) error {
+	if rec.Has&auditfmt.HasSchema != 0 {
+		if rec.Schema < math.MinInt32 || rec.Schema > math.MaxInt32 {
+			return &auditfmt.FieldError{Field: "schema", Expected: "a 32-bit integer", Found: fmt.Sprint(rec.Schema)}
+		}
+		nw.schema = int32(rec.Schema)
+		dst.Schema = &nw.schema
+	}
+	if rec.Has&auditfmt.HasDeviceSeq != 0 {
+		dst.DeviceSeq = &rec.DeviceSeq
+	}
+	if rec.Has&auditfmt.HasReasonCode != 0 {
+		if rec.ReasonCode < math.MinInt32 || rec.ReasonCode > math.MaxInt32 {
+			return &auditfmt.FieldError{Field: "reason_code", Expected: "a 32-bit integer", Found: fmt.Sprint(rec.ReasonCode)}
+		}
+		nw.reasonCode = int32(rec.ReasonCode)
+		dst.ReasonCode = &nw.reasonCode
+	}
+	if rec.Has&auditfmt.HasCeiling != 0 {
+		dst.CeilingS = &rec.CeilingS
+	}
+	if rec.Has&auditfmt.HasSessionPresent != 0 {
+		dst.SessionPresent = &rec.SessionPresent
+	}
+	return nil
+}
+
+// A columnType says what a column of ours is, and checks a file's column
+// against it.
+type columnType struct {
+	kind     parquet.Kind
+	logical  string // "", "string" or "timestamp"
+	required bool   // every record has a value
+}
+
+func (t columnType) String() string {
+	s := kindName(t.kind)
+	switch t.logical {
+	case "string":
+		s += " (STRING)"
+	case "timestamp":
+		s += " (TIMESTAMP(isAdjustedToUTC=true,unit=NANOS))"
+	}
+	return s
+}
+
+// columnTypes gives the type of every column, in column order.
+var columnTypes = func() []columnType {
+	types := make([]columnType, numColumns)
+	for i, f := range fileSchema.Fields() {
+		t := columnType{kind: f.Type().Kind(), required: f.Required()}
+		if lt := f.Type().LogicalType(); lt != nil {
+			switch lt.Value.(type) {
+			case *format.StringType:
+				t.logical = "string"
+			case *format.TimestampType:
+				t.logical = "timestamp"
+			}
+		}
+		types[i] = t
+	}
+	return types
+}()
+
+// check reports what is wrong with node as a column of type t, or "".
+// Columns that are required here may be optional in the file (other writers
+// mark every column optional); a null in them is a row error. A string
+// column may also be JSON, ENUM or unannotated BYTE_ARRAY.
+func (t columnType) check(node parquet.Node) string {
+	if !node.Leaf() {
+		return "a group"
+	}
+	if node.Repeated() {
+		return "a repeated column"
+	}
+	typ := node.Type()
+	found := describeType(typ)
+	if typ.Kind() != t.kind {
+		return found
+	}
+	lt := typ.LogicalType()
+	var v format.LogicalTypeValue
+	if lt != nil {
+		v = lt.Value
+	}
+	switch t.logical {
+	case "string":
+		switch v.(type) {
+		case nil, *format.StringType, *format.JsonType, *format.EnumType:
+			return ""
+		}
+	case "timestamp":
+		if ts, ok := v.(*format.TimestampType); ok && ts.IsAdjustedToUTC {
+			if _, nanos := ts.Unit.Value.(*format.NanoSeconds); nanos {
+				return ""
+			}
+		}
+	default:
+		switch v := v.(type) {
+		case nil:
+			return ""
+		case *format.IntType:
+			if v.IsSigned {
+				return ""
+			}
+		}
+	}
+	return found
+}
+
+func describeType(typ parquet.Type) string {
+	s := kindName(typ.Kind())
+	if lt := typ.LogicalType(); lt != nil && lt.Value != nil {
+		s += " (" + lt.String() + ")"
+	}
+	return s
+}
+
+func kindName(k parquet.Kind) string {
+	switch k {
+	case parquet.Boolean:
+		return "BOOLEAN"
+	case parquet.Int32:
+		return "INT32"
+	case parquet.Int64:
+		return "INT64"
+	case parquet.Int96:
+		return "INT96"
+	case parquet.Float:
+		return "FLOAT"
+	case parquet.Double:
+		return "DOUBLE"
+	case parquet.ByteArray:
+		return "BYTE_ARRAY"
+	case parquet.FixedLenByteArray:
+		return "FIXED_LEN_BYTE_ARRAY"
+	}
+	return k.String()
+}
+
+// vocabulary maps the wire names of an enum to its values.
+type vocabulary[E ~uint8] struct {
+	values   map[string]E
+	names    []string // indexed by value; names[0] is ""
+	expected string   // "one of a, b, c"
+}
+
+// newVocabulary lists the values of an enum by parsing the names of 1, 2, ...
+// until one does not parse back.
+func newVocabulary[E interface {
+	~uint8
+	String() string
+}](parse func(string) (E, bool)) vocabulary[E] {
+	v := vocabulary[E]{values: make(map[string]E), names: []string{""}}
+	for e := E(1); e != 0; e++ {
+		name := e.String()
+		if got, ok := parse(name); !ok || got != e {
+			break
+		}
+		v.values[name] = e
+		v.names = append(v.names, name)
+	}
+	v.expected = "one of " + strings.Join(v.names[1:], ", ")
+	return v
+}
+
+// name returns a pointer to the name of e, which must not be zero.
+func (v *vocabulary[E]) name(field string, e E) (*string, error) {
+	if e == 0 || int(e) >= len(v.names) {
+		return nil, &auditfmt.FieldError{Field: field, Expected: v.expected, Found: fmt.Sprintf("value %d", e)}
+	}
+	return &v.names[e], nil
+}
+
+// lookup returns the value named b; the empty name is the zero value.
+func (v *vocabulary[E]) lookup(field string, b []byte) (E, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	if e, ok := v.values[string(b)]; ok {
+		return e, nil
+	}
+	return 0, &auditfmt.FieldError{Field: field, Expected: v.expected, Found: strconv.Quote(string(b))}
+}
+
+var (
+	outcomes       = newVocabulary(auditfmt.ParseOutcome)
+	stages         = newVocabulary(auditfmt.ParseStage)
+	failureClasses = newVocabulary(auditfmt.ParseFailureClass)
+)
+
+// decoder turns the values of a file's columns into records, a column at
+// a time.
+type decoder struct {
+	last    [numColumns]string // the last value of each string column, reused when repeated
+	sources sourceNames        // the names in the source column
+}
+
+// decodeColumn stores vals, the values of column c for consecutive rows, in
+// recs. errs[i] receives the first error of row i (an *auditfmt.FieldError)
+// unless it already has one.
+func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, errs []error, vals []parquet.Value) {
+	required := columnTypes[c].required
+	for i := range vals {
+		v := &vals[i]
+		if v.IsNull() {
+			if required && errs[i] == nil {
+				errs[i] = &auditfmt.FieldError{Field: columnNames[c], Expected: "a value", Found: "null"}
+			}
+			continue
+		}
+		if err := d.set(&recs[i], c, v); err != nil && errs[i] == nil {
+			errs[i] = err
+		}
+	}
+}
+
+// set stores the non-null value v of column c in rec.
+func (d *decoder) set(rec *auditfmt.Record, c int, v *parquet.Value) (err error) {
+	switch c {
+	case colClientID:
+		rec.ClientID = d.str(c, v)
+	case colRecordedAt:
+		rec.RecordedAt = v.Int64()
+	case colRecordedOffsetMin:
+		off := v.Int32()
+		if off <= -24*60 || off >= 24*60 {
+			return &auditfmt.FieldError{Field: columnNames[c], Expected: "minutes within ±23:59", Found: fmt.Sprint(off)}
+		}
+		rec.OffsetMin = int16(off)
+	case colAttempt:
+		rec.Attempt = v.Int64()
+	case colBackoffDelayS:
+		rec.BackoffDelayS = v.Double()
+	case colOutcome:
+		rec.Outcome, err = outcomes.lookup(columnNames[c], v.ByteArray())
+	case colCleanSession:
+		rec.CleanSession = v.Boolean()
+	case colStage:
+		rec.Stage, err = stages.lookup(columnNames[c], v.ByteArray())
+	case colFailureClass:
+		rec.FailureClass, err = failureClasses.lookup(columnNames[c], v.ByteArray())
+	case colHostID:
+		rec.HostID = d.str(c, v)
+	case colAttemptID:
+		rec.AttemptID = d.str(c, v)
+	case colRecordID:
+		rec.RecordID = d.str(c, v)
+	case colExtra:
+		rec.Extra = d.str(c, v)
+	case colEnvelope:
+		rec.Envelope = d.str(c, v)
+	case colSource:
+		rec.Source = d.sources.index(v.ByteArray())
+	case colLine:
+		rec.Line = v.Int64()
+	default:
+		setOptional(rec, c, v)
+	}
+	return err
+}
+
+// setOptional stores the value of an optional numeric or boolean column.
+func setOptional(rec *auditfmt.Record, c int, v *parquet.Value) {
+	switch c {
+	case colSchema:
+		rec.Schema, rec.Has = int64(v.Int32()), rec.Has|auditfmt.HasSchema
+	case colDeviceSeq:
+		rec.DeviceSeq, rec.Has = v.Int64(), rec.Has|auditfmt.HasDeviceSeq
+	case colReasonCode:
+		rec.ReasonCode, rec.Has = int64(v.Int32()), rec.Has|auditfmt.HasReasonCode
+	case colCeilingS:
+		rec.CeilingS, rec.Has = v.Double(), rec.Has|auditfmt.HasCeiling
+	case colSessionPresent:
+		rec.SessionPresent, rec.Has = v.Boolean(), rec.Has|auditfmt.HasSessionPresent
+	}
+}
+
+// str returns the string value of column c, reusing the previous one when
+// it repeats (as client_id, host_id and envelope do in sorted files).
+func (d *decoder) str(c int, v *parquet.Value) string {
+	b := v.ByteArray()
+	if string(b) != d.last[c] {
+		d.last[c] = string(b)
+	}
+	return d.last[c]
+}
+
+// sourceNames numbers the names of the source column.
+type sourceNames struct {
+	names []string
+	ids   map[string]uint32
+	last  uint32
+}
+
+func (s *sourceNames) init(names []string) {
+	s.names = append([]string(nil), names...)
+	s.ids = make(map[string]uint32, len(names))
+	for i, name := range names {
+		if _, dup := s.ids[name]; !dup {
+			s.ids[name] = uint32(i)
+		}
+	}
+}
+
+// index returns the number of the name b, adding it if it is new.
+func (s *sourceNames) index(b []byte) uint32 {
+	if int(s.last) < len(s.names) && s.names[s.last] == string(b) {
+		return s.last
+	}
+	id, ok := s.ids[string(b)]
+	if !ok {
+		id = uint32(len(s.names))
+		name := string(b)
+		s.names = append(s.names, name)
+		s.ids[name] = id
+	}
+	s.last = id
+	return id
+}

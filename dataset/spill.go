@@ -1,0 +1,207 @@
+package dataset
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// A run is a temporary file of sorted records, written when the records of
+// an ingest do not fit in memory and merged back afterwards. Its encoding is
+// private to this package: each record is a uvarint length followed by the
+// fields in a fixed order (strings as uvarint length and bytes, integers as
+// varints, floats as 8 little-endian bytes).
+
+func appendRun(dst []byte, r *auditfmt.Record) []byte {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0) // room for a 4-byte length
+	dst = appendString(dst, r.ClientID)
+	dst = binary.AppendVarint(dst, r.RecordedAt)
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(r.BackoffDelayS))
+	dst = binary.AppendVarint(dst, r.Attempt)
+	dst = binary.AppendVarint(dst, int64(r.OffsetMin))
+	var flags byte
+	if r.CleanSession {
+		flags |= 1
+	}
+	if r.SessionPresent {
+		flags |= 2
+	}
+	dst = append(dst, byte(r.Outcome), flags, byte(r.Has), byte(r.Stage), byte(r.FailureClass))
+	dst = binary.AppendVarint(dst, r.Schema)
+	dst = binary.AppendVarint(dst, r.DeviceSeq)
+	dst = binary.AppendVarint(dst, r.ReasonCode)
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(r.CeilingS))
+	dst = appendString(dst, r.HostID)
+	dst = appendString(dst, r.AttemptID)
+	dst = appendString(dst, r.RecordID)
+	dst = appendString(dst, r.Extra)
+	dst = appendString(dst, r.Envelope)
+	dst = binary.AppendUvarint(dst, uint64(r.Source))
+	dst = binary.AppendVarint(dst, r.Line)
+	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	return dst
+}
+
+func appendString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+// runDecoder reads back one record encoding. It reuses the previous
+// record's client id when the bytes are equal, since runs are sorted by it.
+type runDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *runDecoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *runDecoder) float() float64 {
+	if len(d.b) < 8 {
+		d.fail()
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *runDecoder) bytes() []byte {
+	n, k := binary.Uvarint(d.b)
+	if k <= 0 || uint64(len(d.b)-k) < n {
+		d.fail()
+		return nil
+	}
+	s := d.b[k : k+int(n)]
+	d.b = d.b[k+int(n):]
+	return s
+}
+
+func (d *runDecoder) string() string { return string(d.bytes()) }
+
+func (d *runDecoder) fail() {
+	if d.err == nil {
+		d.err = errors.New("corrupt run record")
+	}
+	d.b = nil
+}
+
+func decodeRun(b []byte, r *auditfmt.Record, prevClient string) error {
+	d := runDecoder{b: b}
+	if id := d.bytes(); string(id) == prevClient {
+		r.ClientID = prevClient
+	} else {
+		r.ClientID = string(id)
+	}
+	r.RecordedAt = d.varint()
+	r.BackoffDelayS = d.float()
+	r.Attempt = d.varint()
+	r.OffsetMin = int16(d.varint())
+	if len(d.b) < 5 {
+		d.fail()
+		return d.err
+	}
+	r.Outcome, r.CleanSession, r.SessionPresent = auditfmt.Outcome(d.b[0]), d.b[1]&1 != 0, d.b[1]&2 != 0
+	r.Has, r.Stage, r.FailureClass = auditfmt.Presence(d.b[2]), auditfmt.Stage(d.b[3]), auditfmt.FailureClass(d.b[4])
+	d.b = d.b[5:]
+	r.Schema, r.DeviceSeq, r.ReasonCode = d.varint(), d.varint(), d.varint()
+	r.CeilingS = d.float()
+	r.HostID, r.AttemptID, r.RecordID = d.string(), d.string(), d.string()
+	r.Extra, r.Envelope = d.string(), d.string()
+	src, k := binary.Uvarint(d.b)
+	if k <= 0 {
+		d.fail()
+		return d.err
+	}
+	d.b = d.b[k:]
+	r.Source = uint32(src)
+	r.Line = d.varint()
+	return d.err
+}
+
+// writeRun writes recs in the given order to a temporary run file.
+func writeRun(dir string, recs []auditfmt.Record, order []int32) (path string, err error) {
+	f, err := os.CreateTemp(dir, "stormaudit-run-*")
+	if err != nil {
+		return "", fmt.Errorf("spill: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	var buf []byte
+	for _, i := range order {
+		buf = appendRun(buf[:0], &recs[i])
+		if _, err := w.Write(buf); err != nil {
+			return "", fmt.Errorf("spill: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return "", fmt.Errorf("spill: %w", err)
+	}
+	return f.Name(), f.Close()
+}
+
+// runReader streams the records of one run file.
+type runReader struct {
+	f    *os.File
+	r    *bufio.Reader
+	buf  []byte
+	prev string
+}
+
+func openRun(path string) (*runReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	return &runReader{f: f, r: bufio.NewReaderSize(f, 256<<10)}, nil
+}
+
+// next decodes the next record into rec; io.EOF at the end.
+func (rr *runReader) next(rec *auditfmt.Record) error {
+	var hdr [4]byte
+	if _, err := io.ReadFull(rr.r, hdr[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return fmt.Errorf("spill %s: truncated", rr.f.Name())
+		}
+		return err
+	}
+	n := int(binary.LittleEndian.Uint32(hdr[:]))
+	if cap(rr.buf) < n {
+		rr.buf = make([]byte, n)
+	}
+	rr.buf = rr.buf[:n]
+	if _, err := io.ReadFull(rr.r, rr.buf); err != nil {
+		return fmt.Errorf("spill %s: %w", rr.f.Name(), err)
+	}
+	if err := decodeRun(rr.buf, rec, rr.prev); err != nil {
+		return fmt.Errorf("spill %s: %w", rr.f.Name(), err)
+	}
+	rr.prev = rec.ClientID
+	return nil
+}
+
+func (rr *runReader) close() error {
+	err := rr.f.Close()
+	os.Remove(rr.f.Name())
+	return err
+}
