@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"cmp"
+	"encoding/binary"
 	"container/heap"
 	"io"
 	"os"
@@ -41,7 +42,7 @@ type spillResult struct {
 }
 
 func newSorter(dir string, limit int) *sorter {
-	return &sorter{dir: dir, limit: limit, chunk: make([]auditfmt.Record, 0, min(limit, 1<<16))}
+	return &sorter{dir: dir, limit: limit, chunk: make([]auditfmt.Record, 0, limit)}
 }
 
 func (s *sorter) add(recs []auditfmt.Record) error {
@@ -144,15 +145,49 @@ func (c *memCursor) next(rec *auditfmt.Record) error {
 	return nil
 }
 
-// sortedOrder returns the indexes of recs in dataset order. Sorting
-// indexes rather than the records moves 4 bytes per swap instead of a
-// whole record.
+// sortKey is what the sort compares first: the first 16 bytes of the
+// client id, big-endian so that integer order is byte order, and the
+// time. Comparing 32-byte keys in one array is several times faster than
+// following indexes into the records; only keys that tie fall back to the
+// full comparison.
+type sortKey struct {
+	id0, id1 uint64
+	at       int64
+	i, n     int32 // the record's index and the client id's length
+}
+
+func keyOf(r *auditfmt.Record, i int) sortKey {
+	var b [16]byte
+	copy(b[:], r.ClientID)
+	return sortKey{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), r.RecordedAt, int32(i), int32(min(len(r.ClientID), 1<<30))}
+}
+
+// sortedOrder returns the indexes of recs in dataset order, leaving recs
+// where they are.
 func sortedOrder(recs []auditfmt.Record) []int32 {
-	order := make([]int32, len(recs))
-	for i := range order {
-		order[i] = int32(i)
+	keys := make([]sortKey, len(recs))
+	for i := range recs {
+		keys[i] = keyOf(&recs[i], i)
 	}
-	slices.SortFunc(order, func(a, b int32) int { return compareRows(&recs[a], &recs[b]) })
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if c := cmp.Compare(a.id0, b.id0); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.id1, b.id1); c != 0 {
+			return c
+		}
+		if a.n > 16 || b.n > 16 || a.at == b.at {
+			return compareRows(&recs[a.i], &recs[b.i])
+		}
+		if c := cmp.Compare(a.n, b.n); c != 0 {
+			return c // one id is the other with NUL bytes appended
+		}
+		return cmp.Compare(a.at, b.at)
+	})
+	order := make([]int32, len(keys))
+	for i, k := range keys {
+		order[i] = k.i
+	}
 	return order
 }
 

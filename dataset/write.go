@@ -99,7 +99,8 @@ func (ing *ingest) writeFiles(in <-chan []auditfmt.Record, free chan<- []auditfm
 		}
 	}
 	defer drain()
-	for batch := range in {
+	for full := range in {
+		batch := full
 		for len(batch) > 0 {
 			if fw != nil && fw.Rows() >= ing.opts.FileRows && batch[0].ClientID != lastClient {
 				if files, err = ing.closeFile(fw, files); err != nil {
@@ -122,7 +123,7 @@ func (ing *ingest) writeFiles(in <-chan []auditfmt.Record, free chan<- []auditfm
 			written += int64(n)
 			batch = batch[n:]
 		}
-		free <- batch[:0:cap(batch)]
+		free <- full[:0]
 		ing.records = written
 		ing.progress("write", false)
 	}
