@@ -2,8 +2,8 @@ package dataset
 
 import (
 	"cmp"
-	"encoding/binary"
 	"container/heap"
+	"encoding/binary"
 	"io"
 	"os"
 	"slices"
