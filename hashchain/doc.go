@@ -1,0 +1,56 @@
+// Package hashchain computes the integrity of a stormaudit dataset: the
+// canonical bytes of records and rows, the per-device hash chains, the
+// RFC 6962 Merkle tree over all rows, and signed checkpoints of that tree.
+// It implements version 1 of docs/hashchain.md, which is the normative
+// text; this summary follows it.
+//
+// # Canonical record bytes
+//
+// R, the canonical bytes of a record ([AppendRecordBytes]), is the RFC 8785
+// (JSON Canonicalization Scheme, [AppendCanonicalJSON]) serialisation of
+//
+//	{"envelope": {...}, "record": {...}}
+//
+// where "record" holds every field the record carries under its wire name,
+// plus the unknown members the device wrote (auditfmt.Record.Extra), and
+// "envelope", present only for a record that came in a structured-logging
+// envelope, holds the envelope's other members. recorded_at is written as
+// YYYY-MM-DDTHH:MM:SS[.fraction]±hh:mm in the offset the device wrote,
+// without trailing zeros in the fraction. Every number in R must be exact
+// in RFC 8785, which writes numbers as IEEE 754 doubles: integers within
+// ±2^53, and no decimal with more precision than a double holds. A record
+// that breaks that has no R, and AppendRecordBytes says which field.
+//
+// # Chains
+//
+// Each device's records form a chain named by its origin, LOG/CLIENT_ID:
+//
+//	h[n]     = SHA-256(0x00 || R[n])                                  RecordHash
+//	link[-1] = SHA-256("stormaudit/chain/v1\n" || origin || "\n")     Genesis
+//	link[n]  = SHA-256(link[n-1] || h[n])                             NextLink
+//
+// for the records with seq = 0, 1, 2, ... of that origin.
+//
+// # Rows and the tree
+//
+// Every row of the dataset has bytes W ([AppendRowBytes]), the RFC 8785
+// form of {"line", "link", "origin", "seq", "source"}, and a leaf
+// SHA-256(0x00 || W) ([LeafHash]). One RFC 6962 Merkle tree covers the
+// leaves of all rows in storage order; [Tree] computes its root while the
+// rows stream past, in O(log n) memory. Proofs of inclusion and
+// consistency come from package tlog ([tlog.ProveRecord],
+// [tlog.ProveTree]) over a [LeafHashes].
+//
+// # Checkpoints
+//
+// A [Checkpoint] commits to the tree: the C2SP tlog-checkpoint body
+//
+//	LOG
+//	SIZE
+//	BASE64(ROOT)
+//
+// signed as a C2SP signed note with Ed25519 keys of package note
+// ([GenerateKey], [SignCheckpoint], [OpenCheckpoint]). [ParseCheckpoint]
+// is strict: exactly those three lines, the size in decimal without
+// leading zeros, the root in canonical base64.
+package hashchain

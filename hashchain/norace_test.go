@@ -1,0 +1,5 @@
+//go:build !race
+
+package hashchain
+
+const raceEnabled = false

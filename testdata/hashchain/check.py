@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Recompute the hash chain test vectors of docs/hashchain.md (Python 3, standard library only)."""
+import base64, hashlib, json, os, re, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIELDS = {"client_id", "attempt", "backoff_delay_s", "outcome", "clean_session", "recorded_at", "schema", "host_id",
+          "stage", "attempt_id", "record_id", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present"}
+
+
+def es6(x):  # ECMAScript Number.prototype.toString, as RFC 8785 writes numbers
+    if isinstance(x, int):
+        assert abs(x) <= 2**53, "integer beyond 2^53: no exact JCS form"
+        x = float(x)
+    if x == 0:
+        return "0"
+    m, _, e = repr(abs(x)).partition("e")  # repr: the shortest digits that read back as x
+    i, _, f = m.partition(".")
+    digits = (i + f).lstrip("0")
+    n = len(i) + int(e or 0) - (len(i + f) - len(digits))  # x = 0.digits * 10**n
+    digits = digits.rstrip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        s = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        s = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        s = "0." + "0" * -n + digits
+    else:
+        s = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if n > 0 else "-") + str(abs(n - 1))
+    return ("-" if x < 0 else "") + s
+
+
+def jcs(v):  # RFC 8785; not json.dumps(sort_keys=True): members sort by UTF-16 code units
+    if v is None or isinstance(v, bool):
+        return json.dumps(v)
+    if isinstance(v, (int, float)):
+        return es6(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ",".join(jcs(x) for x in v) + "]"
+    keys = sorted(v, key=lambda k: k.encode("utf-16-be"))
+    return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + jcs(v[k]) for k in keys) + "}"
+
+
+def no_duplicates(pairs):
+    assert len({k for k, _ in pairs}) == len(pairs), "duplicate member"
+    return dict(pairs)
+
+
+def record_object(line):  # the object R serialises, from an input line
+    obj = json.loads(line, object_pairs_hook=no_duplicates)
+    envelope = None
+    if isinstance(obj.get("audit"), dict):
+        envelope = {k: v for k, v in obj.items() if k != "audit"}
+        obj = obj["audit"]
+    rec = {k: v for k, v in obj.items() if not (v is None and k in FIELDS)}  # null: absent
+    if "device_id" in rec:
+        rec["client_id"] = rec.pop("device_id")
+    m = re.fullmatch(r"(\d{4}-\d\d-\d\d)[Tt](\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?([Zz]|[+-]\d\d:\d\d)", rec["recorded_at"])
+    fraction, offset = (m[3] or "").rstrip("0"), m[4].upper()
+    offset = "+00:00" if offset in ("Z", "-00:00") else offset
+    rec["recorded_at"] = m[1] + "T" + m[2] + ("." + fraction if fraction else "") + offset
+    return {"record": rec, "envelope": envelope} if envelope else {"record": rec}
+
+
+def sha256(*parts):
+    return hashlib.sha256(b"".join(parts)).digest()
+
+
+def tree_hash(leaves):  # RFC 6962 Merkle tree hash
+    if len(leaves) == 0:
+        return sha256()
+    if len(leaves) == 1:
+        return leaves[0]
+    k = 1 << ((len(leaves) - 1).bit_length() - 1)  # the largest power of two below the size
+    return sha256(b"\x01", tree_hash(leaves[:k]), tree_hash(leaves[k:]))
+
+
+# Ed25519 verification (RFC 8032), for the signed checkpoint.
+P, L = 2**255 - 19, 2**252 + 27742317777372353535851937790883648493
+D = -121665 * pow(121666, P - 2, P) % P
+
+
+def point(b):
+    y = int.from_bytes(b, "little")
+    sign, y = y >> 255, y & (1 << 255) - 1
+    x2 = (y * y - 1) * pow(D * y * y + 1, P - 2, P) % P
+    x = pow(x2, (P + 3) // 8, P)
+    if (x * x - x2) % P:
+        x = x * pow(2, (P - 1) // 4, P) % P
+    assert y < P and (x * x - x2) % P == 0 and not (x == 0 and sign), "not a curve point"
+    x = P - x if x & 1 != sign else x
+    return (x, y, 1, x * y % P)
+
+
+def add(p, q):
+    a, b = (p[1] - p[0]) * (q[1] - q[0]) % P, (p[1] + p[0]) * (q[1] + q[0]) % P
+    c, d = 2 * p[3] * q[3] * D % P, 2 * p[2] * q[2] % P
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return (e * f % P, g * h % P, f * g % P, e * h % P)
+
+
+def mul(s, p):
+    q = (0, 1, 1, 0)
+    while s:
+        q, p, s = add(q, p) if s & 1 else q, add(p, p), s >> 1
+    return q
+
+
+def ed25519_verify(public, message, sig):
+    s = int.from_bytes(sig[32:], "little")
+    k = int.from_bytes(hashlib.sha512(sig[:32] + public + message).digest(), "little") % L
+    lhs, rhs = mul(s, point((4 * pow(5, P - 2, P) % P).to_bytes(32, "little"))), add(point(sig[:32]), mul(k, point(public)))
+    return s < L and (lhs[0] * rhs[2] - rhs[0] * lhs[2]) % P == 0 and (lhs[1] * rhs[2] - rhs[1] * lhs[2]) % P == 0
+
+
+def check_signed_note(msg, vkey):  # a C2SP signed note, verifier key NAME+HASH+BASE64(0x01 || PUBLIC KEY)
+    name, key_hash, key = vkey.split("+")
+    key = base64.b64decode(key)
+    assert key[0] == 1 and sha256(name.encode(), b"\n", key)[:4].hex() == key_hash, "bad verifier key"
+    text, _, sigs = msg.rpartition("\n\n")
+    for line in sigs.splitlines():
+        signer, sig = line.removeprefix("\u2014 ").split(" ")
+        sig = base64.b64decode(sig)
+        if signer == name and sig[:4].hex() == key_hash:
+            assert ed25519_verify(key[1:], (text + "\n").encode(), sig[4:]), "bad signature"
+            return text + "\n"
+    raise AssertionError("not signed by " + name)
+
+
+def main():
+    v = json.load(open(os.path.join(HERE, "vectors.json"), encoding="utf-8"))
+    links, leaves = {}, []
+    for row in v["rows"]:
+        where = "%s:%d" % (row["source"], row["line"])
+        R = jcs(record_object(row["input"])).encode()
+        assert R == row["R"].encode(), where + ": R"
+        h = sha256(b"\x00", R)
+        assert h.hex() == row["record_hash"], where + ": record hash"
+        origin = v["log"] + "/" + json.loads(row["R"])["record"]["client_id"]
+        assert origin == row["origin"] and row["seq"] == len(links.get(origin, [])), where + ": origin and seq"
+        prev = links[origin][-1] if origin in links else sha256(b"stormaudit/chain/v1\n", origin.encode(), b"\n")
+        link = sha256(prev, h)
+        assert link.hex() == row["link"], where + ": link"
+        links.setdefault(origin, []).append(link)
+        W = jcs({"line": row["line"], "link": base64.b64encode(link).decode(), "origin": origin,
+                 "seq": row["seq"], "source": row["source"]}).encode()
+        assert W == row["W"].encode(), where + ": W"
+        leaves.append(sha256(b"\x00", W))
+        assert leaves[-1].hex() == row["leaf_hash"], where + ": leaf hash"
+    root = base64.b64encode(tree_hash(leaves)).decode()
+    assert root == v["root"] and len(leaves) == v["tree_size"], "tree root"
+    body = "%s\n%d\n%s\n" % (v["log"], len(leaves), root)
+    assert body == v["checkpoint"], "checkpoint body"
+    note = open(os.path.join(HERE, "checkpoint.note"), encoding="utf-8").read()
+    vkey = open(os.path.join(HERE, "test.pub"), encoding="utf-8").read().strip()
+    assert check_signed_note(note, vkey) == body, "signed checkpoint"
+    print("OK")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
