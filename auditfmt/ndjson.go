@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -40,8 +41,9 @@ const maxFoundBytes = 64
 // whitespace outside strings removed. An "audit" member inside the record
 // of an envelope is rejected: envelopes do not nest.
 type Decoder struct {
-	line []byte // the line being decoded, without a trailing \r
-	hard bool   // the error being returned is final: a syntax error, or a line that is no object
+	line  []byte // the line being decoded, without a trailing \r
+	hard  bool   // the error being returned is final: a syntax error, or a line that is no object
+	probe bool   // a first member that is not a record field makes decodeFlat return errFirstUnknown
 
 	seen     uint32 // one bit per known record field read so far
 	deviceID string // the device_id member, when there is one
@@ -53,11 +55,20 @@ type Decoder struct {
 	valBuf   []byte // the current string value, unescaped (when it has escapes)
 	stack    []byte // the closing brackets of the containers a skipped value has open
 	interned map[string]string
+	day      dayCache
 }
 
-// errEnvelope tells Decode that the line is an envelope. It is never
-// returned to a caller.
-var errEnvelope = errors.New("auditfmt: line is an envelope")
+// These errors steer the decoder between the two shapes of a line. They
+// are never returned to a caller.
+var (
+	// errEnvelope: the line has an "audit" member that is an object.
+	errEnvelope = errors.New("auditfmt: line is an envelope")
+	// errFirstUnknown: the line's first member is not a record field, so
+	// it is most likely an envelope.
+	errFirstUnknown = errors.New("auditfmt: line starts with an unknown member")
+	// errNoAudit: the line has no "audit" member, so it is no envelope.
+	errNoAudit = errors.New("auditfmt: line has no audit member")
+)
 
 // Decode decodes one line (without its newline; a trailing \r is allowed and
 // ignored) into rec, which it resets first (rec.Source and rec.Line are left
@@ -83,10 +94,8 @@ func (d *Decoder) Decode(line []byte, rec *Record) error {
 // envelope can look like record fields. So after a field error the decoder
 // skims the whole line once more, checking syntax only.
 func (d *Decoder) decode(line []byte, rec *Record) error {
-	d.line, d.hard = line, false
+	d.line, d.hard, d.probe = line, false, true
 	d.resetRecord(rec)
-	d.envelope = d.envelope[:0]
-	d.envKeys.reset()
 	if len(line) > MaxLineBytes {
 		d.hard = true
 		return &FieldError{
@@ -95,6 +104,14 @@ func (d *Decoder) decode(line []byte, rec *Record) error {
 		}
 	}
 	err := d.decodeFlat(rec)
+	if err == errFirstUnknown { // most likely an envelope: try that first
+		if err = d.decodeEnvelope(rec); err != errNoAudit {
+			return err
+		}
+		d.probe = false
+		d.resetRecord(rec)
+		err = d.decodeFlat(rec)
+	}
 	switch {
 	case err == nil:
 		return d.finish(rec)
@@ -117,12 +134,14 @@ func (d *Decoder) decode(line []byte, rec *Record) error {
 func (d *Decoder) resetRecord(rec *Record) {
 	*rec = Record{Source: rec.Source, Line: rec.Line}
 	d.seen, d.deviceID = 0, ""
-	d.extra = d.extra[:0]
+	d.extra, d.envelope = d.extra[:0], d.envelope[:0]
 	d.recKeys.reset()
+	d.envKeys.reset()
 }
 
 // decodeFlat decodes the line as a flat record. It returns errEnvelope when
-// it meets an "audit" member whose value is an object.
+// it meets an "audit" member whose value is an object, and errFirstUnknown
+// as said at Decoder.probe.
 func (d *Decoder) decodeFlat(rec *Record) error {
 	b := d.line
 	i := skipSpace(b, 0)
@@ -143,12 +162,16 @@ func (d *Decoder) decodeFlat(rec *Record) error {
 	return d.end(i)
 }
 
-// decodeEnvelope decodes the line as an envelope, from the start.
+// decodeEnvelope decodes the line as an envelope, from the start. It
+// returns errNoAudit if the line is an object without an "audit" member.
 func (d *Decoder) decodeEnvelope(rec *Record) error {
 	d.resetRecord(rec)
 	err := d.envelopeMembers(rec)
-	if err == nil {
+	switch {
+	case err == nil:
 		return d.finish(rec)
+	case err == errNoAudit:
+		return err
 	}
 	if !d.hard {
 		if _, serr := d.skim(); serr != nil {
@@ -265,6 +288,9 @@ func (d *Decoder) members(rec *Record, i, depth int, inner bool) (int, error) {
 		if err != nil {
 			return i, err
 		}
+		if first && f == fieldUnknown && d.probe && !inner {
+			return i, errFirstUnknown
+		}
 		if f < fieldAudit {
 			if d.seen&(1<<f) != 0 {
 				return m.val, d.duplicate(&m)
@@ -313,16 +339,20 @@ func (d *Decoder) otherMember(rec *Record, m *memberHead, f wireField, depth int
 func (d *Decoder) envelopeMembers(rec *Record) error {
 	b := d.line
 	i := skipSpace(b, skipSpace(b, 0)+1) // the line starts with '{'
+	carries := false
 	if i < len(b) && b[i] == '}' {
 		i++
 	} else {
 		var err error
-		if i, err = d.envelopeLoop(rec, i); err != nil {
+		if i, carries, err = d.envelopeLoop(rec, i); err != nil {
 			return err
 		}
 	}
 	if err := d.end(i); err != nil {
 		return err
+	}
+	if !carries {
+		return errNoAudit
 	}
 	if len(d.envelope) > 0 {
 		d.envelope = append(d.envelope, '}')
@@ -332,29 +362,29 @@ func (d *Decoder) envelopeMembers(rec *Record) error {
 }
 
 // envelopeLoop decodes the members of an envelope, the first at i, and
-// returns the index after the '}' that closes it.
-func (d *Decoder) envelopeLoop(rec *Record, i int) (int, error) {
+// returns the index after the '}' that closes it, and whether there was an
+// "audit" member.
+func (d *Decoder) envelopeLoop(rec *Record, i int) (end int, carries bool, err error) {
 	var m memberHead
 	for first := true; ; first = false {
 		if err := d.memberName(&m, i, first); err != nil {
-			return i, err
+			return i, carries, err
 		}
 		if d.envKeys.add(m.name) {
-			return i, d.duplicate(&m)
+			return i, carries, d.duplicate(&m)
 		}
-		var err error
 		if string(m.name) == "audit" {
 			i, err = d.carried(rec, m.val)
-			m.name = auditName // the record's members have overwritten it
+			m.name, carries = auditName, true // the record's members have overwritten the name
 		} else {
 			i, err = d.envelopeMember(&m)
 		}
 		if err != nil {
-			return i, err
+			return i, carries, err
 		}
 		done := false
 		if i, done, err = d.nextMember(i, m.name); done || err != nil {
-			return i, err
+			return i, carries, err
 		}
 	}
 }
@@ -372,12 +402,22 @@ func (d *Decoder) carried(rec *Record, i int) (int, error) {
 // envelopeMember checks the value of a member of an envelope other than
 // "audit" and keeps it in d.envelope.
 func (d *Decoder) envelopeMember(m *memberHead) (int, error) {
-	end, err := d.skipValue(m.val, m.name, 1)
+	end, err := d.skipMember(m)
 	if err != nil {
 		return end, err
 	}
 	d.envelope = appendMember(d.envelope, m.raw, d.line[m.val:end])
 	return end, nil
+}
+
+// skipMember checks the value of a member of the line's object and returns
+// the index after it. It names NaN and Infinity in the value of a member
+// named like a record field as the decoder of that field would.
+func (d *Decoder) skipMember(m *memberHead) (int, error) {
+	if f := wireFieldOf(m.name); f < fieldAudit && nonFinite(d.line, m.val) != "" {
+		return m.val, d.wrongType(f, m.val)
+	}
+	return d.skipValue(m.val, m.name, 1)
 }
 
 // skim checks the syntax of the whole line, which starts with '{', and
@@ -397,10 +437,7 @@ func (d *Decoder) skim() (isEnvelope bool, err error) {
 		if string(m.name) == "audit" && m.val < len(b) && b[m.val] == '{' {
 			isEnvelope = true
 		}
-		if f := wireFieldOf(m.name); f < fieldAudit && nonFinite(b, m.val) != "" {
-			return false, d.wrongType(f, m.val) // name the field's own expectation
-		}
-		if i, err = d.skipValue(m.val, m.name, 1); err != nil {
+		if i, err = d.skipMember(&m); err != nil {
 			return false, err
 		}
 		done := false
@@ -979,8 +1016,83 @@ func (d *Decoder) timeField(rec *Record, name []byte, i int) (int, error) {
 	if len(s) > maxFoundBytes { // far too long to be a timestamp
 		return end, outOfRange(fieldRecordedAt, quoteClipped(s))
 	}
-	rec.RecordedAt, rec.OffsetMin, err = ParseTimestamp(s)
+	rec.RecordedAt, rec.OffsetMin, err = d.timestamp(s)
 	return end, err
+}
+
+// A dayCache remembers the date of the last timestamp, so that the
+// timestamps of one day skip the calendar arithmetic.
+type dayCache struct {
+	date  [10]byte // "2026-11-30", as ParseTimestamp accepted it
+	start int64    // Unix nanoseconds of the date's midnight, taken as UTC
+	ok    bool
+}
+
+// timestamp is ParseTimestamp, faster for a timestamp in the form Python
+// writes on the date of the one before.
+func (d *Decoder) timestamp(s []byte) (int64, int16, error) {
+	clock, offsetMin, ok := clockOf(s)
+	if ok && d.day.ok && string(s[:len(d.day.date)]) == string(d.day.date[:]) {
+		return d.day.start + clock - int64(offsetMin)*int64(time.Minute), offsetMin, nil
+	}
+	ns, offsetMin, err := ParseTimestamp(s)
+	if err == nil && ok {
+		copy(d.day.date[:], s)
+		d.day.start, d.day.ok = ns+int64(offsetMin)*int64(time.Minute)-clock, true
+	}
+	return ns, offsetMin, err
+}
+
+// clockOf reads the part of a timestamp after its date, like
+// "T14:17:34.979964+00:00" or "T14:17:34Z", and returns the nanoseconds since
+// midnight and the UTC offset in minutes. It reports false for anything
+// ParseTimestamp might not accept in the same way; ParseTimestamp then
+// decides.
+func clockOf(s []byte) (clock int64, offsetMin int16, ok bool) {
+	if len(s) < 20 || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return 0, 0, false
+	}
+	hour, min, sec := twoDigits(s[11:]), twoDigits(s[14:]), twoDigits(s[17:])
+	if hour < 0 || hour > 23 || min < 0 || min > 59 || sec < 0 || sec > 59 {
+		return 0, 0, false
+	}
+	i, frac := 19, int64(0)
+	if s[i] == '.' {
+		start := i + 1
+		for i = start; i < len(s) && i-start < 10 && isDigit(s[i]); i++ {
+			frac = frac*10 + int64(s[i]-'0')
+		}
+		n := i - start
+		if n == 0 || n > 9 {
+			return 0, 0, false
+		}
+		for ; n < 9; n++ {
+			frac *= 10
+		}
+	}
+	switch zone := s[i:]; {
+	case len(zone) == 1 && zone[0] == 'Z':
+	case len(zone) == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':':
+		h, m := twoDigits(zone[1:]), twoDigits(zone[4:])
+		if h < 0 || h > 23 || m < 0 || m > 59 {
+			return 0, 0, false
+		}
+		offsetMin = int16(h*60 + m)
+		if zone[0] == '-' {
+			offsetMin = -offsetMin
+		}
+	default:
+		return 0, 0, false
+	}
+	return int64(hour*3600+min*60+sec)*int64(time.Second) + frac, offsetMin, true
+}
+
+// twoDigits returns the number s starts with, two decimal digits, or -1.
+func twoDigits(s []byte) int {
+	if !isDigit(s[0]) || !isDigit(s[1]) {
+		return -1
+	}
+	return int(s[0]-'0')*10 + int(s[1]-'0')
 }
 
 // numberAt reports whether a JSON number (or something that is meant to be

@@ -100,6 +100,10 @@ func checkAgainstStdlib(t *testing.T, line []byte, rec *Record) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("encoding/json reads %v, Decode %v", got, want)
 	}
+	ts, _ := members["recorded_at"].(string)
+	if ns, off, err := ParseTimestamp([]byte(ts)); err != nil || ns != rec.RecordedAt || off != rec.OffsetMin {
+		t.Fatalf("recorded_at %q: ParseTimestamp gives %d %d %v, Decode %d %d", ts, ns, off, err, rec.RecordedAt, rec.OffsetMin)
+	}
 	extra := map[string]any{}
 	for k, v := range members {
 		if wireFieldOf([]byte(k)) == fieldUnknown {

@@ -284,6 +284,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"NaN in extra", `{"x":NaN}`, `x: expected a JSON value, found NaN`},
 		{"Infinity nested in extra", `{"x":{"y":[1,-Infinity]}}`, `x: expected a JSON value, found -Infinity`},
 		{"NaN in envelope", `{"m":NaN,"audit":{` + required + `}}`, `m: expected a JSON value, found NaN`},
+		{"NaN after an unknown member", `{"x":1,"backoff_delay_s":NaN}`, `backoff_delay_s: expected a finite number >= 0, found NaN`},
+		{"field error after an unknown member", `{"x":1,` + with(required, "attempt", `-1`) + `}`, `attempt: expected an integer >= 0, found -1`},
 		{"NaN after a field error", `{"attempt":"x","backoff_delay_s":NaN}`, `backoff_delay_s: expected a finite number >= 0, found NaN`},
 
 		// Literals and nesting.
@@ -370,6 +372,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"audit string", `{"m":1,"audit":"x"}`, `audit: expected a JSON object (the record carried by a logging envelope), found a string`},
 		{"audit null", `{` + required + `,"audit":null}`, `audit: expected a JSON object (the record carried by a logging envelope), found null`},
 		{"audit array", `{"audit":[1]}`, `audit: expected a JSON object (the record carried by a logging envelope), found an array`},
+		{"audit twice, first no object", `{"audit":5,"audit":{` + required + `}}`, `audit: expected a JSON object (the record carried by a logging envelope), found a number`},
 		{"audit in audit", `{"audit":{` + required + `,"audit":{}}}`, `audit: expected a record without an "audit" member (envelopes do not nest), found an object`},
 		{"field error in carried record", `{"m":1,"audit":{` + with(required, "attempt", `-1`) + `}}`, `attempt: expected an integer >= 0, found -1`},
 		{"after envelope", `{"audit":{` + required + `}}]`, `expected nothing after the JSON object, found "]" at byte 162`},
@@ -570,6 +573,34 @@ func TestSkipPlain(t *testing.T) {
 		}
 		if got := skipPlain(b, i); got != want {
 			t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
+		}
+	}
+}
+
+// TestDecoderTimestamp checks the decoder's fast path for timestamps
+// against ParseTimestamp, on timestamps of one day and of many.
+func TestDecoderTimestamp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pick := func(options ...string) string { return options[rng.IntN(len(options))] }
+	num := func(lo, hi int) string { return fmt.Sprintf("%02d", lo+rng.IntN(hi-lo+1)) }
+	var d Decoder
+	var date string
+	for k := range 100000 {
+		if k%8 == 0 {
+			date = pick("2026-11-30", "2024-02-29", "2023-02-29", "1678-01-01", "1677-12-31", "2261-12-31", "2262-01-01", "2026-13-01", "2026-1x-01")
+			if rng.IntN(4) == 0 {
+				date = fmt.Sprintf("%04d-%s-%s", 1600+rng.IntN(800), num(0, 13), num(0, 32))
+			}
+		}
+		ts := date + pick("T", "T", "T", "t", " ") + num(0, 24) + pick(":", ":", ":", "-") + num(0, 60) + ":" + num(0, 60)
+		if n := rng.IntN(12); n > 0 {
+			ts += "." + strconv.FormatUint(rng.Uint64(), 10)[:n-1]
+		}
+		ts += pick("+00:00", "Z", "z", "-05:30", "+23:59", "-23:59", "+24:00", "+05:60", "+0530", "", "+05:3x") + pick("", "", "", "", "x")
+		gotNS, gotOff, gotErr := d.timestamp([]byte(ts))
+		wantNS, wantOff, wantErr := ParseTimestamp([]byte(ts))
+		if gotNS != wantNS || gotOff != wantOff || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s: decoder %d %d %v, ParseTimestamp %d %d %v", ts, gotNS, gotOff, gotErr, wantNS, wantOff, wantErr)
 		}
 	}
 }
