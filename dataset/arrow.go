@@ -46,6 +46,8 @@ func (t columnType) arrowType() arrow.DataType {
 		return arrow.PrimitiveTypes.Int64
 	case pq.Double:
 		return arrow.PrimitiveTypes.Float64
+	case pq.FixedLenByteArray:
+		return &arrow.FixedSizeBinaryType{ByteWidth: t.length}
 	}
 	return arrow.BinaryTypes.String
 }
@@ -127,10 +129,11 @@ type arrowFile struct {
 	path    string
 	pf      *file.Reader
 	rr      pqarrow.RecordReader // nil for a file without rows
-	cols    [numColumns]int      // index in rr.Schema() of each column
-	relabel [numColumns]bool     // binary to be read as utf8
-	want    int64                // rows the manifest promises
-	rows    int64                // rows returned
+	mem     memory.Allocator
+	cols    [numColumns]int  // index in rr.Schema() of each column; -1 for absent chain columns
+	relabel [numColumns]bool // binary to be read as utf8
+	want    int64            // rows the manifest promises
+	rows    int64            // rows returned
 }
 
 func openArrowFile(path string, want, batchRows int64, mem memory.Allocator) (*arrowFile, error) {
@@ -140,19 +143,19 @@ func openArrowFile(path string, want, batchRows int64, mem memory.Allocator) (*a
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a Parquet file: %w", path, err)
 	}
-	f := &arrowFile{path: path, pf: pf, want: want}
-	if err := f.init(batchRows, mem); err != nil {
+	f := &arrowFile{path: path, pf: pf, want: want, mem: mem}
+	if err := f.init(batchRows); err != nil {
 		pf.Close()
 		return nil, err
 	}
 	return f, nil
 }
 
-func (f *arrowFile) init(batchRows int64, mem memory.Allocator) error {
+func (f *arrowFile) init(batchRows int64) error {
 	if n := f.pf.NumRows(); n != f.want {
 		return fmt.Errorf("%s: the file has %d rows, the manifest says %d", f.path, n, f.want)
 	}
-	fr, err := pqarrow.NewFileReader(f.pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, mem)
+	fr, err := pqarrow.NewFileReader(f.pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, f.mem)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.path, err)
 	}
@@ -176,10 +179,16 @@ func (f *arrowFile) init(batchRows int64, mem memory.Allocator) error {
 
 // match finds the dataset columns in the Arrow schema pqarrow gives the
 // file, checks their types, and returns their Parquet leaf column indices.
+// A file may lack all the chain columns; they read as nulls.
 func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 	leaves := make([]int, 0, numColumns)
+	chained := sc.HasField(columnNames[colOrigin])
 	for c, want := range arrowSchema.Fields() {
 		idx := sc.FieldIndices(want.Name)
+		if len(idx) == 0 && isChainColumn(c) && !chained {
+			f.cols[c] = -1
+			continue
+		}
 		if len(idx) == 0 {
 			return nil, &ColumnError{File: f.path, Column: want.Name, Expected: want.Type.String()}
 		}
@@ -231,6 +240,12 @@ func (f *arrowFile) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		}
 	}()
 	for c := range cols {
+		if f.cols[c] < 0 {
+			a := array.MakeArrayOfNull(f.mem, arrowSchema.Field(c).Type, int(rec.NumRows()))
+			made = append(made, a)
+			cols[c] = a
+			continue
+		}
 		a := rec.Column(f.cols[c])
 		if !arrowSchema.Field(c).Nullable && a.NullN() > 0 {
 			return nil, fmt.Errorf("%s: row %d: %s: expected a value, found null", f.path, f.rows+firstNull(a), columnNames[c])

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,14 +22,16 @@ import (
 )
 
 // writeDataset writes each element of parts as one Parquet file of a dataset
-// in a new directory, with a manifest, and returns the directory.
-func writeDataset(t testing.TB, parts [][]auditfmt.Record, opts ...FileOption) string {
+// in a new directory, with a manifest, and returns the directory. The parts
+// are written with chain positions, except those whose index is in
+// unchained.
+func writeDataset(t testing.TB, parts [][]auditfmt.Record, unchained []int, opts ...FileOption) string {
 	t.Helper()
 	dir := t.TempDir()
 	m := Manifest{Format: "stormaudit-dataset", SchemaVersion: 1, CreatedBy: "dataset test", SortedBy: SortedBy, Files: []File{}}
 	for i, recs := range parts {
 		name := fmt.Sprintf("part-%05d.parquet", i)
-		w := writeTestFile(t, filepath.Join(dir, name), recs, opts...)
+		w := writeTestFile(t, filepath.Join(dir, name), recs, !slices.Contains(unchained, i), opts...)
 		m.Files = append(m.Files, File{Name: name, Rows: w.Rows(), RowGroups: w.RowGroups(), SHA256: w.SHA256()})
 		m.Rows += w.Rows()
 	}
@@ -48,9 +51,10 @@ func writeManifestFile(t testing.TB, dir string, m *Manifest) {
 }
 
 // wantRow returns the values an Arrow reader must find for r, column by
-// column, with nil for null. It is written from the schema's definition,
-// independently of the conversion in schema.go.
-func wantRow(r *auditfmt.Record) []any {
+// column, with nil for null, and for the chain columns those of chainOf(r)
+// if chained. It is written from the schema's definition, independently of
+// the conversion in schema.go.
+func wantRow(r *auditfmt.Record, chained bool) []any {
 	opt := func(has auditfmt.Presence, v any) any {
 		if r.Has&has == 0 {
 			return nil
@@ -68,6 +72,11 @@ func wantRow(r *auditfmt.Record) []any {
 			return nil
 		}
 		return s
+	}
+	var origin, seq, link any
+	if chained {
+		p := chainOf(r)
+		origin, seq, link = p.Origin, p.Seq, string(p.Link[:])
 	}
 	return []any{
 		r.ClientID,
@@ -91,6 +100,9 @@ func wantRow(r *auditfmt.Record) []any {
 		str(r.Envelope),
 		testSources[r.Source],
 		r.Line,
+		origin,
+		seq,
+		link,
 	}
 }
 
@@ -112,14 +124,17 @@ func arrowValue(t *testing.T, a arrow.Array, i int) any {
 		return a.Value(i)
 	case *array.Timestamp:
 		return int64(a.Value(i))
+	case *array.FixedSizeBinary:
+		return string(a.Value(i))
 	}
 	t.Fatalf("unexpected array type %s", a.DataType())
 	return nil
 }
 
 // checkBatch compares every value of every row and column of rec with
-// want, starting at want[0].
-func checkBatch(t *testing.T, rec arrow.RecordBatch, want []auditfmt.Record) {
+// want, starting at want[0]; chained[i] says whether want[i] was written
+// with its chain position.
+func checkBatch(t *testing.T, rec arrow.RecordBatch, want []auditfmt.Record, chained []bool) {
 	t.Helper()
 	if !rec.Schema().Equal(arrowSchema) {
 		t.Fatalf("batch schema:\n%s\nwant:\n%s", rec.Schema(), arrowSchema)
@@ -129,7 +144,7 @@ func checkBatch(t *testing.T, rec arrow.RecordBatch, want []auditfmt.Record) {
 	}
 	bad := 0
 	for i := range int(rec.NumRows()) {
-		w := wantRow(&want[i])
+		w := wantRow(&want[i], chained[i])
 		for c := range int(rec.NumCols()) {
 			if got := arrowValue(t, rec.Column(c), i); got != w[c] {
 				t.Errorf("row %d (line %d), column %s: got %#v, want %#v", i, want[i].Line, rec.ColumnName(c), got, w[c])
@@ -145,8 +160,13 @@ func checkBatch(t *testing.T, rec arrow.RecordBatch, want []auditfmt.Record) {
 // through arrow-go's pqarrow, comparing every value, nulls included.
 func TestArrowInterop(t *testing.T) {
 	all := genRecords(11, 7000)
-	parts := [][]auditfmt.Record{all[:2500], all[2500:2500], all[2500:]} // an empty file in the middle
-	dir := writeDataset(t, parts, RowGroupRows(1000))
+	// An empty file, and a file without chain positions.
+	parts := [][]auditfmt.Record{all[:2500], all[2500:2500], all[2500:4000], all[4000:]}
+	dir := writeDataset(t, parts, []int{2}, RowGroupRows(1000))
+	chained := make([]bool, len(all))
+	for i := range chained {
+		chained[i] = i < 2500 || i >= 4000
+	}
 	r, err := OpenArrow(dir, 600)
 	if err != nil {
 		t.Fatal(err)
@@ -166,8 +186,8 @@ func TestArrowInterop(t *testing.T) {
 		if rec.NumRows() == 0 || rec.NumRows() > 600 {
 			t.Errorf("batch of %d rows, want 1 to 600", rec.NumRows())
 		}
-		checkBatch(t, rec, want)
-		want = want[rec.NumRows():]
+		checkBatch(t, rec, want, chained)
+		want, chained = want[rec.NumRows():], chained[rec.NumRows():]
 		rec.Release()
 		batches++
 	}
@@ -190,7 +210,7 @@ func TestArrowMemoryBounded(t *testing.T) {
 		t.Skip("writes 400,000 rows")
 	}
 	recs := typicalRecords(400_000)
-	dir := writeDataset(t, [][]auditfmt.Record{recs[:200_000], recs[200_000:]}, RowGroupRows(50_000))
+	dir := writeDataset(t, [][]auditfmt.Record{recs[:200_000], recs[200_000:]}, nil, RowGroupRows(50_000))
 	r, err := OpenArrow(dir, 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +241,11 @@ func TestArrowMemoryBounded(t *testing.T) {
 
 func TestExportArrowIPC(t *testing.T) {
 	all := genRecords(12, 3000)
-	dir := writeDataset(t, [][]auditfmt.Record{all[:1000], all[1000:]})
+	dir := writeDataset(t, [][]auditfmt.Record{all[:1000], all[1000:]}, []int{1})
+	chained := make([]bool, len(all))
+	for i := range 1000 {
+		chained[i] = true
+	}
 	var buf bytes.Buffer
 	if err := ExportArrowIPC(dir, &buf); err != nil {
 		t.Fatal(err)
@@ -240,8 +264,8 @@ func TestExportArrowIPC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkBatch(t, rec, want)
-		want = want[rec.NumRows():]
+		checkBatch(t, rec, want, chained)
+		want, chained = want[rec.NumRows():], chained[rec.NumRows():]
 	}
 	if len(want) != 0 {
 		t.Errorf("%d records missing from the export", len(want))
@@ -249,7 +273,7 @@ func TestExportArrowIPC(t *testing.T) {
 }
 
 func TestExportArrowIPCEmpty(t *testing.T) {
-	dir := writeDataset(t, nil)
+	dir := writeDataset(t, nil, nil)
 	var buf bytes.Buffer
 	if err := ExportArrowIPC(dir, &buf); err != nil {
 		t.Fatal(err)
@@ -288,7 +312,7 @@ func TestArrowRejects(t *testing.T) {
 			"gone.parquet: not a Parquet file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeDataset(t, [][]auditfmt.Record{recs})
+			dir := writeDataset(t, [][]auditfmt.Record{recs}, nil)
 			m, err := ReadManifest(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -313,4 +337,33 @@ func TestArrowRejects(t *testing.T) {
 	if _, err := OpenArrow(t.TempDir(), 10); err == nil || !strings.Contains(err.Error(), "is not a dataset") {
 		t.Errorf("OpenArrow(empty dir): %v", err)
 	}
+}
+
+func BenchmarkArrowRead(b *testing.B) {
+	recs := typicalRecords(1 << 20)
+	dir := writeDataset(b, [][]auditfmt.Record{recs}, nil)
+	cpu := cpuTime()
+	for b.Loop() {
+		r, err := OpenArrow(dir, DefaultBatchRows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total := 0
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += int(rec.NumRows())
+			rec.Release()
+		}
+		r.Close()
+		if total != len(recs) {
+			b.Fatalf("read %d rows, want %d", total, len(recs))
+		}
+	}
+	reportRows(b, len(recs), cpu)
 }

@@ -14,7 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/hashchain"
 )
 
 // IngestOptions configures Ingest. The zero value of each field selects
@@ -32,6 +35,12 @@ type IngestOptions struct {
 	Progress func(Progress)
 	// CreatedBy names the program in the manifest.
 	CreatedBy string
+	// Log names the log: the checkpoint's origin line and the prefix of
+	// every chain's origin (default "stormaudit/" and the dataset
+	// directory's base name).
+	Log string
+	// Signer, when set, signs the checkpoint.
+	Signer note.Signer
 }
 
 // Progress reports how far an ingest has come.
@@ -54,6 +63,16 @@ func Ingest(ctx context.Context, dir string, sources []Source, opts IngestOption
 	}
 	if opts.FileRows <= 0 {
 		opts.FileRows = 1 << 22
+	}
+	if opts.Log == "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		opts.Log = "stormaudit/" + filepath.Base(abs)
+	}
+	if err := hashchain.CheckLogName(opts.Log); err != nil {
+		return nil, err
 	}
 	if err := prepareDir(dir); err != nil {
 		return nil, err
@@ -199,6 +218,7 @@ func (ing *ingest) readCSV(source uint32, in *opened) error {
 	recs := make([]auditfmt.Record, 0, batchLines)
 	var rejects []reject
 	var rows int64
+	var h rowHasher
 	for {
 		recs = append(recs, auditfmt.Record{})
 		rec := &recs[len(recs)-1]
@@ -206,6 +226,9 @@ func (ing *ingest) readCSV(source uint32, in *opened) error {
 		if err == io.EOF {
 			recs = recs[:len(recs)-1]
 			return ing.accept(source, rows, recs, rejects)
+		}
+		if err == nil {
+			_, _, err = h.recordHash(rec, "")
 		}
 		rec.Source = source
 		var fe *auditfmt.FieldError

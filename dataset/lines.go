@@ -107,8 +107,9 @@ func decodeBatches(source uint32, in <-chan *lineBatch, out chan<- *lineBatch) {
 		go func() {
 			defer wg.Done()
 			var d auditfmt.Decoder
+			var h rowHasher
 			for b := range work {
-				b.decode(&d, source)
+				b.decode(&d, &h, source)
 				close(b.done)
 			}
 		}()
@@ -123,7 +124,10 @@ func decodeBatches(source uint32, in <-chan *lineBatch, out chan<- *lineBatch) {
 	wg.Wait()
 }
 
-func (b *lineBatch) decode(d *auditfmt.Decoder, source uint32) {
+// decode decodes the batch's lines. A record must also have canonical
+// bytes (docs/hashchain.md): one whose numbers RFC 8785 cannot write
+// exactly is rejected here, where the line is still at hand.
+func (b *lineBatch) decode(d *auditfmt.Decoder, h *rowHasher, source uint32) {
 	b.recs, b.rejects = b.recs[:0], b.rejects[:0]
 	start := 0
 	for i, end := range b.ends {
@@ -134,8 +138,8 @@ func (b *lineBatch) decode(d *auditfmt.Decoder, source uint32) {
 		var err error
 		if b.long[i] > 0 {
 			err = &auditfmt.FieldError{Expected: "a line of at most 1048576 bytes", Found: "a line of " + itoa(b.long[i]) + " bytes"}
-		} else {
-			err = d.Decode(s, &b.recs[n])
+		} else if err = d.Decode(s, &b.recs[n]); err == nil {
+			_, _, err = h.recordHash(&b.recs[n], "")
 		}
 		if err != nil {
 			b.recs = b.recs[:n]

@@ -22,11 +22,16 @@ type Manifest struct {
 	Format        string   `json:"format"`         // always "stormaudit-dataset"
 	SchemaVersion int      `json:"schema_version"` // auditfmt.SchemaVersion
 	CreatedBy     string   `json:"created_by"`     // program and version
+	Log           string   `json:"log"`            // the log's name: the checkpoint's origin line, the prefix of every chain's origin
 	SortedBy      []string `json:"sorted_by"`      // column names
 	Rows          int64    `json:"rows"`           // records stored
 	Files         []File   `json:"files"`          // Parquet files, in sort order
 	Inputs        []Input  `json:"inputs"`         // inputs, in the order given
 	Totals        Counts   `json:"totals"`
+	// Checkpoint is the checkpoint written with the dataset (its body, as
+	// in the checkpoint file); Signers names the keys that signed it.
+	Checkpoint string   `json:"checkpoint"`
+	Signers    []string `json:"signers,omitempty"`
 }
 
 // File is one Parquet file of a dataset.

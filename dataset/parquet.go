@@ -30,8 +30,8 @@ const (
 // DefaultRowGroupRows is the default maximum number of rows in a row group.
 const DefaultRowGroupRows = 128 << 10
 
-// The writer's tuning. Measured with BenchmarkWriteFile; see the report in
-// parquet_test.go.
+// The writer's tuning, measured with BenchmarkWriteFile (see the notes
+// there).
 const (
 	writeChunk      = 1024    // records converted per call to the Parquet writer
 	pageBufferSize  = 1 << 20 // uncompressed bytes buffered per column before a page is cut
@@ -67,9 +67,8 @@ func RowGroupRows(n int) FileOption {
 // sorting columns client_id, recorded_at declared in the metadata and
 // key-value metadata stormaudit.schema_version=1 and stormaudit.sources.
 //
-// The caller sorts: Write checks the order of client_id and recorded_at
-// and fails on a record that sorts before the one written before it, since
-// the file declares that order to every reader.
+// The caller sorts: the file declares that order to every reader, but
+// Write does not check it.
 //
 // A FileWriter is not safe for concurrent use.
 type FileWriter struct {
@@ -81,14 +80,11 @@ type FileWriter struct {
 	rows    []row
 	nw      []narrowed
 
-	n          int64
-	started    bool
-	lastClient string
-	lastAt     int64
-	rowGroups  int
-	sum        string
-	err        error // the first error; it ends the file
-	closed     bool
+	n         int64
+	rowGroups int
+	sum       string
+	err       error // the first error; it ends the file
+	closed    bool
 }
 
 // CreateFile creates the Parquet file path, replacing any file there.
@@ -118,7 +114,14 @@ func CreateFile(path string, sources []string, opts ...FileOption) (*FileWriter,
 		rows:    make([]row, writeChunk),
 		nw:      make([]narrowed, writeChunk),
 	}
-	w.pw = parquet.NewGenericWriter[row](&w.out,
+	w.pw = parquet.NewGenericWriter[row](&w.out, writerOptions(cfg, string(names))...)
+	return w, nil
+}
+
+// writerOptions configures parquet-go for a dataset file. The choices were
+// measured with BenchmarkWriteFile (see the notes there).
+func writerOptions(cfg fileConfig, sources string) []parquet.WriterOption {
+	return []parquet.WriterOption{
 		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(int64(cfg.rowGroupRows)),
 		parquet.PageBufferSize(pageBufferSize),
@@ -132,9 +135,9 @@ func CreateFile(path string, sources []string, opts ...FileOption) (*FileWriter,
 		// Under zstd the files are 0.5% larger.
 		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
 		// Min/max of these columns never prune a row group (every group
-		// holds most outcomes, sources, stages, hosts), yet finding them
-		// compares every string of every page. client_id, recorded_at and
-		// the numeric columns keep theirs.
+		// holds most outcomes, sources, stages, hosts; links are hashes),
+		// yet finding them compares every value of every page. client_id,
+		// recorded_at, origin and the numeric columns keep theirs.
 		parquet.SkipPageBounds("outcome"),
 		parquet.SkipPageBounds("stage"),
 		parquet.SkipPageBounds("failure_class"),
@@ -144,18 +147,33 @@ func CreateFile(path string, sources []string, opts ...FileOption) (*FileWriter,
 		parquet.SkipPageBounds("record_id"),
 		parquet.SkipPageBounds("extra"),
 		parquet.SkipPageBounds("envelope"),
+		parquet.SkipPageBounds("link"),
 		parquet.SortingWriterConfig(parquet.SortingColumns(
 			parquet.Ascending(SortedBy[0]), parquet.Ascending(SortedBy[1]))),
 		parquet.KeyValueMetadata(MetaSchemaVersion, strconv.Itoa(auditfmt.SchemaVersion)),
-		parquet.KeyValueMetadata(MetaSources, string(names)),
-	)
-	return w, nil
+		parquet.KeyValueMetadata(MetaSources, sources),
+	}
 }
 
-// Write appends records to the file. They must be sorted by client_id,
-// then recorded_at, and follow the records written before. After an error
-// the file is unusable; Close removes it.
+// Write appends records to the file, without chain positions: the chain
+// columns are null. The records should be sorted by client_id, then
+// recorded_at, and follow those written before. After an error the file is
+// unusable; Close removes it.
 func (w *FileWriter) Write(recs []auditfmt.Record) error {
+	return w.write(recs, nil)
+}
+
+// WriteChained is Write with the chain position of each record: pos[i] goes
+// in the chain columns of recs[i]. len(pos) must be len(recs).
+func (w *FileWriter) WriteChained(recs []auditfmt.Record, pos []ChainPos) error {
+	if len(pos) != len(recs) {
+		return fmt.Errorf("%s: %d records but %d chain positions", w.path, len(recs), len(pos))
+	}
+	return w.write(recs, pos)
+}
+
+// write writes recs and, if pos is not nil, their chain positions.
+func (w *FileWriter) write(recs []auditfmt.Record, pos []ChainPos) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -164,7 +182,11 @@ func (w *FileWriter) Write(recs []auditfmt.Record) error {
 	}
 	for len(recs) > 0 {
 		k := min(len(recs), writeChunk)
-		if err := w.writeChunk(recs[:k]); err != nil {
+		var p []ChainPos
+		if pos != nil {
+			p, pos = pos[:k], pos[k:]
+		}
+		if err := w.writeChunk(recs[:k], p); err != nil {
 			w.err = err
 			return err
 		}
@@ -173,14 +195,15 @@ func (w *FileWriter) Write(recs []auditfmt.Record) error {
 	return nil
 }
 
-func (w *FileWriter) writeChunk(recs []auditfmt.Record) error {
+func (w *FileWriter) writeChunk(recs []auditfmt.Record, pos []ChainPos) error {
 	rows, nw := w.rows[:len(recs)], w.nw[:len(recs)]
 	for i := range recs {
 		rec := &recs[i]
-		if err := w.checkOrder(rec); err != nil {
-			return &RowError{File: w.path, Row: w.n + int64(i), Err: err}
+		var p *ChainPos
+		if pos != nil {
+			p = &pos[i]
 		}
-		if err := toRow(&rows[i], &nw[i], rec, w.sources); err != nil {
+		if err := toRow(&rows[i], &nw[i], rec, p, w.sources); err != nil {
 			return &RowError{File: w.path, Row: w.n + int64(i), Err: err}
 		}
 	}
@@ -188,22 +211,7 @@ func (w *FileWriter) writeChunk(recs []auditfmt.Record) error {
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
 	w.n += int64(len(recs))
-	clear(rows) // drop references to the caller's strings
-	return nil
-}
-
-// checkOrder checks that rec sorts at or after the last record written.
-func (w *FileWriter) checkOrder(rec *auditfmt.Record) error {
-	if w.started && (rec.ClientID < w.lastClient || rec.ClientID == w.lastClient && rec.RecordedAt < w.lastAt) {
-		return &auditfmt.FieldError{Field: "client_id",
-			Expected: fmt.Sprintf("records sorted by client_id, recorded_at (the previous record is %q at %d)", w.lastClient, w.lastAt),
-			Found:    fmt.Sprintf("%q at %d", rec.ClientID, rec.RecordedAt)}
-	}
-	w.started = true
-	if rec.ClientID != w.lastClient {
-		w.lastClient = rec.ClientID
-	}
-	w.lastAt = rec.RecordedAt
+	clear(rows) // drop references to the caller's records
 	return nil
 }
 
@@ -233,7 +241,7 @@ func (w *FileWriter) Close() error {
 	}
 	w.rowGroups = len(w.pw.File().Metadata().RowGroups)
 	w.sum = hex.EncodeToString(w.out.h.Sum(nil))
-	w.lastClient, w.sources = "", nil
+	w.sources = nil
 	return nil
 }
 
@@ -265,6 +273,7 @@ type RowError struct {
 	Err  error  // usually an *auditfmt.FieldError naming the field
 }
 
+// Error returns "file: row N: field: expected ..., found ...".
 func (e *RowError) Error() string { return fmt.Sprintf("%s: row %d: %v", e.File, e.Row, e.Err) }
 
 // Unwrap returns the underlying error.
@@ -279,6 +288,7 @@ type ColumnError struct {
 	Found    string // what the file has; "" if it has no such column
 }
 
+// Error names the file and the column and says what was expected.
 func (e *ColumnError) Error() string {
 	if e.Found == "" {
 		return fmt.Sprintf("%s: not a stormaudit dataset file: no column %s (expected %s)", e.File, e.Column, e.Expected)
@@ -300,7 +310,7 @@ type FileReader struct {
 	path   string
 	f      *os.File
 	pf     *parquet.File
-	index  [numColumns]int // leaf column index of each of our columns
+	index  [numColumns]int // leaf column index of each of our columns; -1 for absent chain columns
 	groups []parquet.RowGroup
 	cols   [numColumns]parquet.ColumnChunkValueReader // of the current row group
 	left   int64                                      // rows left in the current row group
@@ -308,6 +318,7 @@ type FileReader struct {
 	dec    decoder
 
 	batch []auditfmt.Record // decoded rows; batch[pos:] not yet returned
+	chain []ChainPos        // the chain positions of the rows of batch
 	errs  []error           // the error of each row of batch, or nil
 	pos   int
 	row   int64 // index in the file of batch[pos]
@@ -360,6 +371,7 @@ func openFile(path string, f *os.File) (*FileReader, error) {
 		groups: pf.RowGroups(),
 		vals:   make([]parquet.Value, readBatch),
 		batch:  make([]auditfmt.Record, 0, readBatch),
+		chain:  make([]ChainPos, readBatch),
 		errs:   make([]error, readBatch),
 	}
 	r.dec.sources.init(sources)
@@ -367,15 +379,21 @@ func openFile(path string, f *os.File) (*FileReader, error) {
 }
 
 // matchColumns finds our columns in schema and checks their types. It
-// returns the leaf column index of each.
+// returns the leaf column index of each, -1 for the chain columns if the
+// file has none of them.
 func matchColumns(path string, schema *parquet.Schema) (index [numColumns]int, err error) {
 	fields := make(map[string]parquet.Field, len(schema.Fields()))
 	for _, f := range schema.Fields() {
 		fields[f.Name()] = f
 	}
+	_, chained := fields[columnNames[colOrigin]]
 	for c, name := range columnNames {
 		want := columnTypes[c]
 		f, ok := fields[name]
+		if !ok && isChainColumn(c) && !chained {
+			index[c] = -1
+			continue
+		}
 		if !ok {
 			return index, &ColumnError{File: path, Column: name, Expected: want.String()}
 		}
@@ -398,6 +416,23 @@ func matchColumns(path string, schema *parquet.Schema) (index [numColumns]int, e
 // before it. It is not fatal: the next Read continues with the row after
 // it. Any other error is returned again by every later Read.
 func (r *FileReader) Read(recs []auditfmt.Record) (n int, err error) {
+	return r.read(recs, nil)
+}
+
+// ReadChain is Read that also returns the chain position of each record in
+// pos[i] (zero where the row's chain columns are null). It reads at most
+// min(len(recs), len(pos)) rows. A file without chain columns gives a
+// *ColumnError.
+func (r *FileReader) ReadChain(recs []auditfmt.Record, pos []ChainPos) (n int, err error) {
+	if r.index[colOrigin] < 0 {
+		return 0, &ColumnError{File: r.path, Column: columnNames[colOrigin], Expected: columnTypes[colOrigin].String()}
+	}
+	k := min(len(recs), len(pos))
+	return r.read(recs[:k], pos[:k])
+}
+
+// read reads into recs and, if pos is not nil, pos.
+func (r *FileReader) read(recs []auditfmt.Record, pos []ChainPos) (n int, err error) {
 	for n < len(recs) {
 		if r.pos == len(r.batch) {
 			if err := r.fill(); err != nil {
@@ -412,6 +447,9 @@ func (r *FileReader) Read(recs []auditfmt.Record) (n int, err error) {
 			k++
 		}
 		copy(recs[n:n+k], r.batch[r.pos:r.pos+k])
+		if pos != nil {
+			copy(pos[n:n+k], r.chain[r.pos:r.pos+k])
+		}
 		n += k
 		r.pos += k
 		r.row += int64(k)
@@ -439,8 +477,12 @@ func (r *FileReader) fill() error {
 	n := int(min(r.left, readBatch))
 	r.batch, r.pos = r.batch[:n], 0
 	clear(r.batch)
+	clear(r.chain[:n])
 	clear(r.errs[:n])
 	for c := range numColumns {
+		if r.index[c] < 0 {
+			continue
+		}
 		if err := r.fillColumn(c); err != nil {
 			r.err = fmt.Errorf("%s: row %d: %s: %w", r.path, r.row, columnNames[c], err)
 			return r.err
@@ -461,7 +503,7 @@ func (r *FileReader) fill() error {
 func (r *FileReader) fillColumn(c int) error {
 	for done := 0; done < len(r.batch); {
 		k, err := r.cols[c].ReadValues(r.vals[:len(r.batch)-done])
-		r.dec.decodeColumn(c, r.batch[done:done+k], r.errs[done:done+k], r.vals[:k])
+		r.dec.decodeColumn(c, r.batch[done:done+k], r.chain[done:done+k], r.errs[done:done+k], r.vals[:k])
 		done += k
 		switch {
 		case err == io.EOF && done < len(r.batch):
@@ -491,7 +533,9 @@ func (r *FileReader) nextGroup() error {
 	r.groups = r.groups[1:]
 	chunks := g.ColumnChunks()
 	for c, i := range r.index {
-		r.cols[c] = parquet.NewColumnChunkValueReader(chunks[i])
+		if i >= 0 {
+			r.cols[c] = parquet.NewColumnChunkValueReader(chunks[i])
+		}
 	}
 	r.left = g.NumRows()
 	return nil

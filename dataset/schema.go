@@ -17,37 +17,43 @@ import (
 //
 // Every optional column is a pointer, nil for null, so that null means
 // exactly "absent": a reason_code of 0 or a session_present of false is a
-// value. The pointers point into the records being written (or, for enum
-// names, into the vocabularies), so converting a batch allocates nothing.
+// value. The pointers point into the records and chain positions being
+// written (or, for enum names, into the vocabularies), so converting a
+// batch allocates nothing.
 //
 // Two bugs in parquet-go v0.32.0 shape this type. Optional fields that are
 // not pointers (where the zero value is null) can come out non-null when
 // the last rows of a 64-row write are null; pointers take another path.
 // And an optional pointer field tagged json gets two definition levels and
 // makes the writer panic, so extra and envelope are plain STRING columns
-// holding JSON text rather than JSON logical type columns.
+// holding JSON text rather than JSON logical type columns. (Writing each
+// column's parquet.Values through the ColumnWriters avoids both bugs and
+// allows JSON columns, but measured 10 to 15% slower.)
 type row struct {
-	ClientID          string   `parquet:"client_id,dict"`
-	RecordedAt        int64    `parquet:"recorded_at,timestamp(nanosecond:utc)"`
-	RecordedOffsetMin int32    `parquet:"recorded_offset_min"`
-	Attempt           int64    `parquet:"attempt"`
-	BackoffDelayS     float64  `parquet:"backoff_delay_s"`
-	Outcome           string   `parquet:"outcome,dict"`
-	CleanSession      bool     `parquet:"clean_session"`
-	Schema            *int32   `parquet:"schema,optional"`
-	HostID            *string  `parquet:"host_id,optional,dict"`
-	Stage             *string  `parquet:"stage,optional,dict"`
-	AttemptID         *string  `parquet:"attempt_id,optional"`
-	RecordID          *string  `parquet:"record_id,optional"`
-	DeviceSeq         *int64   `parquet:"device_seq,optional"`
-	FailureClass      *string  `parquet:"failure_class,optional,dict"`
-	ReasonCode        *int32   `parquet:"reason_code,optional"`
-	CeilingS          *float64 `parquet:"ceiling_s,optional"`
-	SessionPresent    *bool    `parquet:"session_present,optional"`
-	Extra             *string  `parquet:"extra,optional"`
-	Envelope          *string  `parquet:"envelope,optional"`
-	Source            string   `parquet:"source,dict"`
-	Line              int64    `parquet:"line"`
+	ClientID          string    `parquet:"client_id,dict"`
+	RecordedAt        int64     `parquet:"recorded_at,timestamp(nanosecond:utc)"`
+	RecordedOffsetMin int32     `parquet:"recorded_offset_min"`
+	Attempt           int64     `parquet:"attempt"`
+	BackoffDelayS     float64   `parquet:"backoff_delay_s"`
+	Outcome           string    `parquet:"outcome,dict"`
+	CleanSession      bool      `parquet:"clean_session"`
+	Schema            *int32    `parquet:"schema,optional"`
+	HostID            *string   `parquet:"host_id,optional,dict"`
+	Stage             *string   `parquet:"stage,optional,dict"`
+	AttemptID         *string   `parquet:"attempt_id,optional"`
+	RecordID          *string   `parquet:"record_id,optional"`
+	DeviceSeq         *int64    `parquet:"device_seq,optional"`
+	FailureClass      *string   `parquet:"failure_class,optional,dict"`
+	ReasonCode        *int32    `parquet:"reason_code,optional"`
+	CeilingS          *float64  `parquet:"ceiling_s,optional"`
+	SessionPresent    *bool     `parquet:"session_present,optional"`
+	Extra             *string   `parquet:"extra,optional"`
+	Envelope          *string   `parquet:"envelope,optional"`
+	Source            string    `parquet:"source,dict"`
+	Line              int64     `parquet:"line"`
+	Origin            *string   `parquet:"origin,optional"`
+	Seq               *int64    `parquet:"seq,optional"`
+	Link              *[32]byte `parquet:"link,optional"`
 }
 
 // The columns of a dataset file, in order. The reader finds them by name.
@@ -73,8 +79,15 @@ const (
 	colEnvelope
 	colSource
 	colLine
+	colOrigin // the chain columns (ChainPos), null in rows written without
+	colSeq
+	colLink
 	numColumns
 )
+
+// isChainColumn reports whether c is one of the chain columns, which a
+// file of another program need not have.
+func isChainColumn(c int) bool { return c >= colOrigin }
 
 // fileSchema is the Parquet schema of a dataset file.
 var fileSchema = parquet.SchemaOf(row{})
@@ -105,10 +118,11 @@ type narrowed struct {
 	reasonCode int32
 }
 
-// toRow fills dst from rec. dst points into rec and into nw, which must
-// stay untouched until dst has been written. sources maps rec.Source to a
-// name. Errors are *auditfmt.FieldError.
-func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, sources []string) error {
+// toRow fills dst from rec and pos (nil for a row without a chain
+// position). dst points into rec, pos and nw, which must stay untouched
+// until dst has been written. sources maps rec.Source to a name. Errors
+// are *auditfmt.FieldError.
+func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, pos *ChainPos, sources []string) error {
 	if int(rec.Source) >= len(sources) {
 		return &auditfmt.FieldError{Field: "source", Expected: fmt.Sprintf("an index below %d (the number of sources)", len(sources)), Found: fmt.Sprint(rec.Source)}
 	}
@@ -131,6 +145,9 @@ func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, sources []string) error
 		Envelope:          optString(&rec.Envelope),
 		Source:            sources[rec.Source],
 		Line:              rec.Line,
+	}
+	if pos != nil {
+		dst.Origin, dst.Seq, dst.Link = &pos.Origin, &pos.Seq, (*[32]byte)(&pos.Link)
 	}
 	if rec.Stage != 0 {
 		if dst.Stage, err = stages.name("stage", rec.Stage); err != nil {
@@ -188,11 +205,15 @@ func setOptionals(dst *row, nw *narrowed, rec *auditfmt.Record) error {
 type columnType struct {
 	kind     parquet.Kind
 	logical  string // "", "string" or "timestamp"
+	length   int    // of a FIXED_LEN_BYTE_ARRAY
 	required bool   // every record has a value
 }
 
 func (t columnType) String() string {
 	s := kindName(t.kind)
+	if t.kind == parquet.FixedLenByteArray {
+		s += fmt.Sprintf("(%d)", t.length)
+	}
 	switch t.logical {
 	case "string":
 		s += " (STRING)"
@@ -206,7 +227,7 @@ func (t columnType) String() string {
 var columnTypes = func() []columnType {
 	types := make([]columnType, numColumns)
 	for i, f := range fileSchema.Fields() {
-		t := columnType{kind: f.Type().Kind(), required: f.Required()}
+		t := columnType{kind: f.Type().Kind(), length: f.Type().Length(), required: f.Required()}
 		if lt := f.Type().LogicalType(); lt != nil {
 			switch lt.Value.(type) {
 			case *format.StringType:
@@ -233,7 +254,7 @@ func (t columnType) check(node parquet.Node) string {
 	}
 	typ := node.Type()
 	found := describeType(typ)
-	if typ.Kind() != t.kind {
+	if typ.Kind() != t.kind || t.kind == parquet.FixedLenByteArray && typ.Length() != t.length {
 		return found
 	}
 	lt := typ.LogicalType()
@@ -268,6 +289,9 @@ func (t columnType) check(node parquet.Node) string {
 
 func describeType(typ parquet.Type) string {
 	s := kindName(typ.Kind())
+	if typ.Kind() == parquet.FixedLenByteArray {
+		s += fmt.Sprintf("(%d)", typ.Length())
+	}
 	if lt := typ.LogicalType(); lt != nil && lt.Value != nil {
 		s += " (" + lt.String() + ")"
 	}
@@ -355,9 +379,13 @@ type decoder struct {
 }
 
 // decodeColumn stores vals, the values of column c for consecutive rows, in
-// recs. errs[i] receives the first error of row i (an *auditfmt.FieldError)
-// unless it already has one.
-func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, errs []error, vals []parquet.Value) {
+// recs or, for the chain columns, in pos. errs[i] receives the first error
+// of row i (an *auditfmt.FieldError) unless it already has one.
+func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, pos []ChainPos, errs []error, vals []parquet.Value) {
+	if isChainColumn(c) {
+		d.decodeChain(c, pos, vals)
+		return
+	}
 	required := columnTypes[c].required
 	for i := range vals {
 		v := &vals[i]
@@ -369,6 +397,25 @@ func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, errs []error, vals
 		}
 		if err := d.set(&recs[i], c, v); err != nil && errs[i] == nil {
 			errs[i] = err
+		}
+	}
+}
+
+// decodeChain stores the values of a chain column in pos; null leaves the
+// field zero.
+func (d *decoder) decodeChain(c int, pos []ChainPos, vals []parquet.Value) {
+	for i := range vals {
+		v := &vals[i]
+		if v.IsNull() {
+			continue
+		}
+		switch c {
+		case colOrigin:
+			pos[i].Origin = d.str(c, v)
+		case colSeq:
+			pos[i].Seq = v.Int64()
+		case colLink:
+			copy(pos[i].Link[:], v.ByteArray())
 		}
 	}
 }

@@ -9,10 +9,19 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/hashchain"
 )
 
 const writeBatch = 8192
+
+// rowBatch is a run of rows on their way to a Parquet file.
+type rowBatch struct {
+	recs []auditfmt.Record
+	pos  []ChainPos
+}
 
 // write merges the sorted records, drops and logs duplicates, and writes
 // the Parquet files and the manifest.
@@ -26,13 +35,14 @@ func (ing *ingest) write() (*Manifest, error) {
 		m.close()
 		return nil, err
 	}
-	batches := make(chan []auditfmt.Record, 2)
-	free := make(chan []auditfmt.Record, 3)
+	batches := make(chan *rowBatch, 2)
+	free := make(chan *rowBatch, 3)
 	for range 3 {
-		free <- make([]auditfmt.Record, 0, writeBatch)
+		free <- &rowBatch{make([]auditfmt.Record, 0, writeBatch), make([]ChainPos, 0, writeBatch)}
 	}
+	ch := &chainer{log: ing.opts.Log, names: ing.names}
 	mergeErr := make(chan error, 1)
-	go func() { mergeErr <- ing.dedup(m, dups, batches, free) }()
+	go func() { mergeErr <- ing.dedup(m, dups, ch, batches, free) }()
 	files, werr := ing.writeFiles(batches, free)
 	err = <-mergeErr
 	if err == nil {
@@ -47,12 +57,16 @@ func (ing *ingest) write() (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ing.finishManifest(files)
+	cp, signers, err := writeCheckpoint(ing.dir, ch.checkpoint(), ing.opts.Signer)
+	if err != nil {
+		return nil, err
+	}
+	return ing.finishManifest(files, cp, signers)
 }
 
 // dedup streams the merge into batches, keeping the first of each run of
-// identical records.
-func (ing *ingest) dedup(m *merger, dups *dupLog, out chan<- []auditfmt.Record, free <-chan []auditfmt.Record) error {
+// identical records, and chains the records it keeps.
+func (ing *ingest) dedup(m *merger, dups *dupLog, ch *chainer, out chan<- *rowBatch, free <-chan *rowBatch) error {
 	defer close(out)
 	batch := <-free
 	var prev auditfmt.Record
@@ -74,14 +88,20 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, out chan<- []auditfmt.Record, 
 			continue
 		}
 		prev, have = rec, true
+		pos, err := ch.next(&rec)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", ing.names[rec.Source], rec.Line, err)
+		}
 		ing.inputs[rec.Source].Accepted++
-		batch = append(batch, rec)
-		if len(batch) == writeBatch {
+		batch.recs = append(batch.recs, rec)
+		batch.pos = append(batch.pos, pos)
+		if len(batch.recs) == writeBatch {
 			out <- batch
-			batch = (<-free)[:0]
+			batch = <-free
+			batch.recs, batch.pos = batch.recs[:0], batch.pos[:0]
 		}
 	}
-	if len(batch) > 0 {
+	if len(batch.recs) > 0 {
 		out <- batch
 	}
 	return nil
@@ -89,7 +109,7 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, out chan<- []auditfmt.Record, 
 
 // writeFiles writes batches to part files, starting a new file at the
 // first change of client_id after FileRows rows.
-func (ing *ingest) writeFiles(in <-chan []auditfmt.Record, free chan<- []auditfmt.Record) (files []File, err error) {
+func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files []File, err error) {
 	var fw *FileWriter
 	var lastClient string
 	var written int64
@@ -100,7 +120,7 @@ func (ing *ingest) writeFiles(in <-chan []auditfmt.Record, free chan<- []auditfm
 	}
 	defer drain()
 	for full := range in {
-		batch := full
+		batch, pos := full.recs, full.pos
 		for len(batch) > 0 {
 			if fw != nil && fw.Rows() >= ing.opts.FileRows && batch[0].ClientID != lastClient {
 				if files, err = ing.closeFile(fw, files); err != nil {
@@ -115,15 +135,15 @@ func (ing *ingest) writeFiles(in <-chan []auditfmt.Record, free chan<- []auditfm
 				}
 			}
 			n := ing.splitAt(batch, fw.Rows(), lastClient)
-			if err := fw.Write(batch[:n]); err != nil {
+			if err := fw.WriteChained(batch[:n], pos[:n]); err != nil {
 				fw.Close()
 				return nil, err
 			}
 			lastClient = batch[n-1].ClientID
 			written += int64(n)
-			batch = batch[n:]
+			batch, pos = batch[n:], pos[n:]
 		}
-		free <- full[:0]
+		free <- full
 		ing.records = written
 		ing.progress("write", false)
 	}
@@ -157,11 +177,14 @@ func (ing *ingest) closeFile(fw *FileWriter, files []File) ([]File, error) {
 	return append(files, File{Name: name, Rows: fw.Rows(), RowGroups: fw.RowGroups(), SHA256: fw.SHA256()}), nil
 }
 
-func (ing *ingest) finishManifest(files []File) (*Manifest, error) {
+func (ing *ingest) finishManifest(files []File, cp hashchain.Checkpoint, signers []string) (*Manifest, error) {
 	man := &Manifest{
 		Format:        "stormaudit-dataset",
 		SchemaVersion: auditfmt.SchemaVersion,
 		CreatedBy:     ing.opts.CreatedBy,
+		Log:           ing.opts.Log,
+		Checkpoint:    string(cp.Format()),
+		Signers:       signers,
 		SortedBy:      []string{"client_id", "recorded_at"},
 		Files:         files,
 		Inputs:        ing.inputs,
@@ -185,19 +208,40 @@ func (ing *ingest) finishManifest(files []File) (*Manifest, error) {
 	return man, writeManifest(ing.dir, man)
 }
 
-// writeManifest writes the manifest atomically: a temporary file, synced,
-// then renamed into place.
+// writeManifest writes the manifest atomically.
 func writeManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, ManifestName+".tmp")
+	return writeFileAtomic(dir, ManifestName, append(b, '\n'))
+}
+
+// writeCheckpoint signs cp (when there is a signer) and writes it to the
+// checkpoint file. The Parquet files it covers are already synced.
+func writeCheckpoint(dir string, cp hashchain.Checkpoint, signer note.Signer) (hashchain.Checkpoint, []string, error) {
+	text := cp.Format()
+	var signers []string
+	if signer != nil {
+		var err error
+		if text, err = hashchain.SignCheckpoint(cp, signer); err != nil {
+			return cp, nil, err
+		}
+		signers = []string{signer.Name()}
+	}
+	return cp, signers, writeFileAtomic(dir, CheckpointName, text)
+}
+
+// writeFileAtomic writes dir/name through a temporary file: write, fsync,
+// rename, fsync the directory, so that a crash leaves the old file or the
+// new one, never a part.
+func writeFileAtomic(dir, name string, data []byte) error {
+	tmp := filepath.Join(dir, name+".tmp")
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
 	}
@@ -208,7 +252,18 @@ func writeManifest(dir string, m *Manifest) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, ManifestName))
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // dupLog writes one line per duplicate: where it was read and where the

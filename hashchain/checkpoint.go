@@ -206,3 +206,12 @@ func GenerateKey(name string) (skey, vkey string, err error) {
 	}
 	return note.GenerateKey(rand.Reader, name)
 }
+
+// CheckLogName reports whether name can name a log: a checkpoint's origin
+// line, non-empty UTF-8 without control characters.
+func CheckLogName(name string) error {
+	if _, err := parseOrigin([]byte(name)); err != nil {
+		return fmt.Errorf("log name %q: expected non-empty UTF-8 without control characters", name)
+	}
+	return nil
+}

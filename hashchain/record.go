@@ -54,6 +54,27 @@ func AppendRecordBytes(dst []byte, r *auditfmt.Record) ([]byte, error) {
 	return append(w.b, '}', '}'), nil
 }
 
+// AppendSourcedRecordBytes appends R for a row of a dataset chained at
+// ingest: the object of AppendRecordBytes with a third member,
+//
+//	"source": {"file": SOURCE, "line": LINE}
+//
+// saying where the record was read (rec.Line; the input's name as given).
+// It binds a row's provenance into its chain link, so that an edit of the
+// source or line columns is caught at that row. Invalid UTF-8 in source
+// is written as U+FFFD, byte by byte.
+func AppendSourcedRecordBytes(dst []byte, r *auditfmt.Record, source string) ([]byte, error) {
+	b, err := AppendRecordBytes(dst, r)
+	if err != nil {
+		return dst, err
+	}
+	b = append(b[:len(b)-1], `,"source":{"file":`...)
+	b, _ = appendJSONString(b, source)
+	b = append(b, `,"line":`...)
+	b = appendRowInt(b, r.Line)
+	return append(b, '}', '}'), nil
+}
+
 // A recordWriter writes the members of "record" in canonical order,
 // merging the schema's fields with the members of Extra.
 type recordWriter struct {

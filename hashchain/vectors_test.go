@@ -81,7 +81,8 @@ func buildVectors(t *testing.T) (v vectors, note []byte) {
 		if err := dec.Decode([]byte(in.text), &rec); err != nil {
 			t.Fatalf("%s:%d: %v", in.source, in.line, err)
 		}
-		R, err := AppendRecordBytes(nil, &rec)
+		rec.Line = in.line
+		R, err := AppendSourcedRecordBytes(nil, &rec, in.source)
 		if err != nil {
 			t.Fatalf("%s:%d: %v", in.source, in.line, err)
 		}

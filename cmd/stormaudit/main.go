@@ -36,7 +36,7 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageErr, inputErr and findingsErr wrap errors with their exit status.
+// usageErr returns an error with exit status 2.
 func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
@@ -75,13 +75,16 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		},
 		Commands: []*cli.Command{
 			ingestCommand(),
+			verifyCommand(),
+			proveCommand(),
+			keygenCommand(),
 			exportCommand(),
 			demoCommand(),
 		},
 	}
 }
 
-// usageError is what subcommands return for bad flags.
+// onUsageError gives flag errors exit status 2.
 func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
 	return &exitError{code: 2, err: err}
 }

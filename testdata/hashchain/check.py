@@ -134,7 +134,7 @@ def main():
     links, leaves = {}, []
     for row in v["rows"]:
         where = "%s:%d" % (row["source"], row["line"])
-        R = jcs(record_object(row["input"])).encode()
+        R = jcs(dict(record_object(row["input"]), source={"file": row["source"], "line": row["line"]})).encode()
         assert R == row["R"].encode(), where + ": R"
         h = sha256(b"\x00", R)
         assert h.hex() == row["record_hash"], where + ": record hash"

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stormaudit/stormaudit/hashchain"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/mod/sumdb/note"
+)
+
+func keygenCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "keygen",
+		Usage: "create an Ed25519 key pair for signing checkpoints",
+		Description: `Writes DIR/NAME.key (the signer key, mode 0600: keep it secret) and
+DIR/NAME.pub (the verifier key: give it to reviewers). The files hold the
+keys in the text form of golang.org/x/mod/sumdb/note.`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "name", Usage: "the key's name, shown on every signature", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "directory to write the key files to", Value: "."},
+		},
+		Action: runKeygen,
+	}
+}
+
+func runKeygen(ctx context.Context, cmd *cli.Command) error {
+	name, dir := cmd.String("name"), cmd.String("out")
+	skey, vkey, err := hashchain.GenerateKey(name)
+	if err != nil {
+		return usageErr("keygen: --name %q: %v", name, err)
+	}
+	keyPath, pubPath := filepath.Join(dir, name+".key"), filepath.Join(dir, name+".pub")
+	for _, p := range []string{keyPath, pubPath} {
+		if _, err := os.Stat(p); err == nil {
+			return usageErr("keygen: %s exists; expected a new file (remove it first to replace the key)", p)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("keygen: %w", err)}
+	}
+	if err := os.WriteFile(keyPath, []byte(skey+"\n"), 0o600); err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("keygen: %w", err)}
+	}
+	if err := os.WriteFile(pubPath, []byte(vkey+"\n"), 0o644); err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("keygen: %w", err)}
+	}
+	fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: wrote %s (secret, mode 0600) and %s\n", keyPath, pubPath)
+	return nil
+}
+
+// loadSigner reads a signer key written by keygen. A key file that others
+// can read is refused: whoever reads it can sign checkpoints.
+func loadSigner(path string) (note.Signer, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%s: the private key is readable by other users (mode %04o); expected mode 0600 (chmod 600 %s)", path, st.Mode().Perm(), path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := note.NewSigner(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: expected a signer key written by stormaudit keygen: %v", path, err)
+	}
+	return s, nil
+}
+
+// loadVerifiers reads verifier keys written by keygen.
+func loadVerifiers(paths []string) (note.Verifiers, []string, error) {
+	var vs []note.Verifier
+	var names []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := note.NewVerifier(strings.TrimSpace(string(b)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: expected a verifier key written by stormaudit keygen: %v", p, err)
+		}
+		vs = append(vs, v)
+		names = append(names, v.Name())
+	}
+	return note.VerifierList(vs...), names, nil
+}

@@ -1,0 +1,89 @@
+// Package dataset stores audit records as a dataset: a directory of sorted
+// Parquet files that any Parquet reader can query, with a manifest that
+// accounts for every input line.
+//
+// # Layout
+//
+// A dataset is a directory holding:
+//
+//	manifest.json       what the dataset holds and where it came from (Manifest)
+//	part-00000.parquet  the records, in files numbered from 00000 in
+//	part-00001.parquet  manifest order ...
+//	rejects.ndjson      every rejected input line, verbatim, with the error
+//	duplicates.ndjson   every duplicate line and the line it repeats
+//
+// The records are sorted by client_id, then recorded_at: within each file,
+// and from one file to the next in manifest order. The manifest lists each
+// file with its number of rows, its number of row groups and the SHA-256 of
+// its bytes.
+//
+// # Parquet files
+//
+// A dataset file has the columns below, in this order. Null means exactly
+// that the record does not have the field (a reason_code of 0 and a
+// session_present of false are values); an absent string is null, never "".
+// Columns marked "required" have no nulls.
+//
+//	column               Parquet type                        Record field
+//	client_id            BYTE_ARRAY STRING, required, dict   ClientID
+//	recorded_at          INT64 TIMESTAMP(NANOS, UTC), req.   RecordedAt (Unix ns)
+//	recorded_offset_min  INT32, required                     OffsetMin: the UTC offset recorded_at was written with
+//	attempt              INT64, required                     Attempt
+//	backoff_delay_s      DOUBLE, required                    BackoffDelayS
+//	outcome              BYTE_ARRAY STRING, required, dict   Outcome, by name ("connected", ...)
+//	clean_session        BOOLEAN, required                   CleanSession
+//	schema               INT32, optional                     Schema (HasSchema)
+//	host_id              BYTE_ARRAY STRING, optional, dict   HostID
+//	stage                BYTE_ARRAY STRING, optional, dict   Stage, by name
+//	attempt_id           BYTE_ARRAY STRING, optional         AttemptID
+//	record_id            BYTE_ARRAY STRING, optional         RecordID
+//	device_seq           INT64, optional                     DeviceSeq (HasDeviceSeq)
+//	failure_class        BYTE_ARRAY STRING, optional, dict   FailureClass, by name
+//	reason_code          INT32, optional                     ReasonCode (HasReasonCode)
+//	ceiling_s            DOUBLE, optional                    CeilingS (HasCeiling)
+//	session_present      BOOLEAN, optional                   SessionPresent (HasSessionPresent)
+//	extra                BYTE_ARRAY STRING, optional         Extra: unknown members, a JSON object
+//	envelope             BYTE_ARRAY STRING, optional         Envelope: the logging envelope, a JSON object
+//	source               BYTE_ARRAY STRING, required, dict   Source: the input's name as given, "-" for stdin
+//	line                 INT64, required                     Line: the 1-based line (or row) in the input
+//	origin               BYTE_ARRAY STRING, optional         ChainPos.Origin: the device's chain, LOG/CLIENT_ID
+//	seq                  INT64, optional                     ChainPos.Seq: the row's place in that chain, from 0
+//	link                 FIXED_LEN_BYTE_ARRAY(32), optional  ChainPos.Link: the chain link (docs/hashchain.md)
+//
+// The last three, the chain columns, are written by FileWriter.WriteChained
+// and read by FileReader.ReadChain; they are null in rows written by Write.
+//
+// extra and envelope hold JSON text but are annotated STRING, not JSON: the
+// Parquet writer this package uses (parquet-go v0.32.0) cannot write an
+// optional JSON column.
+//
+// The files are written with zstd compression, version 1 data pages,
+// dictionary encoding for the columns marked dict and PLAIN for the other
+// strings, and row groups of at most DefaultRowGroupRows rows. Every row
+// group declares the sorting columns client_id, recorded_at (ascending);
+// the writer relies on its caller for that order and does not check it.
+// The page index carries min/max for client_id, recorded_at, origin and the
+// numeric columns. The key-value metadata holds stormaudit.schema_version
+// ("1") and stormaudit.sources, a JSON array of the input names that
+// Record.Source indexes, so that all files of a dataset number the inputs
+// alike.
+//
+// # Reading
+//
+// FileReader reads one file as records, a batch of rows at a time.
+// ArrowReader reads a whole dataset as Arrow record batches through
+// arrow-go's pqarrow, and ExportArrowIPC writes it as one Arrow IPC file;
+// both keep memory bounded by the batch size.
+//
+// The readers accept Parquet files written by other programs when they have
+// these columns (found by name, in any order, other columns ignored; the
+// chain columns may be missing altogether) with
+// compatible types: a required column may be optional in the file (a null
+// in it is an error for that row), a string column may be STRING, JSON,
+// ENUM or unannotated BYTE_ARRAY, and an integer column may carry a signed
+// INT annotation. A file without them is rejected with a *ColumnError
+// naming the column. FileReader also rejects, with a *RowError naming the
+// row and the field, a row that does not decode to a valid record
+// (auditfmt.Record.Validate); ArrowReader passes values through as stored,
+// checking only that required columns have no nulls and strings are UTF-8.
+package dataset
