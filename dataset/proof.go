@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"golang.org/x/mod/sumdb/note"
@@ -19,18 +18,18 @@ const ProofFormat = "stormaudit-record-proof-v1"
 // position and the link before it, where it was read, and an RFC 6962
 // inclusion proof against the signed checkpoint.
 type Proof struct {
-	Format     string          `json:"format"`
-	Record     json.RawMessage `json:"record"` // the canonical bytes R
-	Origin     string          `json:"origin"`
-	Seq        int64           `json:"seq"`
-	PrevLink   tlog.Hash       `json:"prev_link"`
-	Link       tlog.Hash       `json:"link"`
-	Source     string          `json:"source"`
-	Line       int64           `json:"line"`
-	Index      int64           `json:"index"` // the row's index in the tree
-	TreeSize   int64           `json:"tree_size"`
-	Inclusion  []tlog.Hash     `json:"inclusion"`
-	Checkpoint string          `json:"checkpoint"` // the dataset's checkpoint file, verbatim
+	Format     string      `json:"format"`
+	Record     string      `json:"record"` // the canonical bytes R, as a string
+	Origin     string      `json:"origin"`
+	Seq        int64       `json:"seq"`
+	PrevLink   tlog.Hash   `json:"prev_link"`
+	Link       tlog.Hash   `json:"link"`
+	Source     string      `json:"source"`
+	Line       int64       `json:"line"`
+	Index      int64       `json:"index"` // the row's index in the tree
+	TreeSize   int64       `json:"tree_size"`
+	Inclusion  []tlog.Hash `json:"inclusion"`
+	Checkpoint string      `json:"checkpoint"` // the dataset's checkpoint file, verbatim
 }
 
 // Prove returns the proof of the record at seq in the chain origin of the
@@ -41,7 +40,7 @@ func Prove(dir, origin string, seq int64) (*Proof, error) {
 	var found *Proof
 	hook := func(rec *auditfmt.Record, pos *ChainPos, source string, leaf, prevLink tlog.Hash, r []byte) {
 		if pos.Origin == origin && pos.Seq == seq {
-			found = &Proof{Format: ProofFormat, Record: append(json.RawMessage(nil), r...), Origin: origin, Seq: seq,
+			found = &Proof{Format: ProofFormat, Record: string(r), Origin: origin, Seq: seq,
 				PrevLink: prevLink, Link: pos.Link, Source: source, Line: rec.Line, Index: int64(len(leaves))}
 		}
 		leaves = append(leaves, leaf)
@@ -77,11 +76,11 @@ func CheckProof(p *Proof, verifiers note.Verifiers) (hashchain.Checkpoint, []str
 	if p.Format != ProofFormat {
 		return hashchain.Checkpoint{}, nil, fmt.Errorf("format: expected %q, found %q", ProofFormat, p.Format)
 	}
-	canon, err := hashchain.AppendCanonicalJSON(nil, p.Record)
-	if err != nil || string(canon) != string(p.Record) {
+	canon, err := hashchain.AppendCanonicalJSON(nil, []byte(p.Record))
+	if err != nil || string(canon) != p.Record {
 		return hashchain.Checkpoint{}, nil, fmt.Errorf("record: expected canonical (RFC 8785) JSON bytes")
 	}
-	h := hashchain.RecordHash(p.Record)
+	h := hashchain.RecordHash([]byte(p.Record))
 	if p.Seq == 0 && p.PrevLink != hashchain.Genesis(p.Origin) {
 		return hashchain.Checkpoint{}, nil, fmt.Errorf("prev_link: seq 0 must follow the chain's genesis hash")
 	}

@@ -296,7 +296,7 @@ func TestProveAndCheckProof(t *testing.T) {
 	}
 	// Any change to the proof's content fails.
 	bad := *p
-	bad.Record = []byte(strings.Replace(string(p.Record), `"attempt":`, `"attempt":1`, 1))
+	bad.Record = strings.Replace(p.Record, `"attempt":`, `"attempt":1`, 1)
 	if _, _, err := CheckProof(&bad, verifiers); err == nil {
 		t.Errorf("a changed record passed")
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/stormaudit/stormaudit/dataset"
@@ -31,6 +32,8 @@ I/O errors, or on any rejected line under --strict.`,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "dataset directory to create (must be new or empty)", Required: true, Sources: cli.EnvVars("STORMAUDIT_DATASET")},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 2 if any line is rejected", Sources: cli.EnvVars("STORMAUDIT_STRICT")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+			&cli.StringFlag{Name: "key", Usage: "sign the checkpoint with this key (NAME.key from stormaudit keygen)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
+			&cli.StringFlag{Name: "log", Usage: "the log's name: the checkpoint's first line (default stormaudit/ and the dataset's directory name)", Sources: cli.EnvVars("STORMAUDIT_LOG")},
 			&cli.IntFlag{Name: "chunk-records", Usage: "records sorted in memory before spilling to disk", Value: 1 << 18, Hidden: true},
 		},
 		Action: runIngest,
@@ -49,7 +52,14 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 	for i, name := range inputs {
 		sources[i] = dataset.Source{Name: name, Stdin: cmd.Root().Reader}
 	}
-	opts := dataset.IngestOptions{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version}
+	opts := dataset.IngestOptions{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version, Log: cmd.String("log")}
+	if k := cmd.String("key"); k != "" {
+		signer, err := loadSigner(k)
+		if err != nil {
+			return usageErr("ingest: --key: %v", err)
+		}
+		opts.Signer = signer
+	}
 	bar := newProgressBar(stderr, quiet)
 	opts.Progress = bar.update
 	man, err := dataset.Ingest(ctx, out, sources, opts)
@@ -81,6 +91,11 @@ func printIngestSummary(w io.Writer, dir string, m *dataset.Manifest) {
 	}
 	if t.Duplicates > 0 {
 		fmt.Fprintf(w, "stormaudit: duplicate lines are listed in %s\n", filepath.Join(dir, dataset.DuplicatesName))
+	}
+	if len(m.Signers) > 0 {
+		fmt.Fprintf(w, "stormaudit: checkpoint of %d records signed by %s\n", m.Rows, strings.Join(m.Signers, ", "))
+	} else {
+		fmt.Fprintf(w, "stormaudit: checkpoint of %d records, unsigned (give --key to sign it)\n", m.Rows)
 	}
 }
 
