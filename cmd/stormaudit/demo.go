@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/hashchain"
 	"github.com/stormaudit/stormaudit/internal/demodata"
 	"github.com/urfave/cli/v3"
+	"golang.org/x/mod/sumdb/note"
 )
 
 func demoCommand() *cli.Command {
@@ -16,7 +19,8 @@ func demoCommand() *cli.Command {
 		Name:  "demo",
 		Usage: "run the whole path on the built-in sample incident",
 		Description: `Writes the built-in sample log (48 devices losing the broker for 75 s) to
-DIR/input, ingests it into DIR/dataset and exports it to DIR/incident.arrow,
+DIR/input, makes a signing key in DIR/keys, ingests the log into DIR/dataset
+with a signed checkpoint, verifies it, and exports it to DIR/incident.arrow,
 printing what each step did. DIR defaults to a new temporary directory.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
@@ -47,9 +51,17 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	}
 	fmt.Fprintf(out, "1. wrote the sample incident log: %s (%d bytes)\n", input, len(demodata.Incident))
 
+	keys := filepath.Join(dir, "keys")
+	signer, verifiers, err := demoKeys(keys)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("demo: keygen: %w", err)}
+	}
+	fmt.Fprintf(out, "2. stormaudit keygen --name demo-collector --out %s\n", keys)
+	fmt.Fprintf(out, "   signer key %s, verifier key %s\n", filepath.Join(keys, "demo-collector.key"), filepath.Join(keys, "demo-collector.pub"))
+
 	ds := filepath.Join(dir, "dataset")
-	fmt.Fprintf(out, "2. stormaudit ingest -o %s %s\n", ds, input)
-	man, err := dataset.Ingest(ctx, ds, []dataset.Source{{Name: input}}, dataset.IngestOptions{CreatedBy: "stormaudit " + version})
+	fmt.Fprintf(out, "3. stormaudit ingest --key %s -o %s %s\n", filepath.Join(keys, "demo-collector.key"), ds, input)
+	man, err := dataset.Ingest(ctx, ds, []dataset.Source{{Name: input}}, dataset.IngestOptions{CreatedBy: "stormaudit " + version, Signer: signer})
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("demo: ingest: %w", err)}
 	}
@@ -61,9 +73,21 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	fmt.Fprintf(out, "   rejected lines, verbatim with their reasons: %s\n", filepath.Join(ds, dataset.RejectsName))
 	printRejects(out, ds, "     ", 5)
 	fmt.Fprintf(out, "   duplicates and the lines they repeat: %s\n", filepath.Join(ds, dataset.DuplicatesName))
+	fmt.Fprintf(out, "   checkpoint of %d records signed by %s: %s\n", man.Rows, strings.Join(man.Signers, ", "), filepath.Join(ds, dataset.CheckpointName))
+
+	fmt.Fprintf(out, "4. stormaudit verify --verifier %s %s\n", filepath.Join(keys, "demo-collector.pub"), ds)
+	rep, err := dataset.Verify(ds, dataset.VerifyOptions{Verifiers: verifiers})
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("demo: verify: %w", err)}
+	}
+	if rep.Problem != nil {
+		return &exitError{code: 1, err: fmt.Errorf("demo: verify: %s", rep.Problem)}
+	}
+	fmt.Fprintf(out, "   intact: %d records in %d device chains, %d bytes of canonical records; signature of %s verified\n",
+		rep.Records, rep.Origins, rep.Bytes, strings.Join(rep.Verified, ", "))
 
 	arrowPath := filepath.Join(dir, "incident.arrow")
-	fmt.Fprintf(out, "3. stormaudit export --format arrow -o %s %s\n", arrowPath, ds)
+	fmt.Fprintf(out, "5. stormaudit export --format arrow -o %s %s\n", arrowPath, ds)
 	f, err := os.Create(arrowPath)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
@@ -79,4 +103,27 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	fmt.Fprintf(out, "   %d rows as an Arrow IPC file (%d bytes), for pandas, polars or DuckDB\n", man.Rows, st.Size())
 	fmt.Fprintf(out, "done: everything is in %s\n", dir)
 	return nil
+}
+
+// demoKeys makes a key pair in dir, as keygen would, and loads both halves.
+func demoKeys(dir string) (note.Signer, note.Verifiers, error) {
+	skey, vkey, err := hashchain.GenerateKey("demo-collector")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "demo-collector.key"), []byte(skey+"\n"), 0o600); err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "demo-collector.pub"), []byte(vkey+"\n"), 0o644); err != nil {
+		return nil, nil, err
+	}
+	signer, err := loadSigner(filepath.Join(dir, "demo-collector.key"))
+	if err != nil {
+		return nil, nil, err
+	}
+	verifiers, _, err := loadVerifiers([]string{filepath.Join(dir, "demo-collector.pub")})
+	return signer, verifiers, err
 }
