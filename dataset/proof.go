@@ -38,8 +38,11 @@ type Proof struct {
 func Prove(dir, origin string, seq int64) (*Proof, error) {
 	var leaves hashchain.LeafHashes
 	var found *Proof
-	hook := func(rec *auditfmt.Record, pos *ChainPos, source string, leaf, prevLink tlog.Hash, r []byte) {
+	var rerr error
+	hook := func(rec *auditfmt.Record, pos *ChainPos, source string, leaf, prevLink tlog.Hash) {
 		if pos.Origin == origin && pos.Seq == seq {
+			var r []byte
+			r, rerr = hashchain.AppendSourcedRecordBytes(nil, rec, source)
 			found = &Proof{Format: ProofFormat, Record: string(r), Origin: origin, Seq: seq,
 				PrevLink: prevLink, Link: pos.Link, Source: source, Line: rec.Line, Index: int64(len(leaves))}
 		}
@@ -51,6 +54,9 @@ func Prove(dir, origin string, seq int64) (*Proof, error) {
 	}
 	if rep.Problem != nil {
 		return nil, fmt.Errorf("%s does not verify: %s", dir, rep.Problem)
+	}
+	if rerr != nil {
+		return nil, rerr
 	}
 	if found == nil {
 		return nil, fmt.Errorf("%s: no record with origin %q and seq %d", dir, origin, seq)

@@ -3,9 +3,9 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -41,6 +41,7 @@ type VerifyReport struct {
 	Signers    []string              `json:"signers,omitempty"`  // names on the checkpoint's signatures
 	Verified   []string              `json:"verified,omitempty"` // signers whose signature was checked
 	Unsealed   int64                 `json:"unsealed"`           // rows after the checkpoint
+	Root       tlog.Hash             `json:"root"`               // the root over every row checked
 	Since      *hashchain.Checkpoint `json:"since,omitempty"`
 	Problem    *Problem              `json:"problem,omitempty"`
 }
@@ -74,8 +75,8 @@ func Verify(dir string, opts VerifyOptions) (*VerifyReport, error) {
 }
 
 // rowHook sees every row that verified: its record, chain position,
-// source name, tree leaf, the link before it, and its canonical bytes R.
-type rowHook func(rec *auditfmt.Record, pos *ChainPos, source string, leaf, prevLink tlog.Hash, r []byte)
+// source name, tree leaf and the link before it.
+type rowHook func(rec *auditfmt.Record, pos *ChainPos, source string, leaf, prevLink tlog.Hash)
 
 // verify is Verify, calling hook (if not nil) on every good row; it also
 // returns the checkpoint file's text.
@@ -98,10 +99,8 @@ func verify(dir string, opts VerifyOptions, hook rowHook) (*VerifyReport, []byte
 		return rep, text, nil
 	}
 	v := &verifier{rep: rep, heads: map[string]head{}, cp: cp, since: opts.Since, hook: hook}
-	for _, f := range m.Files {
-		if err := v.file(filepath.Join(dir, f.Name), f.Name); err != nil || rep.Problem != nil {
-			return rep, text, err
-		}
+	if err := v.files(dir, m.Files); err != nil || rep.Problem != nil {
+		return rep, text, err
 	}
 	v.finish()
 	return rep, text, nil
@@ -173,75 +172,68 @@ type verifier struct {
 	heads     map[string]head
 	cp, since *hashchain.Checkpoint
 	tree      hashchain.Tree
-	hasher    rowHasher
 	cpRoot    *tlog.Hash // the root when the tree had the checkpoint's size
 	sinceRoot *tlog.Hash
 	hook      rowHook
 }
 
-func (v *verifier) file(path, name string) error {
-	fr, err := OpenFile(path)
-	if err != nil {
-		return err
-	}
-	defer fr.Close()
-	recs := make([]auditfmt.Record, 1024)
-	pos := make([]ChainPos, 1024)
-	var row int64
-	for {
-		n, err := fr.ReadChain(recs, pos)
-		for i := range n {
-			if !v.row(name, row, fr.Sources(), &recs[i], &pos[i]) {
-				return nil
-			}
-			row++
+// files verifies the rows of the files in order. Reading and hashing run
+// on every core (see verifyBatch); the chain heads and the tree, which
+// need storage order, are kept by this goroutine.
+func (v *verifier) files(dir string, files []File) error {
+	batches := make(chan *verifyBatch, 2*runtime.GOMAXPROCS(0))
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() { readErr <- readBatches(dir, files, v.rep.Log, batches, stop) }()
+	defer func() {
+		close(stop)
+		for range batches {
 		}
-		if err == io.EOF {
+	}()
+	for b := range batches {
+		<-b.done
+		if !v.batch(b) {
 			return nil
 		}
-		if err != nil {
-			return err
-		}
 	}
+	return <-readErr
 }
 
-// row checks one row and adds its leaf; false once a problem is found.
-func (v *verifier) row(file string, row int64, sources []string, rec *auditfmt.Record, pos *ChainPos) bool {
-	bad := func(format string, args ...any) bool {
-		v.rep.Problem = &Problem{File: file, Row: row, Origin: pos.Origin, Seq: pos.Seq, What: fmt.Sprintf(format, args...)}
-		return false
+// batch takes the hashed rows of b in order; false once a problem is found.
+func (v *verifier) batch(b *verifyBatch) bool {
+	for i := range b.recs {
+		rec, pos := &b.recs[i], &b.pos[i]
+		bad := func(format string, args ...any) bool {
+			v.rep.Problem = &Problem{File: b.file, Row: b.row0 + int64(i), Origin: pos.Origin, Seq: pos.Seq, What: fmt.Sprintf(format, args...)}
+			return false
+		}
+		if b.err[i] != "" {
+			return bad("%s", b.err[i])
+		}
+		prev, ok := v.heads[pos.Origin]
+		switch {
+		case !ok && pos.Seq != 0:
+			return bad("seq: expected 0 for the first record of the chain, found %d (records missing before it)", pos.Seq)
+		case !ok:
+			prev.link = hashchain.Genesis(pos.Origin)
+		case pos.Seq != prev.seq+1:
+			return bad("seq: expected %d after %d, found %d (records missing, repeated or out of order)", prev.seq+1, prev.seq, pos.Seq)
+		}
+		if b.link[i] == linkUnchecked && hashchain.NextLink(prev.link, b.h[i]) != pos.Link || b.link[i] == linkBad {
+			return bad("link: the record's content does not match its chain link (a value of this row was changed, or the row does not belong here)")
+		}
+		if !ok {
+			v.rep.Origins++
+		}
+		v.heads[pos.Origin] = head{pos.Seq, pos.Link}
+		v.rep.Bytes += int64(b.n[i])
+		v.tree.Append(b.leaf[i])
+		if v.hook != nil {
+			v.hook(rec, pos, b.sources[rec.Source], b.leaf[i], prev.link)
+		}
+		v.rep.Records++
+		v.snapshot()
 	}
-	if want := OriginOf(v.rep.Log, rec.ClientID); pos.Origin != want {
-		return bad("origin: expected %q (the log and client_id), found %q", want, pos.Origin)
-	}
-	h, n, err := v.hasher.recordHash(rec, sources[rec.Source])
-	if err != nil {
-		return bad("record: %v", err)
-	}
-	prev, ok := v.heads[pos.Origin]
-	switch {
-	case !ok && pos.Seq != 0:
-		return bad("seq: expected 0 for the first record of the chain, found %d (records missing before it)", pos.Seq)
-	case !ok:
-		prev.link = hashchain.Genesis(pos.Origin)
-	case pos.Seq != prev.seq+1:
-		return bad("seq: expected %d after %d, found %d (records missing, repeated or out of order)", prev.seq+1, prev.seq, pos.Seq)
-	}
-	if link := hashchain.NextLink(prev.link, h); link != pos.Link {
-		return bad("link: the record's content does not match its chain link (a value of this row was changed, or the row does not belong here)")
-	}
-	if !ok {
-		v.rep.Origins++
-	}
-	v.heads[pos.Origin] = head{pos.Seq, pos.Link}
-	v.rep.Bytes += int64(n)
-	leaf := v.hasher.leaf(pos, sources[rec.Source], rec.Line)
-	v.tree.Append(leaf)
-	if v.hook != nil {
-		v.hook(rec, pos, sources[rec.Source], leaf, prev.link, v.hasher.r)
-	}
-	v.rep.Records++
-	v.snapshot()
 	return true
 }
 
@@ -268,6 +260,7 @@ func (v *verifier) finish() {
 		v.sinceRoot = &r
 	}
 	rep := v.rep
+	rep.Root = v.tree.Root()
 	switch {
 	case rep.Checkpoint.Origin != rep.Log:
 		rep.Problem = &Problem{What: fmt.Sprintf("checkpoint: origin %q, but the dataset's log is %q", rep.Checkpoint.Origin, rep.Log)}

@@ -224,13 +224,9 @@ func TestVerifyTruncateAndResignWithAnotherKey(t *testing.T) {
 	rewrite(t, dir, func(r []auditfmt.Record, p []ChainPos, s []string) ([]auditfmt.Record, []ChainPos, []string) {
 		return r[:len(r)-1], p[:len(p)-1], s
 	})
-	v := &verifier{rep: &VerifyReport{Log: "stormaudit.test/incident"}, heads: map[string]head{}}
-	m, _ := ReadManifest(dir)
-	if err := v.file(filepath.Join(dir, m.Files[0].Name), m.Files[0].Name); err != nil {
-		t.Fatal(err)
-	}
+	truncated := mustVerify(t, dir, VerifyOptions{})
 	evil, _ := testKeys(t, "collector-1") // same name, other key
-	cp := hashchain.Checkpoint{Origin: "stormaudit.test/incident", Size: v.tree.Size(), Root: v.tree.Root()}
+	cp := hashchain.Checkpoint{Origin: "stormaudit.test/incident", Size: truncated.Records, Root: truncated.Root}
 	if _, _, err := writeCheckpoint(dir, cp, evil); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,148 @@
+package dataset
+
+import (
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/hashchain"
+)
+
+const verifyBatchRows = 4096
+
+// Link states of a row, as a hashing worker leaves them.
+const (
+	linkUnchecked = iota // the previous link of the chain was not at hand
+	linkOK
+	linkBad
+)
+
+// verifyBatch is a run of consecutive rows of one file with, once hashed,
+// each row's record hash, tree leaf, canonical length and link state.
+// Hashing needs no order: a row's link is checked against the stored link
+// of the row before it when that row is the same chain's previous record,
+// which it is everywhere but at the first row of a chain; the verifier
+// then checks that the stored links form an unbroken chain.
+type verifyBatch struct {
+	file    string
+	row0    int64    // index in the file of the first row
+	sources []string // the file's source names when the batch was read
+	recs    []auditfmt.Record
+	pos     []ChainPos
+	prev    ChainPos // the row before the batch, if hasPrev
+	hasPrev bool
+
+	h, leaf []tlog.Hash
+	n       []int
+	link    []uint8
+	err     []string // what is wrong with a row on its own, or ""
+	done    chan struct{}
+}
+
+// readBatches reads the files' rows into batches, hands each to a hashing
+// worker, and sends them to out in storage order.
+func readBatches(dir string, files []File, log string, out chan<- *verifyBatch, stop <-chan struct{}) error {
+	defer close(out)
+	work := make(chan *verifyBatch, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var hs rowHasher
+			for b := range work {
+				b.hash(&hs, log)
+				close(b.done)
+			}
+		}()
+	}
+	defer func() { close(work); wg.Wait() }()
+	var prev ChainPos
+	hasPrev := false
+	for _, f := range files {
+		fr, err := OpenFile(filepath.Join(dir, f.Name))
+		if err != nil {
+			return err
+		}
+		var row int64
+		for {
+			b := &verifyBatch{file: f.Name, row0: row, prev: prev, hasPrev: hasPrev,
+				recs: make([]auditfmt.Record, verifyBatchRows), pos: make([]ChainPos, verifyBatchRows), done: make(chan struct{})}
+			n, err := fr.ReadChain(b.recs, b.pos)
+			if n > 0 {
+				b.recs, b.pos, b.sources = b.recs[:n], b.pos[:n], fr.Sources()
+				prev, hasPrev = b.pos[n-1], true
+				row += int64(n)
+				select {
+				case work <- b:
+				case <-stop:
+					fr.Close()
+					return nil
+				}
+				out <- b
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				fr.Close()
+				return err
+			}
+		}
+		fr.Close()
+	}
+	return nil
+}
+
+// hash computes what can be computed of each row without the rows of
+// other batches.
+func (b *verifyBatch) hash(hs *rowHasher, log string) {
+	k := len(b.recs)
+	b.h, b.leaf, b.n, b.link, b.err = make([]tlog.Hash, k), make([]tlog.Hash, k), make([]int, k), make([]uint8, k), make([]string, k)
+	for i := range b.recs {
+		rec, pos := &b.recs[i], &b.pos[i]
+		if !isOriginOf(pos.Origin, log, rec.ClientID) {
+			b.err[i] = "origin: expected " + strconv.Quote(OriginOf(log, rec.ClientID)) + " (the log and client_id), found " + strconv.Quote(pos.Origin)
+			continue
+		}
+		source := b.sources[rec.Source]
+		h, n, err := hs.recordHash(rec, source)
+		if err != nil {
+			b.err[i] = "record: " + err.Error()
+			continue
+		}
+		b.h[i], b.n[i] = h, n
+		b.leaf[i] = hs.leaf(pos, source, rec.Line)
+		var prev *ChainPos
+		if i > 0 {
+			prev = &b.pos[i-1]
+		} else if b.hasPrev {
+			prev = &b.prev
+		}
+		switch {
+		case pos.Seq == 0:
+			b.link[i] = linkState(hashchain.NextLink(hashchain.Genesis(pos.Origin), h) == pos.Link)
+		case prev != nil && prev.Origin == pos.Origin && prev.Seq == pos.Seq-1:
+			b.link[i] = linkState(hashchain.NextLink(prev.Link, h) == pos.Link)
+		}
+	}
+}
+
+func linkState(ok bool) uint8 {
+	if ok {
+		return linkOK
+	}
+	return linkBad
+}
+
+// isOriginOf reports whether origin is OriginOf(log, client), without
+// building the string.
+func isOriginOf(origin, log, client string) bool {
+	return len(origin) == len(log)+1+len(client) && origin[:len(log)] == log &&
+		origin[len(log)] == '/' && origin[len(log)+1:] == client
+}
