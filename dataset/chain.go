@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"unicode/utf8"
+
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -35,6 +37,21 @@ func (h *rowHasher) recordHash(rec *auditfmt.Record, source string) (tlog.Hash, 
 		return tlog.Hash{}, 0, err
 	}
 	return hashchain.RecordHash(h.r), len(h.r), nil
+}
+
+// checkCanonical returns the error AppendRecordBytes would give for rec,
+// computing R only for the records that can fail: those with unknown
+// members or an envelope (whose numbers and strings RFC 8785 may not
+// write exactly), integers beyond 2^53, or strings that are not UTF-8.
+func (h *rowHasher) checkCanonical(rec *auditfmt.Record) error {
+	const maxExact = 1 << 53
+	if rec.Extra == "" && rec.Envelope == "" && rec.Attempt <= maxExact && rec.DeviceSeq <= maxExact &&
+		utf8.ValidString(rec.ClientID) && utf8.ValidString(rec.HostID) &&
+		utf8.ValidString(rec.AttemptID) && utf8.ValidString(rec.RecordID) {
+		return nil
+	}
+	_, _, err := h.recordHash(rec, "")
+	return err
 }
 
 // leaf returns the tree leaf of a row at pos read from source:line.

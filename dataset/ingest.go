@@ -228,7 +228,7 @@ func (ing *ingest) readCSV(source uint32, in *opened) error {
 			return ing.accept(source, rows, recs, rejects)
 		}
 		if err == nil {
-			_, _, err = h.recordHash(rec, "")
+			err = h.checkCanonical(rec)
 		}
 		rec.Source = source
 		var fe *auditfmt.FieldError

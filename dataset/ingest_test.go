@@ -261,3 +261,27 @@ func TestIngestRefusesNonEmptyOutput(t *testing.T) {
 		t.Fatalf("err = %v, want a not-empty error", err)
 	}
 }
+
+// A record whose numbers RFC 8785 cannot write exactly has no canonical
+// bytes and could not be chained: it is rejected at ingest, by field.
+func TestIngestRejectsRecordsWithoutCanonicalBytes(t *testing.T) {
+	lines := []string{
+		`{"client_id": "d", "attempt": 9007199254740993, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00"}`,
+		`{"client_id": "d", "attempt": 1, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "serial": 12345678901234567890}`,
+		`{"client_id": "d", "attempt": 1, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "serial": "12345678901234567890"}`,
+	}
+	dir := filepath.Join(t.TempDir(), "ds")
+	m, err := Ingest(context.Background(), dir, []Source{{Name: writeInput(t, "big.ndjson", lines)}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Totals, (Counts{Lines: 3, Accepted: 1, Rejected: 2}); got != want {
+		t.Fatalf("totals = %+v, want %+v", got, want)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, RejectsName))
+	for _, want := range []string{`"field":"attempt"`, `"field":"serial"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("rejects.ndjson lacks %s:\n%s", want, b)
+		}
+	}
+}

@@ -139,7 +139,7 @@ func (b *lineBatch) decode(d *auditfmt.Decoder, h *rowHasher, source uint32) {
 		if b.long[i] > 0 {
 			err = &auditfmt.FieldError{Expected: "a line of at most 1048576 bytes", Found: "a line of " + itoa(b.long[i]) + " bytes"}
 		} else if err = d.Decode(s, &b.recs[n]); err == nil {
-			_, _, err = h.recordHash(&b.recs[n], "")
+			err = h.checkCanonical(&b.recs[n])
 		}
 		if err != nil {
 			b.recs = b.recs[:n]
