@@ -34,7 +34,7 @@ func main() {
 		b = append(b, `, "outcome": "`...)
 		b = append(b, outcomes[i%len(outcomes)]...)
 		b = append(b, `", "clean_session": false, "recorded_at": "`...)
-		b = t.Add(time.Duration(i) * 37 * time.Microsecond).AppendFormat(b, "2006-01-02T15:04:05.000000-07:00")
+		b = t.Add(time.Duration(i)*37*time.Microsecond).AppendFormat(b, "2006-01-02T15:04:05.000000-07:00")
 		b = append(b, "\"}\n"...)
 		w.Write(b)
 	}
