@@ -299,6 +299,16 @@ func (e *ColumnError) Error() string {
 // readBatch is the most rows a FileReader decodes at a time.
 const readBatch = 1024
 
+// readMode says whether a FileReader decodes the chain columns. The first
+// Read or ReadChain decides.
+type readMode uint8
+
+const (
+	readUndecided readMode = iota
+	readRecords            // Read: the chain columns are skipped
+	readChained            // ReadChain: the chain columns are decoded
+)
+
 // FileReader reads the records of one Parquet file of a dataset (or one
 // written to the same schema by another program) in row order.
 //
@@ -319,7 +329,8 @@ type FileReader struct {
 
 	batch []auditfmt.Record // decoded rows; batch[pos:] not yet returned
 	chain []ChainPos        // the chain positions of the rows of batch
-	errs  []error           // the error of each row of batch, or nil
+	mode  readMode
+	errs  []error // the error of each row of batch, or nil
 	pos   int
 	row   int64 // index in the file of batch[pos]
 	err   error // sticky: I/O and format errors end the file
@@ -416,17 +427,25 @@ func matchColumns(path string, schema *parquet.Schema) (index [numColumns]int, e
 // before it. It is not fatal: the next Read continues with the row after
 // it. Any other error is returned again by every later Read.
 func (r *FileReader) Read(recs []auditfmt.Record) (n int, err error) {
+	if r.mode == readUndecided {
+		r.mode = readRecords
+	}
 	return r.read(recs, nil)
 }
 
 // ReadChain is Read that also returns the chain position of each record in
 // pos[i] (zero where the row's chain columns are null). It reads at most
 // min(len(recs), len(pos)) rows. A file without chain columns gives a
-// *ColumnError.
+// *ColumnError. Read skips the chain columns, so once Read has been called
+// ReadChain cannot be; after ReadChain, Read can.
 func (r *FileReader) ReadChain(recs []auditfmt.Record, pos []ChainPos) (n int, err error) {
 	if r.index[colOrigin] < 0 {
 		return 0, &ColumnError{File: r.path, Column: columnNames[colOrigin], Expected: columnTypes[colOrigin].String()}
 	}
+	if r.mode == readRecords {
+		return 0, fmt.Errorf("%s: ReadChain after Read", r.path)
+	}
+	r.mode = readChained
 	k := min(len(recs), len(pos))
 	return r.read(recs[:k], pos[:k])
 }
@@ -480,7 +499,7 @@ func (r *FileReader) fill() error {
 	clear(r.chain[:n])
 	clear(r.errs[:n])
 	for c := range numColumns {
-		if r.index[c] < 0 {
+		if r.index[c] < 0 || isChainColumn(c) && r.mode != readChained {
 			continue
 		}
 		if err := r.fillColumn(c); err != nil {
@@ -533,7 +552,7 @@ func (r *FileReader) nextGroup() error {
 	r.groups = r.groups[1:]
 	chunks := g.ColumnChunks()
 	for c, i := range r.index {
-		if i >= 0 {
+		if i >= 0 && (!isChainColumn(c) || r.mode == readChained) {
 			r.cols[c] = parquet.NewColumnChunkValueReader(chunks[i])
 		}
 	}

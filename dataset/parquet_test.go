@@ -488,6 +488,18 @@ func TestChainColumns(t *testing.T) {
 	if n, err := r.Read(make([]auditfmt.Record, 2)); n != 1 || err != nil {
 		t.Errorf("Read: %d, %v", n, err)
 	}
+
+	r2, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if n, err := r2.Read(make([]auditfmt.Record, 2)); n != 2 || err != nil {
+		t.Errorf("Read: %d, %v", n, err)
+	}
+	if _, err := r2.ReadChain(make([]auditfmt.Record, 2), make([]ChainPos, 2)); err == nil || !strings.Contains(err.Error(), "ReadChain after Read") {
+		t.Errorf("ReadChain after Read: %v", err)
+	}
 }
 
 // thirdParty is how another program might write our columns: every column
