@@ -265,14 +265,21 @@ func (ing *ingest) readParquet(source uint32, in *opened) error {
 	}
 	defer fr.Close()
 	recs := make([]auditfmt.Record, batchLines)
-	var row int64
+	var row int64 // rows are numbered from 1 as the input's lines
 	for {
 		n, err := fr.Read(recs)
 		for i := range recs[:n] {
 			row++
 			recs[i].Source, recs[i].Line = source, row
 		}
-		if aerr := ing.accept(source, int64(n), recs[:n], nil); aerr != nil {
+		var rejects []reject
+		var re *RowError
+		if errors.As(err, &re) { // a row that does not decode: quarantined, not fatal
+			row++
+			rejects = []reject{{source: source, line: row, err: re.Err}}
+			err = nil
+		}
+		if aerr := ing.accept(source, int64(n+len(rejects)), recs[:n], rejects); aerr != nil {
 			return aerr
 		}
 		if err == io.EOF {

@@ -285,3 +285,36 @@ func TestIngestRejectsRecordsWithoutCanonicalBytes(t *testing.T) {
 		}
 	}
 }
+
+// A Parquet input's row that does not decode to a valid record is
+// quarantined like a bad line, and the rows after it are still read.
+func TestIngestQuarantinesBadParquetRows(t *testing.T) {
+	good := auditfmt.Record{ClientID: "dev-1", Outcome: auditfmt.BackoffWait, RecordedAt: 1, Line: 1}
+	bad := good
+	bad.Attempt, bad.RecordedAt, bad.Line = -1, 2, 2
+	last := good
+	last.RecordedAt, last.Line = 3, 3
+	path := filepath.Join(t.TempDir(), "third-party.parquet")
+	fw, err := CreateFile(path, []string{"x.ndjson"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Write([]auditfmt.Record{good, bad, last}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "ds")
+	m, err := Ingest(context.Background(), dir, []Source{{Name: path}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Totals, (Counts{Lines: 3, Accepted: 2, Rejected: 1}); got != want {
+		t.Fatalf("totals = %+v, want %+v", got, want)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, RejectsName))
+	if !strings.Contains(string(b), `"line":2,"field":"attempt"`) {
+		t.Errorf("rejects.ndjson = %s", b)
+	}
+}
