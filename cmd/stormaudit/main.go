@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 
 	"github.com/urfave/cli/v3"
 )
@@ -73,6 +74,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
 			return &exitError{code: 2, err: err}
 		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to this file (for development)", Hidden: true},
+		},
+		Before: startProfile,
+		After:  stopProfile,
 		Commands: []*cli.Command{
 			ingestCommand(),
 			verifyCommand(),
@@ -87,4 +93,24 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 // onUsageError gives flag errors exit status 2.
 func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
 	return &exitError{code: 2, err: err}
+}
+
+// startProfile starts the CPU profile --cpuprofile asks for.
+func startProfile(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+	path := cmd.String("cpuprofile")
+	if path == "" {
+		return ctx, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return ctx, usageErr("--cpuprofile: %v", err)
+	}
+	return ctx, pprof.StartCPUProfile(f)
+}
+
+func stopProfile(ctx context.Context, cmd *cli.Command) error {
+	if cmd.String("cpuprofile") != "" {
+		pprof.StopCPUProfile()
+	}
+	return nil
 }
