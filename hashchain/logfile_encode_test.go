@@ -1,0 +1,99 @@
+package hashchain
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// cornerRecord returns a valid record with every field drawn at random,
+// numbers and times from the corners too.
+func cornerRecord(rng *rand.Rand) auditfmt.Record {
+	floats := []float64{0, math.Copysign(0, -1), 0.1, 1, 2.5, 1e20, 1e21, 1.5e300, 5e-324, 1e-7, 123456.789, math.MaxFloat64}
+	float := func() float64 {
+		if rng.IntN(2) == 0 {
+			return floats[rng.IntN(len(floats))]
+		}
+		return math.Abs(rng.NormFloat64()) * math.Pow(10, float64(rng.IntN(40)-20))
+	}
+	strs := []string{"", "a", "dev-0001", "é\"\\\n\t\x01\u2028😀", "\x7f", "</script>"}
+	str := func() string { return strs[rng.IntN(len(strs))] }
+	r := auditfmt.Record{
+		ClientID:      "c" + str(),
+		Attempt:       rng.Int64N(1 << 53),
+		BackoffDelayS: float(),
+		Outcome:       auditfmt.Outcome(1 + rng.IntN(8)),
+		CleanSession:  rng.IntN(2) == 0,
+		RecordedAt:    rng.Int64() - math.MaxInt64/2,
+		OffsetMin:     int16(rng.IntN(2*24*60-1) - 24*60 + 1),
+		HostID:        str(),
+		AttemptID:     str(),
+		RecordID:      str(),
+		Stage:         auditfmt.Stage(rng.IntN(4)),
+		FailureClass:  auditfmt.FailureClass(rng.IntN(7)),
+	}
+	switch rng.IntN(8) {
+	case 0, 1:
+		r.RecordedAt = time.Date(2026, 11, 30, 14, 17, 34, rng.IntN(1e9), time.UTC).UnixNano()
+	case 2: // the ends of int64 nanoseconds, beyond the years the decoder reads
+		r.RecordedAt = []int64{math.MinInt64, math.MaxInt64, math.MinInt64 + 86400e9, math.MaxInt64 - 86400e9}[rng.IntN(4)]
+	}
+	r.Has = auditfmt.Presence(rng.IntN(32))
+	r.Schema, r.DeviceSeq, r.ReasonCode, r.CeilingS, r.SessionPresent = 1, rng.Int64N(1<<40), rng.Int64N(256), float(), rng.IntN(2) == 0
+	if rng.IntN(3) == 0 {
+		r.Extra = `{"x":1,"y":[true,null,"z"]}`
+	}
+	return r
+}
+
+// TestAuditJSONIsAppendJSON holds the collector log's record encoding
+// equal to auditfmt's AppendJSON, as docs/hashchain.md says it is.
+func TestAuditJSONIsAppendJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	recs := benchRecords(1000, true)
+	for i := range 1000 {
+		recs = append(recs, genRecord(i))
+	}
+	for range 100_000 {
+		recs = append(recs, cornerRecord(rng), randomRecord(rng))
+	}
+	for i := range recs {
+		r := &recs[i]
+		if err := r.Validate(); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if got, want := appendAuditJSON(nil, r), r.AppendJSON(nil); string(got) != string(want) {
+			t.Fatalf("record %+v:\nappendAuditJSON %s\nAppendJSON      %s", *r, got, want)
+		}
+	}
+}
+
+// TestAppendRowIsAppendRowBytes holds the writer's row encoding equal to
+// AppendRowBytes, and its leaves to LeafHash.
+func TestAppendRowIsAppendRowBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	names := []string{"", "a", "stormaudit.example/collector/dev-0001", "é\"\\\n\t\x01\u2028😀", "bad\xff", "C:\\logs\\a.ndjson"}
+	ints := []int64{0, 1, 12345, 1 << 53, 1<<53 + 1, math.MaxInt64}
+	for range 10_000 {
+		origin, source := names[rng.IntN(len(names))], names[rng.IntN(len(names))]
+		seq, line := ints[rng.IntN(len(ints))], ints[rng.IntN(len(ints))]
+		if rng.IntN(2) == 0 {
+			seq, line = rng.Int64N(1e9), rng.Int64N(1e9)
+		}
+		var link [32]byte
+		for i := range link {
+			link[i] = byte(rng.IntN(256))
+		}
+		want := AppendRowBytes(nil, origin, seq, link, source, line)
+		head := newChainHead(origin)
+		rowSource, _ := appendJSONString(nil, source)
+		l := encodeLink(link)
+		got := appendRow([]byte{0}, line, &l, head.row, seq, rowSource)
+		if string(got[1:]) != string(want) || leafOf(got) != LeafHash(want) {
+			t.Fatalf("appendRow = %s, AppendRowBytes = %s", got[1:], want)
+		}
+	}
+}
