@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"unicode/utf8"
-
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -28,6 +26,15 @@ type rowHasher struct {
 	r, w []byte
 }
 
+// hashed is a record on its way through the sort with h, its record hash
+// (docs/hashchain.md). The hash depends on the record and where it was
+// read only, so it is computed where the record is decoded, in parallel;
+// only the links and the tree need dataset order.
+type hashed struct {
+	rec auditfmt.Record
+	h   tlog.Hash
+}
+
 // recordHash returns the record hash of rec, read from source, and the
 // length of its canonical bytes R.
 func (h *rowHasher) recordHash(rec *auditfmt.Record, source string) (tlog.Hash, int, error) {
@@ -39,18 +46,11 @@ func (h *rowHasher) recordHash(rec *auditfmt.Record, source string) (tlog.Hash, 
 	return hashchain.RecordHash(h.r), len(h.r), nil
 }
 
-// checkCanonical returns the error AppendRecordBytes would give for rec,
-// computing R only for the records that can fail: those with unknown
-// members or an envelope (whose numbers and strings RFC 8785 may not
-// write exactly), integers beyond 2^53, or strings that are not UTF-8.
-func (h *rowHasher) checkCanonical(rec *auditfmt.Record) error {
-	const maxExact = 1 << 53
-	if rec.Extra == "" && rec.Envelope == "" && rec.Attempt <= maxExact && rec.DeviceSeq <= maxExact &&
-		utf8.ValidString(rec.ClientID) && utf8.ValidString(rec.HostID) &&
-		utf8.ValidString(rec.AttemptID) && utf8.ValidString(rec.RecordID) {
-		return nil
-	}
-	_, _, err := h.recordHash(rec, "")
+// hash sets e.h, the record hash of e.rec read from source. It fails as
+// AppendRecordBytes does, for a record that has no canonical bytes.
+func (h *rowHasher) hash(e *hashed, source string) error {
+	var err error
+	e.h, _, err = h.recordHash(&e.rec, source)
 	return err
 }
 
@@ -60,37 +60,43 @@ func (h *rowHasher) leaf(pos *ChainPos, source string, line int64) tlog.Hash {
 	return hashchain.LeafHash(h.w)
 }
 
-// chainer assigns chain positions to records arriving in dataset order
-// and grows the tree over their rows.
+// chainer assigns chain positions to hashed records arriving in dataset
+// order.
 type chainer struct {
 	log    string
+	client string
+	pos    ChainPos
+}
+
+// next returns the chain position of e, the next row of the dataset.
+func (c *chainer) next(e *hashed) ChainPos {
+	if e.rec.ClientID != c.client || c.pos.Origin == "" {
+		origin := OriginOf(c.log, e.rec.ClientID)
+		c.client = e.rec.ClientID
+		c.pos = ChainPos{Origin: origin, Seq: 0, Link: hashchain.NextLink(hashchain.Genesis(origin), e.h)}
+	} else {
+		c.pos.Seq++
+		c.pos.Link = hashchain.NextLink(c.pos.Link, e.h)
+	}
+	return c.pos
+}
+
+// treeBuilder grows the tree over the rows of a dataset, in order.
+type treeBuilder struct {
 	names  []string // input names, by Record.Source
 	hasher rowHasher
 	tree   hashchain.Tree
-	client string
-	pos    ChainPos
-	bytes  int64 // canonical record bytes hashed
 }
 
-// next chains rec, the next row of the dataset.
-func (c *chainer) next(rec *auditfmt.Record) (ChainPos, error) {
-	h, n, err := c.hasher.recordHash(rec, c.names[rec.Source])
-	if err != nil {
-		return ChainPos{}, err
+// add appends the leaves of the chained rows recs, at pos, to the tree.
+func (t *treeBuilder) add(recs []auditfmt.Record, pos []ChainPos) {
+	for i := range recs {
+		t.tree.Append(t.hasher.leaf(&pos[i], t.names[recs[i].Source], recs[i].Line))
 	}
-	c.bytes += int64(n)
-	if rec.ClientID != c.client || c.pos.Origin == "" {
-		c.client = rec.ClientID
-		c.pos = ChainPos{Origin: OriginOf(c.log, rec.ClientID), Seq: 0, Link: hashchain.NextLink(hashchain.Genesis(OriginOf(c.log, rec.ClientID)), h)}
-	} else {
-		c.pos.Seq++
-		c.pos.Link = hashchain.NextLink(c.pos.Link, h)
-	}
-	c.tree.Append(c.hasher.leaf(&c.pos, c.names[rec.Source], rec.Line))
-	return c.pos, nil
 }
 
-// checkpoint returns the checkpoint of the rows chained so far.
-func (c *chainer) checkpoint() hashchain.Checkpoint {
-	return hashchain.Checkpoint{Origin: c.log, Size: c.tree.Size(), Root: c.tree.Root()}
+// checkpoint returns the checkpoint of the log named log over the rows
+// added so far.
+func (t *treeBuilder) checkpoint(log string) hashchain.Checkpoint {
+	return hashchain.Checkpoint{Origin: log, Size: t.tree.Size(), Root: t.tree.Root()}
 }

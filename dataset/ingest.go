@@ -41,6 +41,10 @@ type IngestOptions struct {
 	Log string
 	// Signer, when set, signs the checkpoint.
 	Signer note.Signer
+	// Verifiers check the signed checkpoints of collector logs given as
+	// inputs. Without them a collector log's chains and tree are still
+	// verified, and its signature is reported unchecked.
+	Verifiers note.Verifiers
 }
 
 // Progress reports how far an ingest has come.
@@ -146,11 +150,20 @@ func (ing *ingest) readAll(sources []Source) error {
 		}
 		ing.names = append(ing.names, src.Name)
 		ing.inputs = append(ing.inputs, Input{Name: src.Name, Format: in.format, Gzip: in.gzip})
+		if in.path != "" && in.format == FormatNDJSON && isCollectorLog(in.r) {
+			if ing.inputs[i].Collector, err = verifyCollectorLog(in.path, ing.opts.Verifiers); err != nil {
+				in.close()
+				return fmt.Errorf("%s: %w", src.Name, err)
+			}
+		}
 		err = ing.readInput(uint32(i), in)
 		if err == nil {
 			err = in.drain()
 		}
 		in.close()
+		if _, named := err.(*auditfmt.LineError); named {
+			return err
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", src.Name, err)
 		}
@@ -176,12 +189,12 @@ func (ing *ingest) readNDJSON(source uint32, in *opened) error {
 	lines := make(chan *lineBatch, 4)
 	decoded := make(chan *lineBatch, 8)
 	go readLines(in.r, lines, &batchPool)
-	go decodeBatches(source, lines, decoded)
+	go decodeBatches(source, ing.names[source], lines, decoded)
 	var err error
 	for b := range decoded {
 		<-b.done
 		if err == nil {
-			err = ing.accept(source, int64(len(b.ends)), b.recs, b.rejects)
+			err = ing.accept(source, int64(len(b.ends)), &b.recs, b.rejects)
 		}
 		if err == nil && b.err != nil && b.err != io.EOF {
 			err = b.err
@@ -193,11 +206,11 @@ func (ing *ingest) readNDJSON(source uint32, in *opened) error {
 
 // accept counts lines and passes records to the sorter and rejects to
 // the quarantine.
-func (ing *ingest) accept(source uint32, lines int64, recs []auditfmt.Record, rejects []reject) error {
+func (ing *ingest) accept(source uint32, lines int64, recs *encoded, rejects []reject) error {
 	c := &ing.inputs[source].Counts
 	c.Lines += lines
 	c.Rejected += int64(len(rejects))
-	ing.records += int64(len(recs))
+	ing.records += int64(recs.len())
 	for i := range rejects {
 		if err := ing.rejects.add(ing.names[source], &rejects[i]); err != nil {
 			return err
@@ -215,36 +228,37 @@ func (ing *ingest) readCSV(source uint32, in *opened) error {
 	if err != nil {
 		return fmt.Errorf("line 1: %w", err)
 	}
-	recs := make([]auditfmt.Record, 0, batchLines)
+	var recs encoded
 	var rejects []reject
 	var rows int64
 	var h rowHasher
 	for {
-		recs = append(recs, auditfmt.Record{})
-		rec := &recs[len(recs)-1]
+		var e hashed
+		rec := &e.rec
 		raw, err := cr.Next(rec)
 		if err == io.EOF {
-			recs = recs[:len(recs)-1]
-			return ing.accept(source, rows, recs, rejects)
-		}
-		if err == nil {
-			err = h.checkCanonical(rec)
+			return ing.accept(source, rows, &recs, rejects)
 		}
 		rec.Source = source
+		if err == nil {
+			err = h.hash(&e, ing.names[source])
+		}
 		var fe *auditfmt.FieldError
 		switch {
+		case err == nil:
+			recs.add(&e)
 		case errors.As(err, &fe):
 			rejects = append(rejects, reject{source: source, line: rec.Line, err: err, raw: append([]byte(nil), raw...)})
-			recs = recs[:len(recs)-1]
-		case err != nil:
+		default:
 			return err
 		}
 		rows++
-		if len(recs) == batchLines || len(rejects) == batchLines {
-			if err := ing.accept(source, rows, recs, rejects); err != nil {
+		if recs.len() == batchLines || len(rejects) == batchLines {
+			if err := ing.accept(source, rows, &recs, rejects); err != nil {
 				return err
 			}
-			recs, rejects, rows = recs[:0], rejects[:0], 0
+			recs.reset()
+			rejects, rows = rejects[:0], 0
 		}
 	}
 }
@@ -265,12 +279,20 @@ func (ing *ingest) readParquet(source uint32, in *opened) error {
 	}
 	defer fr.Close()
 	recs := make([]auditfmt.Record, batchLines)
+	var enc encoded
+	var h rowHasher
 	var row int64 // rows are numbered from 1 as the input's lines
 	for {
 		n, err := fr.Read(recs)
+		enc.reset()
 		for i := range recs[:n] {
 			row++
-			recs[i].Source, recs[i].Line = source, row
+			e := hashed{rec: recs[i]}
+			e.rec.Source, e.rec.Line = source, row
+			if herr := h.hash(&e, ing.names[source]); herr != nil {
+				return &auditfmt.LineError{File: ing.names[source], Line: row, Err: herr}
+			}
+			enc.add(&e)
 		}
 		var rejects []reject
 		var re *RowError
@@ -279,7 +301,7 @@ func (ing *ingest) readParquet(source uint32, in *opened) error {
 			rejects = []reject{{source: source, line: row, err: re.Err}}
 			err = nil
 		}
-		if aerr := ing.accept(source, int64(n+len(rejects)), recs[:n], rejects); aerr != nil {
+		if aerr := ing.accept(source, int64(n+len(rejects)), &enc, rejects); aerr != nil {
 			return aerr
 		}
 		if err == io.EOF {

@@ -21,7 +21,7 @@ type lineBatch struct {
 	first int64   // line number of the first line
 	err   error   // a read error after the lines, ends the input
 
-	recs    []auditfmt.Record
+	recs    encoded
 	rejects []reject
 	done    chan struct{}
 }
@@ -97,9 +97,10 @@ func readLine(r *bufio.Reader) (s []byte, full int64, err error) {
 	return keep[:auditfmt.MaxLineBytes], full, err
 }
 
-// decodeBatches decodes batches from in on all cores, and passes them on
-// to out in input order.
-func decodeBatches(source uint32, in <-chan *lineBatch, out chan<- *lineBatch) {
+// decodeBatches decodes and hashes batches from in, the lines of the input
+// source named name, on all cores, and passes them on to out in input
+// order.
+func decodeBatches(source uint32, name string, in <-chan *lineBatch, out chan<- *lineBatch) {
 	work := make(chan *lineBatch, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -109,7 +110,7 @@ func decodeBatches(source uint32, in <-chan *lineBatch, out chan<- *lineBatch) {
 			var d auditfmt.Decoder
 			var h rowHasher
 			for b := range work {
-				b.decode(&d, &h, source)
+				b.decode(&d, &h, source, name)
 				close(b.done)
 			}
 		}()
@@ -124,25 +125,29 @@ func decodeBatches(source uint32, in <-chan *lineBatch, out chan<- *lineBatch) {
 	wg.Wait()
 }
 
-// decode decodes the batch's lines. A record must also have canonical
-// bytes (docs/hashchain.md): one whose numbers RFC 8785 cannot write
-// exactly is rejected here, where the line is still at hand.
-func (b *lineBatch) decode(d *auditfmt.Decoder, h *rowHasher, source uint32) {
-	b.recs, b.rejects = b.recs[:0], b.rejects[:0]
+// decode decodes the batch's lines, computes the record hashes and
+// encodes the records for the sort. A
+// record must also have canonical bytes (docs/hashchain.md): one whose
+// numbers RFC 8785 cannot write exactly is rejected here, where the line
+// is still at hand.
+func (b *lineBatch) decode(d *auditfmt.Decoder, h *rowHasher, source uint32, name string) {
+	b.recs.reset()
+	b.rejects = b.rejects[:0]
 	start := 0
+	var e hashed
 	for i, end := range b.ends {
 		s := b.buf[start:end]
 		start = end
-		n := len(b.recs)
-		b.recs = append(b.recs, auditfmt.Record{Source: source, Line: b.first + int64(i)})
+		e = hashed{rec: auditfmt.Record{Source: source, Line: b.first + int64(i)}}
 		var err error
 		if b.long[i] > 0 {
 			err = &auditfmt.FieldError{Expected: "a line of at most 1048576 bytes", Found: "a line of " + itoa(b.long[i]) + " bytes"}
-		} else if err = d.Decode(s, &b.recs[n]); err == nil {
-			err = h.checkCanonical(&b.recs[n])
+		} else if err = d.Decode(s, &e.rec); err == nil {
+			err = h.hash(&e, name)
 		}
-		if err != nil {
-			b.recs = b.recs[:n]
+		if err == nil {
+			b.recs.add(&e)
+		} else {
 			b.rejects = append(b.rejects, reject{source: source, line: b.first + int64(i), err: err,
 				raw: append([]byte(nil), s...), rawLength: b.long[i]})
 		}

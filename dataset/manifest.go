@@ -49,6 +49,8 @@ type Input struct {
 	Gzip   bool   `json:"gzip,omitempty"`
 	Bytes  int64  `json:"bytes"`  // bytes read, before decompression
 	SHA256 string `json:"sha256"` // of the bytes read, before decompression
+	// Collector is set when the input was a verified collector log.
+	Collector *CollectorLog `json:"collector,omitempty"`
 	Counts
 }
 

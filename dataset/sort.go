@@ -26,31 +26,36 @@ func compareRows(a, b *auditfmt.Record) int {
 // sorter collects records in chunks of at most limit, sorts each full
 // chunk and spills it to a run file in the background while the next one
 // fills, so memory holds at most two chunks whatever the input size.
+// Chunks hold the records in run encoding, which is about half the size
+// of the records themselves and holds no pointers for the GC to scan.
 type sorter struct {
 	dir     string
 	limit   int
-	chunk   []auditfmt.Record
-	spare   []auditfmt.Record
+	chunk   *encoded
+	spare   *encoded
 	runs    []string
 	pending chan spillResult // the spill in flight, if any
 }
 
 type spillResult struct {
 	path  string
-	chunk []auditfmt.Record
+	chunk *encoded
 	err   error
 }
 
 func newSorter(dir string, limit int) *sorter {
-	return &sorter{dir: dir, limit: limit, chunk: make([]auditfmt.Record, 0, limit)}
+	return &sorter{dir: dir, limit: limit, chunk: newEncoded(limit, 0)}
 }
 
-func (s *sorter) add(recs []auditfmt.Record) error {
-	for len(recs) > 0 {
-		n := min(len(recs), s.limit-len(s.chunk))
-		s.chunk = append(s.chunk, recs[:n]...)
-		recs = recs[n:]
-		if len(s.chunk) == s.limit {
+// add copies the records of b into the chunk, spilling it whenever it is
+// full.
+func (s *sorter) add(b *encoded) error {
+	for i := 0; i < b.len(); {
+		n := min(b.len()-i, s.limit-s.chunk.len())
+		s.reserve(n, b.ends[i+n-1]-b.start(i))
+		s.chunk.appendFrom(b, i, i+n)
+		i += n
+		if s.chunk.len() == s.limit {
 			if err := s.spill(); err != nil {
 				return err
 			}
@@ -59,16 +64,35 @@ func (s *sorter) add(recs []auditfmt.Record) error {
 	return nil
 }
 
+// reserve makes room in the chunk for n more records of size bytes in
+// all. When it must grow, it grows to what a full chunk of records of the
+// average size so far needs, rather than by the quarter that append adds
+// to big slices, each time copying the chunk.
+func (s *sorter) reserve(n, size int) {
+	c := s.chunk
+	if len(c.buf)+size <= cap(c.buf) {
+		return
+	}
+	perRecord := (len(c.buf) + size) / (c.len() + n)
+	want := max(len(c.buf)+size, perRecord*s.limit*9/8)
+	c.buf = slices.Grow(c.buf, want-len(c.buf))
+}
+
 // spill hands the full chunk to a goroutine and continues with a spare one.
 func (s *sorter) spill() error {
 	if err := s.wait(); err != nil {
 		return err
 	}
+	if s.spare == nil {
+		s.spare = newEncoded(s.limit, cap(s.chunk.buf))
+	}
 	full := s.chunk
-	s.chunk, s.spare = s.spare[:0], nil
+	s.chunk, s.spare = s.spare, nil
+	s.chunk.reset()
 	s.pending = make(chan spillResult, 1)
 	go func(done chan<- spillResult) {
-		path, err := writeRun(s.dir, full, sortedOrder(full))
+		full.sort()
+		path, err := writeRun(s.dir, full)
 		done <- spillResult{path: path, chunk: full, err: err}
 	}(s.pending)
 	return nil
@@ -80,8 +104,7 @@ func (s *sorter) wait() error {
 	}
 	r := <-s.pending
 	s.pending = nil
-	clear(r.chunk)
-	s.spare = r.chunk[:0]
+	s.spare = r.chunk
 	if r.err != nil {
 		return r.err
 	}
@@ -95,9 +118,10 @@ func (s *sorter) finish() (*merger, error) {
 	if err := s.wait(); err != nil {
 		return nil, err
 	}
+	s.spare = nil
+	s.chunk.sort()
 	m := &merger{}
-	mem := &memCursor{recs: s.chunk, order: sortedOrder(s.chunk)}
-	if err := m.push(mem); err != nil {
+	if err := m.push(&memCursor{c: s.chunk}); err != nil {
 		return nil, err
 	}
 	for _, path := range s.runs {
@@ -126,30 +150,34 @@ func (s *sorter) discard() {
 
 // cursor is one sorted source of a merge.
 type cursor interface {
-	// next loads the next record into rec; io.EOF at the end.
-	next(rec *auditfmt.Record) error
+	// next loads the next record into e; io.EOF at the end.
+	next(e *hashed) error
 }
 
+// memCursor reads a sorted chunk.
 type memCursor struct {
-	recs  []auditfmt.Record
-	order []int32
-	i     int
+	c    *encoded
+	i    int
+	prev string
 }
 
-func (c *memCursor) next(rec *auditfmt.Record) error {
-	if c.i == len(c.order) {
+func (c *memCursor) next(e *hashed) error {
+	if c.i == c.c.len() {
 		return io.EOF
 	}
-	*rec = c.recs[c.order[c.i]]
+	if err := decodeRun(c.c.record(int(c.c.keys[c.i].i)), e, c.prev); err != nil {
+		return err
+	}
 	c.i++
+	c.prev = e.rec.ClientID
 	return nil
 }
 
 // sortKey is what the sort compares first: the first 16 bytes of the
 // client id, big-endian so that integer order is byte order, and the
 // time. Comparing 32-byte keys in one array is several times faster than
-// following indexes into the records; only keys that tie fall back to the
-// full comparison.
+// decoding the records; only keys that tie fall back to the full
+// comparison.
 type sortKey struct {
 	id0, id1 uint64
 	at       int64
@@ -162,38 +190,33 @@ func keyOf(r *auditfmt.Record, i int) sortKey {
 	return sortKey{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), r.RecordedAt, int32(i), int32(min(len(r.ClientID), 1<<30))}
 }
 
-// sortedOrder returns the indexes of recs in dataset order, leaving recs
-// where they are.
-func sortedOrder(recs []auditfmt.Record) []int32 {
-	keys := make([]sortKey, len(recs))
-	for i := range recs {
-		keys[i] = keyOf(&recs[i], i)
-	}
-	slices.SortFunc(keys, func(a, b sortKey) int {
-		if c := cmp.Compare(a.id0, b.id0); c != 0 {
+// sort puts the keys of b in dataset order, leaving the records where
+// they are.
+func (b *encoded) sort() {
+	var x, y hashed // records decoded for keys that tie
+	slices.SortFunc(b.keys, func(k, l sortKey) int {
+		if c := cmp.Compare(k.id0, l.id0); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.id1, b.id1); c != 0 {
+		if c := cmp.Compare(k.id1, l.id1); c != 0 {
 			return c
 		}
-		if a.n > 16 || b.n > 16 || a.at == b.at {
-			return compareRows(&recs[a.i], &recs[b.i])
+		if k.n > 16 || l.n > 16 || k.at == l.at {
+			// Both encodings were written by appendRun: they decode.
+			decodeRun(b.record(int(k.i)), &x, "")
+			decodeRun(b.record(int(l.i)), &y, "")
+			return compareRows(&x.rec, &y.rec)
 		}
-		if c := cmp.Compare(a.n, b.n); c != 0 {
+		if c := cmp.Compare(k.n, l.n); c != 0 {
 			return c // one id is the other with NUL bytes appended
 		}
-		return cmp.Compare(a.at, b.at)
+		return cmp.Compare(k.at, l.at)
 	})
-	order := make([]int32, len(keys))
-	for i, k := range keys {
-		order[i] = k.i
-	}
-	return order
 }
 
 type runCursor struct{ rr *runReader }
 
-func (c *runCursor) next(rec *auditfmt.Record) error { return c.rr.next(rec) }
+func (c *runCursor) next(e *hashed) error { return c.rr.next(e) }
 
 // merger is a k-way merge of sorted cursors.
 type merger struct {
@@ -202,14 +225,14 @@ type merger struct {
 }
 
 type mergeItem struct {
-	rec auditfmt.Record
-	c   cursor
+	e hashed
+	c cursor
 }
 
 type mergeHeap []*mergeItem
 
 func (h mergeHeap) Len() int           { return len(h) }
-func (h mergeHeap) Less(i, j int) bool { return compareRows(&h[i].rec, &h[j].rec) < 0 }
+func (h mergeHeap) Less(i, j int) bool { return compareRows(&h[i].e.rec, &h[j].e.rec) < 0 }
 func (h mergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *mergeHeap) Push(x any)        { *h = append(*h, x.(*mergeItem)) }
 func (h *mergeHeap) Pop() any {
@@ -221,7 +244,7 @@ func (h *mergeHeap) Pop() any {
 
 func (m *merger) push(c cursor) error {
 	it := &mergeItem{c: c}
-	switch err := c.next(&it.rec); err {
+	switch err := c.next(&it.e); err {
 	case nil:
 		heap.Push(&m.h, it)
 	case io.EOF:
@@ -231,14 +254,14 @@ func (m *merger) push(c cursor) error {
 	return nil
 }
 
-// next stores the smallest remaining record in rec; io.EOF at the end.
-func (m *merger) next(rec *auditfmt.Record) error {
+// next stores the smallest remaining record in e; io.EOF at the end.
+func (m *merger) next(e *hashed) error {
 	if len(m.h) == 0 {
 		return io.EOF
 	}
 	top := m.h[0]
-	*rec = top.rec
-	switch err := top.c.next(&top.rec); err {
+	*e = top.e
+	switch err := top.c.next(&top.e); err {
 	case nil:
 		heap.Fix(&m.h, 0)
 	case io.EOF:

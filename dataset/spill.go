@@ -16,9 +16,63 @@ import (
 // an ingest do not fit in memory and merged back afterwards. Its encoding is
 // private to this package: each record is a uvarint length followed by the
 // fields in a fixed order (strings as uvarint length and bytes, integers as
-// varints, floats as 8 little-endian bytes).
+// varints, floats as 8 little-endian bytes), then the 32-byte record hash.
 
-func appendRun(dst []byte, r *auditfmt.Record) []byte {
+// encoded is a sequence of records in run encoding, back to back, with
+// the sort key of each. Until sorted, keys[i] is the key of record i.
+type encoded struct {
+	buf  []byte
+	ends []int // the end of each record in buf
+	keys []sortKey
+}
+
+// newEncoded returns an empty encoded with room for n records of size
+// bytes in all.
+func newEncoded(n, size int) *encoded {
+	return &encoded{buf: make([]byte, 0, size), ends: make([]int, 0, n), keys: make([]sortKey, 0, n)}
+}
+
+func (b *encoded) len() int { return len(b.ends) }
+
+func (b *encoded) reset() { b.buf, b.ends, b.keys = b.buf[:0], b.ends[:0], b.keys[:0] }
+
+// add encodes e at the end of b.
+func (b *encoded) add(e *hashed) {
+	b.keys = append(b.keys, keyOf(&e.rec, len(b.ends)))
+	b.buf = appendRun(b.buf, e)
+	b.ends = append(b.ends, len(b.buf))
+}
+
+// start returns the offset of record i, at its length prefix.
+func (b *encoded) start(i int) int {
+	if i == 0 {
+		return 0
+	}
+	return b.ends[i-1]
+}
+
+// record returns the encoding of record i without its length prefix, as
+// decodeRun reads it.
+func (b *encoded) record(i int) []byte { return b.buf[b.start(i)+4 : b.ends[i]] }
+
+// appendFrom appends records [from, to) of src, which is not sorted.
+func (b *encoded) appendFrom(src *encoded, from, to int) {
+	if from == to {
+		return
+	}
+	base, n := len(b.buf)-src.start(from), len(b.ends)-from
+	b.buf = append(b.buf, src.buf[src.start(from):src.ends[to-1]]...)
+	for _, end := range src.ends[from:to] {
+		b.ends = append(b.ends, end+base)
+	}
+	for _, k := range src.keys[from:to] {
+		k.i += int32(n)
+		b.keys = append(b.keys, k)
+	}
+}
+
+func appendRun(dst []byte, e *hashed) []byte {
+	r := &e.rec
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0) // room for a 4-byte length
 	dst = appendString(dst, r.ClientID)
@@ -45,6 +99,7 @@ func appendRun(dst []byte, r *auditfmt.Record) []byte {
 	dst = appendString(dst, r.Envelope)
 	dst = binary.AppendUvarint(dst, uint64(r.Source))
 	dst = binary.AppendVarint(dst, r.Line)
+	dst = append(dst, e.h[:]...)
 	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst
 }
@@ -101,7 +156,8 @@ func (d *runDecoder) fail() {
 	d.b = nil
 }
 
-func decodeRun(b []byte, r *auditfmt.Record, prevClient string) error {
+func decodeRun(b []byte, e *hashed, prevClient string) error {
+	r := &e.rec
 	d := runDecoder{b: b}
 	if id := d.bytes(); string(id) == prevClient {
 		r.ClientID = prevClient
@@ -131,11 +187,17 @@ func decodeRun(b []byte, r *auditfmt.Record, prevClient string) error {
 	d.b = d.b[k:]
 	r.Source = uint32(src)
 	r.Line = d.varint()
+	if len(d.b) != len(e.h) {
+		d.fail()
+		return d.err
+	}
+	copy(e.h[:], d.b)
 	return d.err
 }
 
-// writeRun writes recs in the given order to a temporary run file.
-func writeRun(dir string, recs []auditfmt.Record, order []int32) (path string, err error) {
+// writeRun writes the records of b in the order of its keys to a
+// temporary run file.
+func writeRun(dir string, b *encoded) (path string, err error) {
 	f, err := os.CreateTemp(dir, "stormaudit-run-*")
 	if err != nil {
 		return "", fmt.Errorf("spill: %w", err)
@@ -147,10 +209,8 @@ func writeRun(dir string, recs []auditfmt.Record, order []int32) (path string, e
 		}
 	}()
 	w := bufio.NewWriterSize(f, 1<<20)
-	var buf []byte
-	for _, i := range order {
-		buf = appendRun(buf[:0], &recs[i])
-		if _, err := w.Write(buf); err != nil {
+	for _, k := range b.keys {
+		if _, err := w.Write(b.buf[b.start(int(k.i)):b.ends[k.i]]); err != nil {
 			return "", fmt.Errorf("spill: %w", err)
 		}
 	}
@@ -176,8 +236,8 @@ func openRun(path string) (*runReader, error) {
 	return &runReader{f: f, r: bufio.NewReaderSize(f, 256<<10)}, nil
 }
 
-// next decodes the next record into rec; io.EOF at the end.
-func (rr *runReader) next(rec *auditfmt.Record) error {
+// next decodes the next record into e; io.EOF at the end.
+func (rr *runReader) next(e *hashed) error {
 	var hdr [4]byte
 	if _, err := io.ReadFull(rr.r, hdr[:]); err != nil {
 		if err == io.ErrUnexpectedEOF {
@@ -193,10 +253,10 @@ func (rr *runReader) next(rec *auditfmt.Record) error {
 	if _, err := io.ReadFull(rr.r, rr.buf); err != nil {
 		return fmt.Errorf("spill %s: %w", rr.f.Name(), err)
 	}
-	if err := decodeRun(rr.buf, rec, rr.prev); err != nil {
+	if err := decodeRun(rr.buf, e, rr.prev); err != nil {
 		return fmt.Errorf("spill %s: %w", rr.f.Name(), err)
 	}
-	rr.prev = rec.ClientID
+	rr.prev = e.rec.ClientID
 	return nil
 }
 

@@ -15,7 +15,10 @@ import (
 	"github.com/stormaudit/stormaudit/hashchain"
 )
 
-const writeBatch = 8192
+const (
+	writeBatch   = 8192
+	writeBatches = 4 // batches in flight between the stages of the write
+)
 
 // rowBatch is a run of rows on their way to a Parquet file.
 type rowBatch struct {
@@ -24,7 +27,9 @@ type rowBatch struct {
 }
 
 // write merges the sorted records, drops and logs duplicates, and writes
-// the Parquet files and the manifest.
+// the Parquet files and the manifest. It is a pipeline of three
+// goroutines passing batches of rows: dedup (merge, de-duplicate, link),
+// grow (leaf hashes and the tree) and writeFiles (Parquet).
 func (ing *ingest) write() (*Manifest, error) {
 	m, err := ing.sort.finish()
 	if err != nil {
@@ -35,15 +40,18 @@ func (ing *ingest) write() (*Manifest, error) {
 		m.close()
 		return nil, err
 	}
-	batches := make(chan *rowBatch, 2)
-	free := make(chan *rowBatch, 3)
-	for range 3 {
+	linked := make(chan *rowBatch, writeBatches)
+	chained := make(chan *rowBatch, writeBatches)
+	free := make(chan *rowBatch, writeBatches)
+	for range writeBatches {
 		free <- &rowBatch{make([]auditfmt.Record, 0, writeBatch), make([]ChainPos, 0, writeBatch)}
 	}
-	ch := &chainer{log: ing.opts.Log, names: ing.names}
+	ch := &chainer{log: ing.opts.Log}
+	tree := &treeBuilder{names: ing.names}
 	mergeErr := make(chan error, 1)
-	go func() { mergeErr <- ing.dedup(m, dups, ch, batches, free) }()
-	files, werr := ing.writeFiles(batches, free)
+	go func() { mergeErr <- ing.dedup(m, dups, ch, linked, free) }()
+	go tree.grow(linked, chained)
+	files, werr := ing.writeFiles(chained, free)
 	err = <-mergeErr
 	if err == nil {
 		err = werr
@@ -57,7 +65,7 @@ func (ing *ingest) write() (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp, signers, err := writeCheckpoint(ing.dir, ch.checkpoint(), ing.opts.Signer)
+	cp, signers, err := writeCheckpoint(ing.dir, tree.checkpoint(ing.opts.Log), ing.opts.Signer)
 	if err != nil {
 		return nil, err
 	}
@@ -65,36 +73,32 @@ func (ing *ingest) write() (*Manifest, error) {
 }
 
 // dedup streams the merge into batches, keeping the first of each run of
-// identical records, and chains the records it keeps.
+// identical records, and links the records it keeps into their chains.
 func (ing *ingest) dedup(m *merger, dups *dupLog, ch *chainer, out chan<- *rowBatch, free <-chan *rowBatch) error {
 	defer close(out)
 	batch := <-free
-	var prev auditfmt.Record
+	var prev, e hashed
 	have := false
 	for {
-		var rec auditfmt.Record
-		err := m.next(&rec)
+		err := m.next(&e)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		if have && auditfmt.SameRecord(&prev, &rec) {
+		rec := &e.rec
+		if have && auditfmt.SameRecord(&prev.rec, rec) {
 			ing.inputs[rec.Source].Duplicates++
-			if err := dups.add(ing.names, &rec, &prev); err != nil {
+			if err := dups.add(ing.names, rec, &prev.rec); err != nil {
 				return err
 			}
 			continue
 		}
-		prev, have = rec, true
-		pos, err := ch.next(&rec)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", ing.names[rec.Source], rec.Line, err)
-		}
+		prev, have = e, true
 		ing.inputs[rec.Source].Accepted++
-		batch.recs = append(batch.recs, rec)
-		batch.pos = append(batch.pos, pos)
+		batch.recs = append(batch.recs, *rec)
+		batch.pos = append(batch.pos, ch.next(&e))
 		if len(batch.recs) == writeBatch {
 			out <- batch
 			batch = <-free
@@ -105,6 +109,16 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, ch *chainer, out chan<- *rowBa
 		out <- batch
 	}
 	return nil
+}
+
+// grow adds the rows of each batch from in to the tree and passes the
+// batch on to out, which it closes at the end of in.
+func (t *treeBuilder) grow(in <-chan *rowBatch, out chan<- *rowBatch) {
+	defer close(out)
+	for b := range in {
+		t.add(b.recs, b.pos)
+		out <- b
+	}
 }
 
 // writeFiles writes batches to part files, starting a new file at the

@@ -33,6 +33,7 @@ I/O errors, or on any rejected line under --strict.`,
 			&cli.BoolFlag{Name: "strict", Usage: "exit 2 if any line is rejected", Sources: cli.EnvVars("STORMAUDIT_STRICT")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 			&cli.StringFlag{Name: "key", Usage: "sign the checkpoint with this key (NAME.key from stormaudit keygen)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
+			&cli.StringSliceFlag{Name: "verifier", Usage: "verifier key (NAME.pub) for the signed checkpoints of collector logs given as inputs; repeatable", Sources: cli.EnvVars("STORMAUDIT_VERIFIER")},
 			&cli.StringFlag{Name: "log", Usage: "the log's name: the checkpoint's first line (default stormaudit/ and the dataset's directory name)", Sources: cli.EnvVars("STORMAUDIT_LOG")},
 			&cli.IntFlag{Name: "chunk-records", Usage: "records sorted in memory before spilling to disk", Value: 1 << 18, Hidden: true},
 		},
@@ -53,6 +54,13 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 		sources[i] = dataset.Source{Name: name, Stdin: cmd.Root().Reader}
 	}
 	opts := dataset.IngestOptions{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version, Log: cmd.String("log")}
+	if vs := cmd.StringSlice("verifier"); len(vs) > 0 {
+		verifiers, _, err := loadVerifiers(vs)
+		if err != nil {
+			return usageErr("ingest: --verifier: %v", err)
+		}
+		opts.Verifiers = verifiers
+	}
 	if k := cmd.String("key"); k != "" {
 		signer, err := loadSigner(k)
 		if err != nil {
@@ -80,6 +88,16 @@ func printIngestSummary(w io.Writer, dir string, m *dataset.Manifest) {
 	for _, in := range m.Inputs {
 		fmt.Fprintf(w, "stormaudit: %s (%s): %d lines = %d accepted + %d rejected + %d duplicates\n",
 			in.Name, in.Format, in.Lines, in.Accepted, in.Rejected, in.Duplicates)
+		if c := in.Collector; c != nil {
+			sig := "unsigned"
+			switch {
+			case len(c.Signers) > 0 && c.SignaturesChecked:
+				sig = "signature verified: " + strings.Join(c.Signers, ", ")
+			case len(c.Signers) > 0:
+				sig = "signed by " + strings.Join(c.Signers, ", ") + ", NOT checked (give --verifier)"
+			}
+			fmt.Fprintf(w, "stormaudit: %s is a collector log of %s: %d records verified, %d unsealed; %s\n", in.Name, c.Log, c.Records, c.Unsealed, sig)
+		}
 	}
 	t := m.Totals
 	fmt.Fprintf(w, "stormaudit: total: %d lines = %d accepted + %d rejected + %d duplicates\n",

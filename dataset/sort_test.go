@@ -1,0 +1,63 @@
+package dataset
+
+import (
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// TestSorterOrder sorts records through chunks, run files and the merge,
+// with client ids longer than the 16 bytes of a sort key and records that
+// tie on client and time, and compares the result with compareRows.
+func TestSorterOrder(t *testing.T) {
+	recs := genRecords(7, 5000)
+	for i := range recs {
+		recs[i].Source, recs[i].Line = uint32(i%3), int64(i+1)
+		switch i % 4 {
+		case 1:
+			recs[i].ClientID = "a-client-id-longer-than-sixteen-bytes-" + recs[i].ClientID[:1]
+		case 2:
+			recs[i].RecordedAt = recs[i-1].RecordedAt
+			recs[i].ClientID = recs[i-1].ClientID
+		}
+	}
+	for _, limit := range []int{7, 97, 1000, 10000} {
+		s := newSorter(t.TempDir(), limit)
+		var b encoded
+		for i := range recs {
+			e := hashed{rec: recs[i]}
+			e.h[0], e.h[31] = byte(i), byte(i>>8)
+			b.add(&e)
+			if b.len() == 333 || i == len(recs)-1 {
+				if err := s.add(&b); err != nil {
+					t.Fatal(err)
+				}
+				b.reset()
+			}
+		}
+		m, err := s.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Clone(recs)
+		slices.SortFunc(want, func(a, b auditfmt.Record) int { return compareRows(&a, &b) })
+		for i := range want {
+			var e hashed
+			if err := m.next(&e); err != nil {
+				t.Fatalf("limit %d: record %d: %v", limit, i, err)
+			}
+			j := e.rec.Line - 1
+			if e.rec != want[i] || e.h[0] != byte(j) || e.h[31] != byte(j>>8) {
+				t.Fatalf("limit %d: record %d: got line %d, want line %d", limit, i, e.rec.Line, want[i].Line)
+			}
+		}
+		if err := m.next(new(hashed)); err != io.EOF {
+			t.Errorf("limit %d: after the last record: got %v, want io.EOF", limit, err)
+		}
+		if err := m.close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
