@@ -82,8 +82,24 @@ func Ingest(ctx context.Context, dir string, sources []Source, opts IngestOption
 		return nil, err
 	}
 	ing := &ingest{ctx: ctx, dir: dir, opts: opts, sort: newSorter(dir, opts.ChunkRecords)}
+	m, err := ing.run(sources)
+	if err != nil {
+		// Leave the directory empty, so that the corrected command can
+		// run again: a dataset is all there or not there.
+		ing.sort.discard()
+		if ents, rerr := os.ReadDir(dir); rerr == nil {
+			for _, e := range ents {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+func (ing *ingest) run(sources []Source) (*Manifest, error) {
 	ing.total = totalSize(sources)
-	rejects, err := newQuarantine(filepath.Join(dir, RejectsName))
+	rejects, err := newQuarantine(filepath.Join(ing.dir, RejectsName))
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +109,6 @@ func Ingest(ctx context.Context, dir string, sources []Source, opts IngestOption
 		err = cerr
 	}
 	if err != nil {
-		ing.sort.discard()
 		return nil, err
 	}
 	return ing.write()
@@ -150,7 +165,11 @@ func (ing *ingest) readAll(sources []Source) error {
 		}
 		ing.names = append(ing.names, src.Name)
 		ing.inputs = append(ing.inputs, Input{Name: src.Name, Format: in.format, Gzip: in.gzip})
-		if in.path != "" && in.format == FormatNDJSON && isCollectorLog(in.r) {
+		if in.format == FormatNDJSON && isCollectorLog(in.r) {
+			if in.path == "" {
+				in.close()
+				return fmt.Errorf("%s: a collector log must be given as a plain file, with its checkpoint file beside it, so that it can be verified before it is ingested", src.Name)
+			}
 			if ing.inputs[i].Collector, err = verifyCollectorLog(in.path, ing.opts.Verifiers); err != nil {
 				in.close()
 				return fmt.Errorf("%s: %w", src.Name, err)
@@ -188,7 +207,8 @@ var batchPool = sync.Pool{New: func() any { return new(lineBatch) }}
 func (ing *ingest) readNDJSON(source uint32, in *opened) error {
 	lines := make(chan *lineBatch, 4)
 	decoded := make(chan *lineBatch, 8)
-	go readLines(in.r, lines, &batchPool)
+	stop := make(chan struct{})
+	go readLines(in.r, lines, &batchPool, stop)
 	go decodeBatches(source, ing.names[source], lines, decoded)
 	var err error
 	for b := range decoded {
@@ -198,6 +218,10 @@ func (ing *ingest) readNDJSON(source uint32, in *opened) error {
 		}
 		if err == nil && b.err != nil && b.err != io.EOF {
 			err = b.err
+		}
+		if err != nil && stop != nil {
+			close(stop) // the reader stops at its next batch; drain what is in flight
+			stop = nil
 		}
 		batchPool.Put(b)
 	}

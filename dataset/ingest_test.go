@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
@@ -316,5 +318,71 @@ func TestIngestQuarantinesBadParquetRows(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, RejectsName))
 	if !strings.Contains(string(b), `"line":2,"field":"attempt"`) {
 		t.Errorf("rejects.ndjson = %s", b)
+	}
+}
+
+// endless is an input that never ends, as a pipe from a live collector.
+type endless struct{ line []byte }
+
+func (e endless) Read(p []byte) (int, error) {
+	n := 0
+	for n+len(e.line) <= len(p) {
+		n += copy(p[n:], e.line)
+	}
+	return n, nil
+}
+
+func TestIngestStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	line := []byte(genLines(1, 1, 1)[0] + "\n")
+	done := make(chan error, 1)
+	dir := filepath.Join(t.TempDir(), "ds")
+	go func() {
+		_, err := Ingest(ctx, dir, []Source{{Name: "-", Stdin: endless{line}}}, IngestOptions{})
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ingest still running 10 s after its context was cancelled")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a cancelled ingest left %d files in the output directory", len(ents))
+	}
+}
+
+// One large record must not make the sorter reserve memory for a whole
+// chunk of records that size (it once tried 262,144 x 200 KB).
+func TestIngestLargeRecord(t *testing.T) {
+	big := `{"client_id": "d", "attempt": 1, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "blob": "` + strings.Repeat("x", 900_000) + `"}`
+	dir := filepath.Join(t.TempDir(), "ds")
+	m, err := Ingest(context.Background(), dir, []Source{{Name: writeInput(t, "big.ndjson", append([]string{big}, genLines(10, 2, 1)...))}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Totals.Accepted != 11 {
+		t.Errorf("totals = %+v", m.Totals)
+	}
+}
+
+// A failed ingest leaves the output directory empty, so that the corrected
+// command can run again.
+func TestIngestFailureLeavesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ds")
+	good := writeInput(t, "a.ndjson", genLines(10, 2, 1))
+	noHeader := writeInput(t, "b.csv", []string{"attempt,outcome", "1,connected"})
+	if _, err := Ingest(context.Background(), dir, []Source{{Name: good}, {Name: noHeader}}, IngestOptions{}); err == nil {
+		t.Fatal("a CSV without client_id was ingested")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("the failed ingest left %d files", len(ents))
+	}
+	if _, err := Ingest(context.Background(), dir, []Source{{Name: good}}, IngestOptions{}); err != nil {
+		t.Fatalf("the corrected ingest: %v", err)
 	}
 }

@@ -75,11 +75,15 @@ func openInput(src Source, progress *atomic.Int64) (*opened, error) {
 		if err != nil {
 			return nil, err
 		}
-		if st, err := f.Stat(); err == nil && st.IsDir() {
+		st, err := f.Stat()
+		if err == nil && st.IsDir() {
 			f.Close()
 			return nil, fmt.Errorf("%s: is a directory; expected an NDJSON, CSV or Parquet file", src.Name)
 		}
-		rd, in.closer, in.path = f, f, src.Name
+		rd, in.closer = f, f
+		if err == nil && st.Mode().IsRegular() {
+			in.path = src.Name // can be opened again (Parquet, collector logs); a pipe cannot
+		}
 	}
 	in.raw = &countingReader{r: rd, h: sha256.New(), total: progress}
 	br := bufio.NewReaderSize(in.raw, 1<<16)

@@ -38,13 +38,13 @@ type reject struct {
 // readLines splits r into batches of lines. A line longer than
 // auditfmt.MaxLineBytes is cut there (and rejected later); the rest of it
 // is read and counted, never taken for another line.
-func readLines(r *bufio.Reader, out chan<- *lineBatch, pool *sync.Pool) {
+func readLines(r *bufio.Reader, out chan<- *lineBatch, pool *sync.Pool, stop <-chan struct{}) {
 	defer close(out)
 	line := int64(1)
 	for {
 		b := pool.Get().(*lineBatch)
 		b.buf, b.ends, b.long, b.first, b.err = b.buf[:0], b.ends[:0], b.long[:0], line, nil
-		for len(b.ends) < batchLines && b.err == nil {
+		for len(b.ends) < batchLines && len(b.buf) < batchBytes && b.err == nil {
 			s, full, err := readLine(r)
 			if err == io.EOF && len(s) == 0 && full == 0 {
 				b.err = io.EOF
@@ -58,12 +58,20 @@ func readLines(r *bufio.Reader, out chan<- *lineBatch, pool *sync.Pool) {
 				b.err = err
 			}
 		}
-		out <- b
+		select {
+		case out <- b:
+		case <-stop:
+			return
+		}
 		if b.err != nil {
 			return
 		}
 	}
 }
+
+// batchBytes bounds the bytes of one batch, so that long lines do not
+// make batches of gigabytes.
+const batchBytes = 4 << 20
 
 // readLine returns the next line without its newline. full is the line's
 // length when it was longer than auditfmt.MaxLineBytes and s holds only

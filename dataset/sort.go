@@ -29,12 +29,13 @@ func compareRows(a, b *auditfmt.Record) int {
 // Chunks hold the records in run encoding, which is about half the size
 // of the records themselves and holds no pointers for the GC to scan.
 type sorter struct {
-	dir     string
-	limit   int
-	chunk   *encoded
-	spare   *encoded
-	runs    []string
-	pending chan spillResult // the spill in flight, if any
+	dir      string
+	limit    int // records in a chunk
+	maxBytes int // bytes in a chunk: large records fill it before limit does
+	chunk    *encoded
+	spare    *encoded
+	runs     []string
+	pending  chan spillResult // the spill in flight, if any
 }
 
 type spillResult struct {
@@ -43,19 +44,26 @@ type spillResult struct {
 	err   error
 }
 
+// chunkBytes bounds the encoded records of one chunk.
+const chunkBytes = 64 << 20
+
 func newSorter(dir string, limit int) *sorter {
-	return &sorter{dir: dir, limit: limit, chunk: newEncoded(limit, 0)}
+	return &sorter{dir: dir, limit: limit, maxBytes: chunkBytes, chunk: newEncoded(limit, 0)}
 }
 
 // add copies the records of b into the chunk, spilling it whenever it is
-// full.
+// full: limit records, or maxBytes bytes.
 func (s *sorter) add(b *encoded) error {
 	for i := 0; i < b.len(); {
-		n := min(b.len()-i, s.limit-s.chunk.len())
+		room := s.maxBytes - len(s.chunk.buf)
+		n := 1
+		for n < b.len()-i && s.chunk.len()+n < s.limit && b.ends[i+n]-b.start(i) <= room {
+			n++
+		}
 		s.reserve(n, b.ends[i+n-1]-b.start(i))
 		s.chunk.appendFrom(b, i, i+n)
 		i += n
-		if s.chunk.len() == s.limit {
+		if s.chunk.len() == s.limit || len(s.chunk.buf) >= s.maxBytes {
 			if err := s.spill(); err != nil {
 				return err
 			}
@@ -74,7 +82,7 @@ func (s *sorter) reserve(n, size int) {
 		return
 	}
 	perRecord := (len(c.buf) + size) / (c.len() + n)
-	want := max(len(c.buf)+size, perRecord*s.limit*9/8)
+	want := max(len(c.buf)+size, min(perRecord*s.limit, s.maxBytes)*9/8)
 	c.buf = slices.Grow(c.buf, want-len(c.buf))
 }
 
@@ -116,6 +124,7 @@ func (s *sorter) wait() error {
 // every run, in dataset order.
 func (s *sorter) finish() (*merger, error) {
 	if err := s.wait(); err != nil {
+		s.discard()
 		return nil, err
 	}
 	s.spare = nil
@@ -124,15 +133,16 @@ func (s *sorter) finish() (*merger, error) {
 	if err := m.push(&memCursor{c: s.chunk}); err != nil {
 		return nil, err
 	}
-	for _, path := range s.runs {
+	for i, path := range s.runs {
 		rr, err := openRun(path)
+		if err == nil {
+			m.runs = append(m.runs, rr)
+			err = m.push(&runCursor{rr: rr})
+		}
 		if err != nil {
 			m.close()
-			return nil, err
-		}
-		m.runs = append(m.runs, rr)
-		if err := m.push(&runCursor{rr: rr}); err != nil {
-			m.close()
+			s.runs = s.runs[i+1:] // m.close removed the opened ones
+			s.discard()
 			return nil, err
 		}
 	}
@@ -146,6 +156,7 @@ func (s *sorter) discard() {
 	for _, path := range s.runs {
 		os.Remove(path)
 	}
+	s.runs = nil
 }
 
 // cursor is one sorted source of a merge.

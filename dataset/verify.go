@@ -124,6 +124,10 @@ func openUnverified(b []byte) (*note.Note, error) {
 func readCheckpoint(b []byte, verifiers note.Verifiers, rep *VerifyReport) *hashchain.Checkpoint {
 	if cp, perr := hashchain.ParseCheckpoint(b); perr == nil {
 		rep.Checkpoint = &cp // unsigned
+		if verifiers != nil {
+			rep.Problem = &Problem{What: "checkpoint: not signed, but verifier keys were given: anyone could have written it"}
+			return nil
+		}
 		return &cp
 	}
 	n, err := openUnverified(b)
@@ -196,7 +200,13 @@ func (v *verifier) files(dir string, files []File) error {
 			return nil
 		}
 	}
-	return <-readErr
+	err := <-readErr
+	var re *RowError
+	if errors.As(err, &re) { // a value no writer of ours would store: tampering, not an I/O error
+		v.rep.Problem = &Problem{File: filepath.Base(re.File), Row: re.Row, What: re.Err.Error()}
+		return nil
+	}
+	return err
 }
 
 // batch takes the hashed rows of b in order; false once a problem is found.
@@ -275,8 +285,10 @@ func (v *verifier) finish() {
 	case v.since != nil && *v.sinceRoot != v.since.Root:
 		rep.Problem = &Problem{What: fmt.Sprintf("--since: the first %d records have root %s, the old checkpoint says %s (the log was rewritten or forked)", v.since.Size, v.sinceRoot, v.since.Root)}
 	}
-	rep.Unsealed = rep.Records - v.cp.Size
-	if rep.Unsealed < 0 {
-		rep.Unsealed = 0
+	rep.Unsealed = max(rep.Records-v.cp.Size, 0)
+	if rep.Problem == nil && rep.Unsealed > 0 {
+		// Ingest checkpoints every row it writes, so rows after the
+		// checkpoint were added afterwards.
+		rep.Problem = &Problem{What: fmt.Sprintf("%d rows after the checkpoint of %d: no checkpoint covers them (rows were added after it was written)", rep.Unsealed, v.cp.Size)}
 	}
 }

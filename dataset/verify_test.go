@@ -313,3 +313,18 @@ func countDups(t *testing.T, dir string) int64 {
 	}
 	return m.Totals.Duplicates
 }
+
+// A stored value no writer of ours produces (here a negative attempt) is
+// tampering, reported as a problem at that row, not an I/O error.
+func TestVerifyReportsUndecodableRowAsTampering(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ds")
+	ingestLines(t, dir, nil, genLines(20, 2, 3))
+	rewrite(t, dir, func(r []auditfmt.Record, p []ChainPos, s []string) ([]auditfmt.Record, []ChainPos, []string) {
+		r[5].Attempt = -1
+		return r, p, s
+	})
+	rep := mustVerify(t, dir, VerifyOptions{})
+	if rep.Problem == nil || rep.Problem.Row != 5 || !strings.Contains(rep.Problem.What, "attempt") {
+		t.Fatalf("problem = %v, want row 5, attempt", rep.Problem)
+	}
+}

@@ -34,7 +34,10 @@ func runKeygen(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usageErr("keygen: --name %q: %v", name, err)
 	}
-	keyPath, pubPath := filepath.Join(dir, name+".key"), filepath.Join(dir, name+".pub")
+	// A key name may hold "/" (by convention it is often the log's name);
+	// the file name may not.
+	base := strings.ReplaceAll(name, "/", "_")
+	keyPath, pubPath := filepath.Join(dir, base+".key"), filepath.Join(dir, base+".pub")
 	for _, p := range []string{keyPath, pubPath} {
 		if _, err := os.Stat(p); err == nil {
 			return usageErr("keygen: %s exists; expected a new file (remove it first to replace the key)", p)
