@@ -386,3 +386,22 @@ func TestIngestFailureLeavesNothing(t *testing.T) {
 		t.Fatalf("the corrected ingest: %v", err)
 	}
 }
+
+// The 1 MiB line limit is on the line's content: a CRLF line's \r does
+// not count.
+func TestIngestLineLimitIgnoresCR(t *testing.T) {
+	head := `{"client_id": "d", "attempt": 1, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "blob": "`
+	line := head + strings.Repeat("x", auditfmt.MaxLineBytes-len(head)-2) + `"}`
+	if len(line) != auditfmt.MaxLineBytes {
+		t.Fatalf("test line is %d bytes", len(line))
+	}
+	path := filepath.Join(t.TempDir(), "crlf.ndjson")
+	os.WriteFile(path, []byte(line+"\r\n"+line+"x\r\n"), 0o644)
+	m, err := Ingest(context.Background(), filepath.Join(t.TempDir(), "ds"), []Source{{Name: path}}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Totals, (Counts{Lines: 2, Accepted: 1, Rejected: 1}); got != want {
+		t.Errorf("totals = %+v, want %+v (a line of exactly the limit, then one byte over)", got, want)
+	}
+}

@@ -99,8 +99,8 @@ func readLine(r *bufio.Reader) (s []byte, full int64, err error) {
 	if int64(len(keep)) > full {
 		keep = keep[:full]
 	}
-	if full <= auditfmt.MaxLineBytes { // it fitted after all
-		return keep, 0, err
+	if full <= auditfmt.MaxLineBytes || full == auditfmt.MaxLineBytes+1 && keep[full-1] == '\r' {
+		return keep, 0, err // it fitted after all (a CRLF line's \r does not count)
 	}
 	return keep[:auditfmt.MaxLineBytes], full, err
 }
