@@ -32,7 +32,23 @@ type Manifest struct {
 	// in the checkpoint file); Signers names the keys that signed it.
 	Checkpoint string   `json:"checkpoint"`
 	Signers    []string `json:"signers,omitempty"`
+	// Rejects and Duplicates are the digests of rejects.ndjson and
+	// duplicates.ndjson: with the manifest's signature (manifest.sig),
+	// they make the accounting of every line read part of the evidence.
+	Rejects    Digest `json:"rejects"`
+	Duplicates Digest `json:"duplicates"`
 }
+
+// Digest identifies a file's content.
+type Digest struct {
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// ManifestSigName is the name of the manifest's signature: a signed note
+// whose text is manifest.json, byte for byte. It is written only when
+// ingest signs.
+const ManifestSigName = "manifest.sig"
 
 // File is one Parquet file of a dataset.
 type File struct {

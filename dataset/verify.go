@@ -43,7 +43,11 @@ type VerifyReport struct {
 	Unsealed   int64                 `json:"unsealed"`           // rows after the checkpoint
 	Root       tlog.Hash             `json:"root"`               // the root over every row checked
 	Since      *hashchain.Checkpoint `json:"since,omitempty"`
-	Problem    *Problem              `json:"problem,omitempty"`
+	// Accounted is the manifest's account of the lines read, which
+	// rejects.ndjson and duplicates.ndjson were checked against.
+	Accounted      Counts   `json:"accounted"`
+	ManifestSigned bool     `json:"manifest_signed"`
+	Problem        *Problem `json:"problem,omitempty"`
 }
 
 // Problem names the first thing found wrong.
@@ -103,7 +107,10 @@ func verify(dir string, opts VerifyOptions, hook rowHook) (*VerifyReport, []byte
 		return rep, text, err
 	}
 	v.finish()
-	return rep, text, nil
+	if rep.Problem != nil {
+		return rep, text, nil
+	}
+	return rep, text, checkManifest(dir, m, opts.Verifiers, rep)
 }
 
 // openUnverified parses a signed note without trusting any key, to list

@@ -328,3 +328,43 @@ func TestVerifyReportsUndecodableRowAsTampering(t *testing.T) {
 		t.Fatalf("problem = %v, want row 5, attempt", rep.Problem)
 	}
 }
+
+// The accounting of every line read is evidence too: a quarantine file or
+// a signed manifest changed after ingest fails verify.
+func TestVerifyChecksTheAccounting(t *testing.T) {
+	signer, verifiers := testKeys(t, "collector-1")
+	lines := append(genLines(20, 2, 3), `{"client_id": "d", "attempt": -1}`, "not json")
+	lines = append(lines, lines[0])
+	fresh := func() string {
+		dir := filepath.Join(t.TempDir(), "ds")
+		ingestLines(t, dir, signer, lines)
+		return dir
+	}
+	dir := fresh()
+	rep := mustVerify(t, dir, VerifyOptions{Verifiers: verifiers})
+	if rep.Problem != nil || !rep.ManifestSigned || rep.Accounted != (Counts{Lines: 23, Accepted: 20, Rejected: 2, Duplicates: 1}) {
+		t.Fatalf("intact: problem %v, signed %v, accounted %+v", rep.Problem, rep.ManifestSigned, rep.Accounted)
+	}
+	edits := map[string]func(dir string){
+		"drop a reject": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, RejectsName))
+			os.WriteFile(filepath.Join(dir, RejectsName), b[:strings.IndexByte(string(b), '\n')+1], 0o644)
+		},
+		"empty the duplicates": func(dir string) { os.WriteFile(filepath.Join(dir, DuplicatesName), nil, 0o644) },
+		"lower a count": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, ManifestName))
+			os.WriteFile(filepath.Join(dir, ManifestName), []byte(strings.Replace(string(b), `"rejected": 2`, `"rejected": 1`, 1)), 0o644)
+		},
+		"remove the signature": func(dir string) { os.Remove(filepath.Join(dir, ManifestSigName)) },
+	}
+	for name, edit := range edits {
+		t.Run(name, func(t *testing.T) {
+			dir := fresh()
+			edit(dir)
+			rep := mustVerify(t, dir, VerifyOptions{Verifiers: verifiers})
+			if rep.Problem == nil || !strings.HasPrefix(rep.Problem.What, "manifest: ") {
+				t.Fatalf("problem = %v, want a manifest problem", rep.Problem)
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -219,16 +221,46 @@ func (ing *ingest) finishManifest(files []File, cp hashchain.Checkpoint, signers
 	if man.Totals.Accepted != man.Rows {
 		return nil, fmt.Errorf("internal error: %d records accepted but %d rows written", man.Totals.Accepted, man.Rows)
 	}
-	return man, writeManifest(ing.dir, man)
+	var err error
+	if man.Rejects, err = digestFile(filepath.Join(ing.dir, RejectsName)); err != nil {
+		return nil, err
+	}
+	if man.Duplicates, err = digestFile(filepath.Join(ing.dir, DuplicatesName)); err != nil {
+		return nil, err
+	}
+	return man, writeManifest(ing.dir, man, ing.opts.Signer)
 }
 
-// writeManifest writes the manifest atomically.
-func writeManifest(dir string, m *Manifest) error {
+// writeManifest writes the manifest atomically and, with a signer, its
+// signature.
+func writeManifest(dir string, m *Manifest, signer note.Signer) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, ManifestName, append(b, '\n'))
+	b = append(b, '\n')
+	if signer != nil {
+		sig, err := note.Sign(&note.Note{Text: string(b)}, signer)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(dir, ManifestSigName, sig); err != nil {
+			return err
+		}
+	}
+	return writeFileAtomic(dir, ManifestName, b)
+}
+
+// digestFile returns the size and SHA-256 of the file at path.
+func digestFile(path string) (Digest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Digest{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return Digest{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
 }
 
 // writeCheckpoint signs cp (when there is a signer) and writes it to the

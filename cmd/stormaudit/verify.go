@@ -119,6 +119,14 @@ func printVerifyReport(w io.Writer, rep *dataset.VerifyReport) {
 		fmt.Fprintf(w, "signature:  signed by %s, NOT checked (give --verifier KEY.pub)\n", strings.Join(rep.Signers, ", "))
 	}
 	fmt.Fprintf(w, "unsealed:   %d records after the checkpoint\n", rep.Unsealed)
+	if a := rep.Accounted; a.Lines > 0 || rep.Problem == nil {
+		signed := "unsigned manifest"
+		if rep.ManifestSigned {
+			signed = "signed manifest"
+		}
+		fmt.Fprintf(w, "accounted:  %d lines read = %d accepted + %d rejected + %d duplicates (%s; rejects and duplicates files match it)\n",
+			a.Lines, a.Accepted, a.Rejected, a.Duplicates, signed)
+	}
 	if rep.Since != nil && rep.Problem == nil {
 		fmt.Fprintf(w, "since:      extends the earlier checkpoint of %d records, root %s\n", rep.Since.Size, rep.Since.Root)
 	}
