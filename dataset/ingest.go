@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -378,7 +379,7 @@ func (q *quarantine) add(name string, r *reject) error {
 	if errors.As(r.err, &fe) {
 		e.Field = fe.Field
 	}
-	if isValidUTF8(r.raw) {
+	if utf8.Valid(r.raw) {
 		e.Raw = string(r.raw)
 	} else {
 		e.RawBase64 = r.raw

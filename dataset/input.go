@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -151,5 +150,3 @@ func (in *opened) spool(dir string) (string, error) {
 	}
 	return f.Name(), f.Close()
 }
-
-var errLineTooLong = errors.New("line too long")

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"unicode/utf8"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -347,5 +346,3 @@ func (d *dupLog) close() error {
 	}
 	return err
 }
-
-func isValidUTF8(b []byte) bool { return utf8.Valid(b) }
