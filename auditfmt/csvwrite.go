@@ -131,7 +131,7 @@ func (c *CSVWriter) splitExtra(extra string) error {
 func (c *CSVWriter) appendRow(b []byte, rec *Record) []byte {
 	b = appendCSVField(b, rec.ClientID)
 	b = strconv.AppendInt(append(b, ','), rec.Attempt, 10)
-	b = appendFloat(append(b, ','), rec.BackoffDelayS)
+	b = AppendFloat(append(b, ','), rec.BackoffDelayS)
 	b = append(append(b, ','), rec.Outcome.String()...)
 	b = strconv.AppendBool(append(b, ','), rec.CleanSession)
 	b = AppendTimestamp(append(b, ','), rec.RecordedAt, rec.OffsetMin)
@@ -163,7 +163,7 @@ func appendCSVOptional(b []byte, rec *Record) []byte {
 	}
 	b = append(b, ',')
 	if rec.Has&HasCeiling != 0 {
-		b = appendFloat(b, rec.CeilingS)
+		b = AppendFloat(b, rec.CeilingS)
 	}
 	b = append(b, ',')
 	if rec.Has&HasSessionPresent != 0 {

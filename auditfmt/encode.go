@@ -16,7 +16,7 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `,"attempt":`...)
 	dst = strconv.AppendInt(dst, r.Attempt, 10)
 	dst = append(dst, `,"backoff_delay_s":`...)
-	dst = appendFloat(dst, r.BackoffDelayS)
+	dst = AppendFloat(dst, r.BackoffDelayS)
 	dst = append(dst, `,"outcome":"`...)
 	dst = append(dst, r.Outcome.String()...)
 	dst = append(dst, `","clean_session":`...)
@@ -60,7 +60,7 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 	}
 	if r.Has&HasCeiling != 0 {
 		dst = append(dst, `,"ceiling_s":`...)
-		dst = appendFloat(dst, r.CeilingS)
+		dst = AppendFloat(dst, r.CeilingS)
 	}
 	if r.Has&HasSessionPresent != 0 {
 		dst = append(dst, `,"session_present":`...)
@@ -73,9 +73,10 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// appendFloat writes f in the shortest form that parses back to f, with a
-// ".0" on whole numbers as Python writes them.
-func appendFloat(dst []byte, f float64) []byte {
+// AppendFloat appends f as records write floats: the shortest form that
+// parses back to f, plain below 1e21, with a ".0" on whole numbers as
+// Python's repr writes them.
+func AppendFloat(dst []byte, f float64) []byte {
 	start := len(dst)
 	if math.Abs(f) < 1e21 {
 		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
@@ -99,7 +100,7 @@ func formatFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
-	return string(appendFloat(nil, f))
+	return string(AppendFloat(nil, f))
 }
 
 const hexDigits = "0123456789abcdef"

@@ -19,7 +19,7 @@ func benchLines(n int) [][]byte {
 	for i := range lines {
 		t := start.Add(time.Duration(rng.Int64N(int64(time.Hour)))).Truncate(time.Microsecond)
 		lines[i] = fmt.Appendf(nil, `{"client_id": "dev-%05d", "attempt": %d, "backoff_delay_s": %s, "outcome": %q, "clean_session": %t, "recorded_at": "%s"}`,
-			rng.IntN(2000), rng.IntN(12), appendFloat(nil, float64(rng.IntN(1e9))/1e6),
+			rng.IntN(2000), rng.IntN(12), AppendFloat(nil, float64(rng.IntN(1e9))/1e6),
 			outcomes[rng.IntN(len(outcomes))], rng.IntN(4) == 0,
 			t.Format("2006-01-02T15:04:05.000000-07:00"))
 	}

@@ -1,7 +1,6 @@
 package hashchain
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -23,7 +22,7 @@ func appendAuditJSON(dst []byte, r *auditfmt.Record) []byte {
 	dst = append(dst, `,"attempt":`...)
 	dst = strconv.AppendInt(dst, r.Attempt, 10)
 	dst = append(dst, `,"backoff_delay_s":`...)
-	dst = appendPyFloat(dst, r.BackoffDelayS)
+	dst = auditfmt.AppendFloat(dst, r.BackoffDelayS)
 	dst = append(dst, `,"outcome":"`...)
 	dst = append(dst, r.Outcome.String()...)
 	dst = append(dst, `","clean_session":`...)
@@ -67,7 +66,7 @@ func appendAuditJSON(dst []byte, r *auditfmt.Record) []byte {
 	}
 	if r.Has&auditfmt.HasCeiling != 0 {
 		dst = append(dst, `,"ceiling_s":`...)
-		dst = appendPyFloat(dst, r.CeilingS)
+		dst = auditfmt.AppendFloat(dst, r.CeilingS)
 	}
 	if r.Has&auditfmt.HasSessionPresent != 0 {
 		dst = append(dst, `,"session_present":`...)
@@ -78,22 +77,4 @@ func appendAuditJSON(dst []byte, r *auditfmt.Record) []byte {
 		dst = append(dst, r.Extra[1:len(r.Extra)-1]...)
 	}
 	return append(dst, '}')
-}
-
-// appendPyFloat writes f as Python's repr does and auditfmt writes
-// floats: the shortest form that reads back as f, plain below 1e21, with
-// ".0" on whole numbers.
-func appendPyFloat(dst []byte, f float64) []byte {
-	start := len(dst)
-	if math.Abs(f) < 1e21 {
-		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
-	} else {
-		dst = strconv.AppendFloat(dst, f, 'g', -1, 64)
-	}
-	for _, c := range dst[start:] {
-		if c == '.' || c == 'e' || c == 'N' || c == 'I' {
-			return dst
-		}
-	}
-	return append(dst, '.', '0')
 }

@@ -100,21 +100,7 @@ func appendMicros(dst []byte, neg bool, m uint64) []byte {
 		dst = append(dst, '-')
 	}
 	dst = strconv.AppendUint(dst, m/1e6, 10)
-	frac := m % 1e6
-	if frac == 0 {
-		return dst
-	}
-	var digits [7]byte
-	digits[0] = '.'
-	for i := 6; i >= 1; i-- {
-		digits[i] = byte('0' + frac%10)
-		frac /= 10
-	}
-	n := 7
-	for digits[n-1] == '0' {
-		n--
-	}
-	return append(dst, digits[:n]...)
+	return appendDecimals(dst, m%1e6, 6)
 }
 
 // exactDouble reports whether the number text has the same decimal value

@@ -39,20 +39,26 @@ func append2(dst []byte, v int, sep byte) []byte {
 // appendFraction appends ".ddddddddd" for frac nanoseconds, without
 // trailing zeros, or nothing when frac is 0.
 func appendFraction(dst []byte, frac int64) []byte {
+	return appendDecimals(dst, uint64(frac), 9)
+}
+
+// appendDecimals appends "." and the n-digit decimal fraction frac
+// (frac < 10^n) without its trailing zeros, or nothing when frac is 0.
+func appendDecimals(dst []byte, frac uint64, n int) []byte {
 	if frac == 0 {
 		return dst
 	}
 	var digits [10]byte
 	digits[0] = '.'
-	for i := 9; i >= 1; i-- {
+	for i := n; i >= 1; i-- {
 		digits[i] = byte('0' + frac%10)
 		frac /= 10
 	}
-	n := 10
-	for digits[n-1] == '0' {
-		n--
+	end := n + 1
+	for digits[end-1] == '0' {
+		end--
 	}
-	return append(dst, digits[:n]...)
+	return append(dst, digits[:end]...)
 }
 
 // floorDiv returns the floor of a/b and the remainder in [0, b).
