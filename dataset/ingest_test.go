@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -49,23 +48,11 @@ func readDataset(t *testing.T, dir string) (*Manifest, []auditfmt.Record) {
 		t.Fatal(err)
 	}
 	var all []auditfmt.Record
-	buf := make([]auditfmt.Record, 100)
-	for _, f := range m.Files {
-		fr, err := OpenFile(filepath.Join(dir, f.Name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			n, err := fr.Read(buf)
-			all = append(all, buf[:n]...)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		fr.Close()
+	if err := Scan(dir, func(recs []auditfmt.Record, _ []string) error {
+		all = append(all, recs...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	return m, all
 }

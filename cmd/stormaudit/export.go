@@ -71,33 +71,17 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) 
 }
 
 func exportNDJSON(dir string, w io.Writer) error {
-	m, err := dataset.ReadManifest(dir)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var line []byte
+	err := dataset.Scan(dir, func(recs []auditfmt.Record, _ []string) error {
+		for i := range recs {
+			line = append(recs[i].AppendJSON(line[:0]), '\n')
+			bw.Write(line)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	recs := make([]auditfmt.Record, 1024)
-	var line []byte
-	for _, f := range m.Files {
-		fr, err := dataset.OpenFile(filepath.Join(dir, f.Name))
-		if err != nil {
-			return err
-		}
-		for {
-			n, err := fr.Read(recs)
-			for i := range recs[:n] {
-				line = append(recs[i].AppendJSON(line[:0]), '\n')
-				bw.Write(line)
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				fr.Close()
-				return err
-			}
-		}
-		fr.Close()
 	}
 	return bw.Flush()
 }
