@@ -28,7 +28,7 @@ func appendAuditJSON(dst []byte, r *auditfmt.Record) []byte {
 	dst = append(dst, `","clean_session":`...)
 	dst = strconv.AppendBool(dst, r.CleanSession)
 	dst = append(dst, `,"recorded_at":"`...)
-	dst = appendTimestamp(dst, r.RecordedAt, r.OffsetMin)
+	dst = auditfmt.AppendTimestamp(dst, r.RecordedAt, r.OffsetMin)
 	dst = append(dst, '"')
 	if r.Has&auditfmt.HasSchema != 0 {
 		dst = append(dst, `,"schema":`...)

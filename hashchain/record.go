@@ -301,7 +301,7 @@ func (w *recordWriter) timestamp(ns int64, offsetMin int16) error {
 	}
 	w.key(&keyRecordedAt)
 	w.b = append(w.b, '"')
-	w.b = appendTimestamp(w.b, ns, offsetMin)
+	w.b = auditfmt.AppendTimestamp(w.b, ns, offsetMin)
 	w.b = append(w.b, '"')
 	return nil
 }
