@@ -147,7 +147,7 @@ func totalSize(sources []Source) int64 {
 	var total int64
 	for _, s := range sources {
 		st, err := os.Stat(s.Name)
-		if s.Name == "-" || err != nil || !st.Mode().IsRegular() {
+		if s.Name == "-" || s.Reader != nil || err != nil || !st.Mode().IsRegular() {
 			return -1
 		}
 		total += st.Size()

@@ -27,6 +27,10 @@ type Source struct {
 	Name string
 	// Stdin is read when Name is "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// Reader, when set, is read instead of opening Name, which then only
+	// labels the input: a stream the program itself produces (for
+	// example "simulate --dataset"). Like stdin, it is read once.
+	Reader io.Reader
 }
 
 // opened is an input being read: the raw bytes are counted and hashed on
@@ -64,7 +68,9 @@ func (c *countingReader) sum() string { return hex.EncodeToString(c.h.Sum(nil)) 
 func openInput(src Source, progress *atomic.Int64) (*opened, error) {
 	in := &opened{name: src.Name}
 	var rd io.Reader
-	if src.Name == "-" {
+	if src.Reader != nil {
+		rd = src.Reader
+	} else if src.Name == "-" {
 		rd = src.Stdin
 		if rd == nil {
 			rd = os.Stdin
