@@ -77,6 +77,9 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 // parses back to f, plain below 1e21, with a ".0" on whole numbers as
 // Python's repr writes them.
 func AppendFloat(dst []byte, f float64) []byte {
+	if k, ok := wholeMicros(f); ok {
+		return appendMicros(dst, k)
+	}
 	start := len(dst)
 	if math.Abs(f) < 1e21 {
 		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
@@ -89,6 +92,41 @@ func AppendFloat(dst []byte, f float64) []byte {
 		}
 	}
 	return append(dst, '.', '0')
+}
+
+// wholeMicros returns f in microseconds if f is a whole number of them in
+// [0, 1e9): the delays and times clients log. For those, f's shortest
+// decimal is the microseconds' decimal without trailing zeros: decimals
+// with six fraction digits lie 1e-6 apart, more than twice the spacing of
+// doubles below 1e9 (about 1.2e-7), so no shorter decimal rounds to f.
+func wholeMicros(f float64) (int64, bool) {
+	if !(f >= 0 && f < 1e9) || math.Signbit(f) {
+		return 0, false
+	}
+	m := f * 1e6
+	k := int64(m)
+	return k, float64(k) == m && float64(k)/1e6 == f
+}
+
+// appendMicros appends k microseconds as seconds, with at least one
+// fraction digit and no trailing zeros beyond it.
+func appendMicros(dst []byte, k int64) []byte {
+	dst = strconv.AppendInt(dst, k/1e6, 10)
+	frac := k % 1e6
+	if frac == 0 {
+		return append(dst, '.', '0')
+	}
+	var digits [7]byte
+	digits[0] = '.'
+	for i := 6; i >= 1; i-- {
+		digits[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	end := 7
+	for digits[end-1] == '0' {
+		end--
+	}
+	return append(dst, digits[:end]...)
 }
 
 func formatFloat(f float64) string {
