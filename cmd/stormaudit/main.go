@@ -89,7 +89,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			proveCommand(),
 			keygenCommand(),
 			exportCommand(),
+			simulateCommand(),
 			demoCommand(),
+			policyCommand(),
 		},
 	}
 }

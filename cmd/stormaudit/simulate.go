@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/simulate"
+	"github.com/urfave/cli/v3"
+)
+
+func simulateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "simulate",
+		Usage:     "write the audit records a modelled fleet would write in an outage",
+		ArgsUsage: " ",
+		Description: `Simulates N devices that lose the broker at the same instant and reconnect
+under a policy (a preset name or a policy file; see "stormaudit policy list"),
+and writes their audit records as NDJSON to --output (default stdout), or
+ingests them straight into a dataset with --dataset. The same --seed gives
+byte-identical output. The figures of the run are printed on stderr.
+
+Pathologies: --same-seed (a copied image), --tick (timer quantisation),
+--flaps (the broker comes back briefly and drops again), --bad-auth (a
+fraction of devices with bad credentials), --devices-per-host (devices
+sharing a host's connect spacing), --capacity (the broker refuses connects
+beyond N per window). docs/simulate.md describes the model.`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "devices", Aliases: []string{"n"}, Value: 1000, Usage: "fleet size"},
+			&cli.DurationFlag{Name: "outage", Value: time.Minute, Usage: "how long the broker is down"},
+			&cli.StringFlag{Name: "policy", Value: "full-jitter", Usage: "reconnect policy: a preset name or a policy file", Sources: cli.EnvVars("STORMAUDIT_POLICY")},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the devices' random sources"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write the NDJSON records to this file (- for stdout)"},
+			&cli.StringFlag{Name: "dataset", Usage: "ingest the records into this new dataset directory instead"},
+			&cli.TimestampFlag{Name: "start", Usage: "the instant of the drop, RFC 3339 (default 2026-11-30T14:17:30Z)", Config: cli.TimestampConfig{Layouts: []string{time.RFC3339Nano}}},
+			&cli.DurationFlag{Name: "horizon", Usage: "end the run this long after the drop (default: 15m after the broker is up for good)"},
+			&cli.DurationFlag{Name: "latency", Value: simulate.DefaultLatency, Usage: "from socket-open to CONNACK or failure (at least 1µs)"},
+			&cli.BoolFlag{Name: "same-seed", Usage: "every device draws from the same seed (a copied image)"},
+			&cli.DurationFlag{Name: "tick", Usage: "round delays up to a multiple of this timer tick"},
+			&cli.IntFlag{Name: "flaps", Usage: "times the broker comes back briefly and drops again"},
+			&cli.DurationFlag{Name: "flap-up", Value: 3 * time.Second, Usage: "how long each flap keeps the broker up"},
+			&cli.DurationFlag{Name: "flap-down", Value: 20 * time.Second, Usage: "how long the broker is down after each flap"},
+			&cli.Float64Flag{Name: "bad-auth", Usage: "fraction of devices with bad credentials"},
+			&cli.IntFlag{Name: "devices-per-host", Value: 1, Usage: "devices sharing one host_id and its connect spacing"},
+			&cli.IntFlag{Name: "capacity", Usage: "connects the broker accepts per window (0: unlimited)"},
+			&cli.DurationFlag{Name: "capacity-window", Value: time.Second, Usage: "the window of --capacity"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+		},
+		Action: runSimulate,
+	}
+}
+
+func runSimulate(ctx context.Context, cmd *cli.Command) error {
+	if cmd.NArg() > 0 {
+		return usageErr("simulate: unexpected argument %q; the fleet is described by flags", cmd.Args().First())
+	}
+	cfg, err := simulateConfig(cmd)
+	if err != nil {
+		return err
+	}
+	var st simulate.Stats
+	if dir := cmd.String("dataset"); dir != "" {
+		if cmd.IsSet("output") {
+			return usageErr("simulate: --output and --dataset exclude each other")
+		}
+		st, err = simulateIntoDataset(ctx, cmd, cfg, dir)
+	} else {
+		st, err = simulateToFile(ctx, cmd, cfg, cmd.String("output"))
+	}
+	if err != nil {
+		return err
+	}
+	if !cmd.Bool("quiet") {
+		printSimulateStats(cmd.Root().ErrWriter, cfg, cmd.String("policy"), st)
+	}
+	return nil
+}
+
+// simulateConfig reads the flags into a Config.
+func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
+	pol, err := policy.Resolve(cmd.String("policy"))
+	if err != nil {
+		return simulate.Config{}, usageErr("simulate: --policy: %v", err)
+	}
+	cfg := simulate.Config{
+		Devices: int(cmd.Int("devices")), Outage: cmd.Duration("outage"), Policy: pol, Seed: cmd.Uint64("seed"),
+		Start: cmd.Timestamp("start"), Horizon: cmd.Duration("horizon"), Latency: cmd.Duration("latency"),
+		SameSeed: cmd.Bool("same-seed"), Tick: cmd.Duration("tick"),
+		BadAuth: cmd.Float64("bad-auth"), DevicesPerHost: int(cmd.Int("devices-per-host")),
+		Capacity: int(cmd.Int("capacity")), CapacityWindow: cmd.Duration("capacity-window"),
+	}
+	if cfg.Latency == 0 {
+		cfg.Latency = -1 // simulate.Config reads 0 as the default
+	}
+	if cfg.Flaps = int(cmd.Int("flaps")); cfg.Flaps > 0 {
+		cfg.FlapUp, cfg.FlapDown = cmd.Duration("flap-up"), cmd.Duration("flap-down")
+	}
+	return cfg, nil
+}
+
+func simulateToFile(ctx context.Context, cmd *cli.Command, cfg simulate.Config, path string) (simulate.Stats, error) {
+	w := cmd.Root().Writer
+	var f *os.File
+	if path != "-" {
+		var err error
+		if f, err = os.Create(path); err != nil {
+			return simulate.Stats{}, &exitError{code: 2, err: fmt.Errorf("simulate: %w", err)}
+		}
+		w = f
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	st, err := simulate.Run(ctx, cfg, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return st, simulateErr(err)
+}
+
+// simulateIntoDataset streams the records into a new dataset.
+func simulateIntoDataset(ctx context.Context, cmd *cli.Command, cfg simulate.Config, dir string) (simulate.Stats, error) {
+	st, man, err := simulateDataset(ctx, cfg, dir)
+	if err != nil {
+		return st, err
+	}
+	if !cmd.Bool("quiet") {
+		printIngestSummary(cmd.Root().ErrWriter, dir, man)
+	}
+	return st, nil
+}
+
+// simulateDataset runs cfg and ingests its records, through a pipe, into
+// the new dataset dir.
+func simulateDataset(ctx context.Context, cfg simulate.Config, dir string) (simulate.Stats, *dataset.Manifest, error) {
+	pr, pw := io.Pipe()
+	var st simulate.Stats
+	var serr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bw := bufio.NewWriterSize(pw, 1<<20)
+		st, serr = simulate.Run(ctx, cfg, bw)
+		if serr == nil {
+			serr = bw.Flush()
+		}
+		pw.CloseWithError(serr)
+	}()
+	src := dataset.Source{Name: fmt.Sprintf("simulate-seed-%d.ndjson", cfg.Seed), Reader: pr}
+	man, err := dataset.Ingest(ctx, dir, []dataset.Source{src}, dataset.IngestOptions{CreatedBy: "stormaudit " + version})
+	pr.CloseWithError(errIngestEnded)
+	<-done
+	if serr != nil && !errors.Is(serr, errIngestEnded) {
+		return st, nil, simulateErr(serr)
+	}
+	if err != nil {
+		return st, nil, &exitError{code: 2, err: fmt.Errorf("simulate: ingest: %w", err)}
+	}
+	return st, man, nil
+}
+
+// configFlags names the flag of each simulate.Config field.
+var configFlags = map[string]string{
+	"Devices": "--devices", "Outage": "--outage", "Flaps": "--flaps", "FlapUp and FlapDown": "--flap-up and --flap-down",
+	"BadAuth": "--bad-auth", "DevicesPerHost": "--devices-per-host", "Capacity": "--capacity",
+	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon",
+}
+
+// errIngestEnded tells the simulation that nobody reads its records any more.
+var errIngestEnded = errors.New("the ingest ended")
+
+func simulateErr(err error) error {
+	var ce *simulate.ConfigError
+	var fe *policy.FieldError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce):
+		if flag, ok := configFlags[ce.Field]; ok {
+			return usageErr("simulate: %s: expected %s, found %s", flag, ce.Expected, ce.Found)
+		}
+		return usageErr("simulate: %v", err)
+	case errors.As(err, &fe):
+		return usageErr("simulate: --policy: %v", err)
+	}
+	return &exitError{code: 2, err: fmt.Errorf("simulate: %w", err)}
+}
+
+func printSimulateStats(w io.Writer, cfg simulate.Config, pol string, st simulate.Stats) {
+	fmt.Fprintf(w, "simulated:  %d devices, broker down %v (up for good at +%v), policy %s, seed %d; %d records to +%v\n",
+		st.Devices, cfg.Outage, st.BrokerUp, pol, cfg.Seed, st.Records, st.Horizon)
+	fmt.Fprintf(w, "attempts:   %d socket-opens; peak %d/s at +%v, mean %.1f/s, peak-to-mean %.1f; once the broker is up, peak %d/s at +%v\n",
+		st.Attempts, st.PeakPerS, st.PeakAt, st.MeanPerS, st.PeakToMean, st.PeakUpPerS, st.PeakUpAt)
+	fmt.Fprintf(w, "failures:   %d with the broker down, %d refused over capacity, %d refused for bad credentials\n",
+		st.Failed, st.RefusedOverload, st.RefusedAuth)
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	fmt.Fprintf(w, "recovered:  %d of %d devices (%d not recovered); time to recover p50 %v, p90 %v, p99 %v, max %v\n",
+		st.Recovered, st.Devices, st.NotRecovered, ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax))
+}
