@@ -68,11 +68,57 @@ type ArrowReader struct {
 	batchRows int64
 	mem       memory.Allocator
 	cur       *arrowFile
+	proj      projection
+}
+
+// projection is the columns a reader returns, in dataset column order.
+type projection struct {
+	schema *arrow.Schema
+	cols   []int // dataset column of each field of schema
+}
+
+// project returns the projection on the named columns, or all of them.
+func project(names []string) (projection, error) {
+	if len(names) == 0 {
+		all := make([]int, numColumns)
+		for c := range all {
+			all[c] = c
+		}
+		return projection{arrowSchema, all}, nil
+	}
+	var p projection
+	var fields []arrow.Field
+	for c, f := range arrowSchema.Fields() {
+		for _, n := range names {
+			if n == f.Name {
+				p.cols = append(p.cols, c)
+				fields = append(fields, f)
+				break
+			}
+		}
+	}
+	if len(p.cols) != len(names) {
+		return p, fmt.Errorf("dataset: columns %q: expected distinct names of dataset columns (%s)", names, columnNames)
+	}
+	meta := arrowSchema.Metadata()
+	p.schema = arrow.NewSchema(fields, &meta)
+	return p, nil
 }
 
 // OpenArrow opens the dataset in dir for reading as Arrow record batches of
 // at most batchRows rows (DefaultBatchRows if batchRows <= 0).
 func OpenArrow(dir string, batchRows int) (*ArrowReader, error) {
+	return OpenArrowColumns(dir, batchRows)
+}
+
+// OpenArrowColumns is OpenArrow reading only the named columns, which the
+// batches hold in dataset column order: the columns not asked for are not
+// read at all. No names means every column.
+func OpenArrowColumns(dir string, batchRows int, columns ...string) (*ArrowReader, error) {
+	proj, err := project(columns)
+	if err != nil {
+		return nil, err
+	}
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -80,13 +126,14 @@ func OpenArrow(dir string, batchRows int) (*ArrowReader, error) {
 	if batchRows <= 0 {
 		batchRows = DefaultBatchRows
 	}
-	return &ArrowReader{dir: dir, files: m.Files, batchRows: int64(batchRows), mem: memory.DefaultAllocator}, nil
+	return &ArrowReader{dir: dir, files: m.Files, batchRows: int64(batchRows), mem: memory.DefaultAllocator, proj: proj}, nil
 }
 
 // Schema returns the schema of every batch: the dataset file columns in
-// order, recorded_at as timestamp[ns, tz=UTC], strings (extra and envelope
-// included) as utf8, and the optional columns nullable.
-func (r *ArrowReader) Schema() *arrow.Schema { return arrowSchema }
+// order (those asked for), recorded_at as timestamp[ns, tz=UTC], strings
+// (extra and envelope included) as utf8, and the optional columns
+// nullable.
+func (r *ArrowReader) Schema() *arrow.Schema { return r.proj.schema }
 
 // Next returns the next batch, or nil and io.EOF after the last. The caller
 // releases the batch.
@@ -96,7 +143,7 @@ func (r *ArrowReader) Next() (arrow.RecordBatch, error) {
 			if len(r.files) == 0 {
 				return nil, io.EOF
 			}
-			f, err := openArrowFile(filepath.Join(r.dir, r.files[0].Name), r.files[0].Rows, r.batchRows, r.mem)
+			f, err := openArrowFile(filepath.Join(r.dir, r.files[0].Name), r.files[0].Rows, r.batchRows, r.mem, &r.proj)
 			if err != nil {
 				return nil, err
 			}
@@ -134,16 +181,17 @@ type arrowFile struct {
 	relabel [numColumns]bool // binary to be read as utf8
 	want    int64            // rows the manifest promises
 	rows    int64            // rows returned
+	proj    *projection
 }
 
-func openArrowFile(path string, want, batchRows int64, mem memory.Allocator) (*arrowFile, error) {
+func openArrowFile(path string, want, batchRows int64, mem memory.Allocator, proj *projection) (*arrowFile, error) {
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true // read a page at a time, not a column chunk
 	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a Parquet file: %w", path, err)
 	}
-	f := &arrowFile{path: path, pf: pf, want: want, mem: mem}
+	f := &arrowFile{path: path, pf: pf, want: want, mem: mem, proj: proj}
 	if err := f.init(batchRows); err != nil {
 		pf.Close()
 		return nil, err
@@ -183,7 +231,8 @@ func (f *arrowFile) init(batchRows int64) error {
 func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 	leaves := make([]int, 0, numColumns)
 	chained := sc.HasField(columnNames[colOrigin])
-	for c, want := range arrowSchema.Fields() {
+	for _, c := range f.proj.cols {
+		want := arrowSchema.Field(c)
 		idx := sc.FieldIndices(want.Name)
 		if len(idx) == 0 && isChainColumn(c) && !chained {
 			f.cols[c] = -1
@@ -232,18 +281,18 @@ func (f *arrowFile) next() (arrow.RecordBatch, error) {
 // conform returns rec's columns as a batch of the dataset schema. rec stays
 // owned by the record reader.
 func (f *arrowFile) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, numColumns)
+	cols := make([]arrow.Array, len(f.proj.cols))
 	var made []arrow.Array
 	defer func() {
 		for _, a := range made {
 			a.Release()
 		}
 	}()
-	for c := range cols {
+	for i, c := range f.proj.cols {
 		if f.cols[c] < 0 {
 			a := array.MakeArrayOfNull(f.mem, arrowSchema.Field(c).Type, int(rec.NumRows()))
 			made = append(made, a)
-			cols[c] = a
+			cols[i] = a
 			continue
 		}
 		a := rec.Column(f.cols[c])
@@ -258,9 +307,9 @@ func (f *arrowFile) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 			made = append(made, s)
 			a = s
 		}
-		cols[c] = a
+		cols[i] = a
 	}
-	return array.NewRecordBatch(arrowSchema, cols, rec.NumRows()), nil
+	return array.NewRecordBatch(f.proj.schema, cols, rec.NumRows()), nil
 }
 
 // asString returns the binary array a as utf8, sharing its buffers, after

@@ -1,0 +1,138 @@
+package analyze
+
+import (
+	"cmp"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+// Options configure a check.
+type Options struct {
+	// Policy is the declared policy, or nil to infer what the log shows.
+	Policy *policy.Policy
+	// PolicyName says where Policy came from (a file or a preset), for
+	// the summary.
+	PolicyName string
+	// Window is the width of the windows socket-opens are counted in
+	// (DefaultWindow if 0).
+	Window time.Duration
+}
+
+// Result is the outcome of a check: the findings and what they rest on.
+type Result struct {
+	Dataset  string
+	Files    []string // the dataset's Parquet files, which Ref.File indexes
+	Sources  []string // the inputs records were read from, which Ref.Source indexes
+	Rules    []RuleInfo
+	Findings []Finding // worst first: by severity, rule, device, start
+	Summary  Summary
+}
+
+// Summary sums a check up.
+type Summary struct {
+	Devices    int
+	Records    int64
+	Rejected   int64          // lines rejected at ingest
+	ByRule     map[string]int // findings by rule id
+	BySeverity map[string]int // findings by severity name
+	Policy     PolicyInfo
+	Fleet      *FleetStats
+	// Notes say what rules could not check, and why.
+	Notes []string
+}
+
+// PolicyInfo says which policy the log was checked against.
+type PolicyInfo struct {
+	Source string         // "declared", "inferred" or "none"
+	Name   string         // the file or preset, when declared
+	Policy *policy.Policy // nil when none
+	// Inferred lists the keys inferred from the log, when inferred.
+	Inferred []string `json:",omitempty"`
+}
+
+// Check runs every rule over the dataset in dir.
+func Check(dir string, opts Options) (*Result, error) {
+	c := &Context{Policy: opts.Policy}
+	info := PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}
+	if opts.Policy == nil {
+		p, keys, err := infer(dir)
+		if err != nil {
+			return nil, err
+		}
+		info = PolicyInfo{Source: "none"}
+		if p != nil {
+			c.Policy, c.Inferred = p, true
+			info = PolicyInfo{Source: "inferred", Policy: p, Inferred: keys}
+		}
+	}
+	rules := Rules()
+	fc := newFleetCounter(opts.Window)
+	c.Fleet = &fc.st
+	man, sources, err := devices(dir, func(d *Device) error {
+		fc.add(d)
+		if n := len(d.Events); n > 0 {
+			c.End = max(c.End, d.Events[n-1].At)
+		}
+		for _, r := range rules {
+			r.Device(c, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.Dataset, c.Manifest = dir, man
+	c.Fleet = fc.stats()
+	for _, r := range rules {
+		r.Finish(c)
+	}
+	res := &Result{Dataset: dir, Sources: sources, Findings: c.findings}
+	for _, f := range man.Files {
+		res.Files = append(res.Files, filepath.Join(dir, f.Name))
+	}
+	for _, r := range rules {
+		res.Rules = append(res.Rules, r.Info())
+	}
+	sortFindings(res.Findings)
+	res.Summary = Summary{Devices: c.Fleet.Devices, Records: c.Fleet.Records, Rejected: man.Totals.Rejected,
+		ByRule: map[string]int{}, BySeverity: map[string]int{}, Policy: info, Fleet: c.Fleet, Notes: c.notes}
+	for _, f := range res.Findings {
+		res.Summary.ByRule[f.Rule]++
+		res.Summary.BySeverity[f.Severity.String()]++
+	}
+	return res, nil
+}
+
+func sortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Device, b.Device), cmp.Compare(a.Start, b.Start))
+	})
+}
+
+// Worst returns the highest severity among the findings, 0 if none.
+func (r *Result) Worst() Severity {
+	var w Severity
+	for _, f := range r.Findings {
+		w = max(w, f.Severity)
+	}
+	return w
+}
+
+// Rules returns a fresh instance of every rule, in catalogue order.
+func Rules() []Rule {
+	var rs []Rule
+	for _, mk := range catalogue {
+		rs = append(rs, mk())
+	}
+	return rs
+}
+
+// catalogue makes the rules, in the order of docs/rules.md.
+var catalogue []func() Rule
+
+// register adds a rule to the catalogue; rule files call it from init.
+func register(mk func() Rule) { catalogue = append(catalogue, mk) }

@@ -1,0 +1,28 @@
+// Package analyze rebuilds every device's timeline from an audit dataset
+// and checks the reconnect invariants of the rule catalogue
+// (docs/rules.md), reporting findings and the fleet's statistics.
+//
+// # Timelines
+//
+// A dataset is sorted by client_id, so each device's rows are contiguous:
+// the analyzers read the dataset through arrow-go record batches, one
+// device at a time, and memory grows with the number of devices, not with
+// the number of records. A device's records are ordered by its own
+// device_seq when every record has one, else in the order it wrote them
+// (input and line): a device's clock is not trusted to order its records.
+// Fleet-wide views use recorded_at.
+//
+// From the ordered records Device.Build derives the attempts (a
+// backoff_wait, the rate_limited_waits after it, and the record of its
+// outcome), the derived socket-open of each (the backoff_wait's time plus
+// its delay plus the waits), the sessions (connected intervals) and the
+// outage episodes (from a lost connection to the next connected record).
+//
+// # Rules
+//
+// A Rule sees each device once, then the whole fleet (Finish). Rules
+// that need a policy parameter take it from the declared policy, or from
+// the policy inferred from the log, which the summary reports as inferred;
+// when neither has it, the rule says so once in the summary's notes
+// rather than guessing.
+package analyze

@@ -1,0 +1,130 @@
+package analyze
+
+import (
+	"fmt"
+
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+// Severity orders findings: Info < Warning < Error.
+type Severity uint8
+
+// The severities.
+const (
+	Info Severity = iota + 1
+	Warning
+	Error
+)
+
+var severityNames = [...]string{Info: "info", Warning: "warning", Error: "error"}
+
+func (s Severity) String() string {
+	if s == 0 || int(s) >= len(severityNames) {
+		return fmt.Sprintf("Severity(%d)", uint8(s))
+	}
+	return severityNames[s]
+}
+
+// ParseSeverity parses "info", "warning" or "error".
+func ParseSeverity(s string) (Severity, bool) {
+	for v := Info; int(v) < len(severityNames); v++ {
+		if severityNames[v] == s {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// Fleet is the device name of findings about the whole fleet.
+const Fleet = "fleet"
+
+// MaxRefs is the most records a finding lists.
+const MaxRefs = 10
+
+// Finding is one violation of a rule.
+type Finding struct {
+	Rule     string
+	Severity Severity
+	Device   string // the client_id, or Fleet
+	// Start and End bound the time the finding covers, Unix ns.
+	Start, End int64
+	// Message is one line; Explanation gives the numbers a reviewer can
+	// check by hand (the values, the bound, the records).
+	Message     string
+	Explanation string
+	// Records are the records it rests on, at most MaxRefs, the most
+	// telling first.
+	Records []Ref
+}
+
+// RuleInfo describes a rule.
+type RuleInfo struct {
+	ID       string   // stable id, used in every output format
+	Severity Severity // the severity of its findings, unless a finding says otherwise
+	Title    string   // one line
+	Help     string   // what it flags and why it matters; docs/rules.md has the exact definition
+}
+
+// Rule checks one invariant. A fresh Rule is made for every run, so a rule
+// may keep state across devices.
+type Rule interface {
+	Info() RuleInfo
+	// Device is called with each device, once built, in dataset order.
+	Device(c *Context, d *Device)
+	// Finish is called once after the last device, with the fleet's
+	// statistics in c.Fleet.
+	Finish(c *Context)
+}
+
+// Context is what a rule sees of the run.
+type Context struct {
+	// Policy is the policy the log is checked against, declared or
+	// inferred (Summary.Policy says which), or nil when there is none.
+	Policy *policy.Policy
+	// Inferred reports whether Policy was inferred from the log.
+	Inferred bool
+	// Fleet holds the fleet's statistics; complete only in Finish.
+	Fleet *FleetStats
+	// End is the time of the last record in the log, Unix ns.
+	End int64
+	// Dataset is the dataset's directory and Manifest its manifest; both
+	// are set for Finish.
+	Dataset  string
+	Manifest *dataset.Manifest
+
+	findings []Finding
+	notes    []string
+	noted    map[string]bool
+}
+
+// Report adds a finding. Records beyond MaxRefs are dropped.
+func (c *Context) Report(f Finding) {
+	if len(f.Records) > MaxRefs {
+		f.Records = f.Records[:MaxRefs]
+	}
+	c.findings = append(c.findings, f)
+}
+
+// Param returns the value of a policy key for rule, and whether it is
+// known (declared, or inferred from the log). When it is not, Param
+// records once per rule and key that the rule could not use it.
+func (c *Context) Param(rule, key string, v func(*policy.Policy) float64) (float64, bool) {
+	if c.Policy != nil && (c.Policy.Declared(key) || c.Inferred && inferredKeys[key]) {
+		return v(c.Policy), true
+	}
+	c.Note(rule, key+" is not declared and cannot be inferred from the log: give --policy FILE to check it")
+	return 0, false
+}
+
+// Note records, once, a remark of rule about what it could not check.
+func (c *Context) Note(rule, text string) {
+	k := rule + ": " + text
+	if c.noted == nil {
+		c.noted = map[string]bool{}
+	}
+	if !c.noted[k] {
+		c.noted[k] = true
+		c.notes = append(c.notes, k)
+	}
+}

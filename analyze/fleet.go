@@ -1,0 +1,120 @@
+package analyze
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// FleetStats are the fleet-wide figures of a log.
+type FleetStats struct {
+	Devices  int   // devices in the log
+	Records  int64 // records in the log
+	Attempts int64 // socket-opens (connect attempts), the work the fleet did
+
+	// Window is the width of the windows socket-opens are counted in;
+	// First is the start of the first window (the earliest socket-open,
+	// truncated to a whole window) and PerWindow the counts from there.
+	Window    time.Duration
+	First     int64
+	PerWindow []int64
+	// Peak is the most socket-opens in one window, PeakAt its start.
+	Peak   int64
+	PeakAt int64
+
+	// Lost counts devices that lost their connection; Recovered those of
+	// them that end connected. TTR holds each recovered device's time to
+	// recover: from losing the connection to connecting for good.
+	Lost, Recovered int
+	TTR             []time.Duration // sorted
+	// TTR50 ... TTRMax are nearest-rank percentiles of TTR.
+	TTR50, TTR90, TTR99, TTRMax time.Duration
+	// Fairness is Jain's index over TTR: (Σx)² / (n·Σx²), 1 when every
+	// device took as long, 1/n when one took all the time.
+	Fairness float64
+}
+
+// DefaultWindow is the window socket-opens are counted in by default.
+const DefaultWindow = time.Second
+
+// fleetCounter gathers FleetStats device by device: memory grows with the
+// number of devices and the span of time, not with the number of records.
+type fleetCounter struct {
+	st     FleetStats
+	window int64
+	opens  map[int64]int64 // window index -> socket-opens
+}
+
+func newFleetCounter(window time.Duration) *fleetCounter {
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	return &fleetCounter{st: FleetStats{Window: window}, window: int64(window), opens: map[int64]int64{}}
+}
+
+func (fc *fleetCounter) add(d *Device) {
+	fc.st.Devices++
+	fc.st.Records += int64(len(d.Events))
+	for i := range d.Attempts {
+		fc.opens[floorDiv(d.Attempts[i].Open, fc.window)]++
+	}
+	fc.st.Attempts += int64(len(d.Attempts))
+	lost := d.LostAt()
+	if lost < 0 {
+		return
+	}
+	fc.st.Lost++
+	if at, ok := d.Recovered(); ok && at >= lost {
+		fc.st.Recovered++
+		fc.st.TTR = append(fc.st.TTR, time.Duration(at-lost))
+	}
+}
+
+// stats returns the figures, once every device is added.
+func (fc *fleetCounter) stats() *FleetStats {
+	st := &fc.st
+	if len(fc.opens) > 0 {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for w := range fc.opens {
+			lo, hi = min(lo, w), max(hi, w)
+		}
+		st.First = lo * fc.window
+		st.PerWindow = make([]int64, hi-lo+1)
+		for w, n := range fc.opens {
+			st.PerWindow[w-lo] = n
+			if n > st.Peak || n == st.Peak && w*fc.window < st.PeakAt {
+				st.Peak, st.PeakAt = n, w*fc.window
+			}
+		}
+	}
+	slices.Sort(st.TTR)
+	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)
+	var sum, sq float64
+	for _, x := range st.TTR {
+		sum += x.Seconds()
+		sq += x.Seconds() * x.Seconds()
+	}
+	if sq > 0 {
+		st.Fairness = sum * sum / (float64(len(st.TTR)) * sq)
+	} else if len(st.TTR) > 0 {
+		st.Fairness = 1
+	}
+	return st
+}
+
+// rank returns the nearest-rank p-quantile of sorted xs, 0 if empty.
+func rank(xs []time.Duration, p float64) time.Duration {
+	if len(xs) == 0 {
+		return 0
+	}
+	k := int(math.Ceil(p*float64(len(xs)))) - 1
+	return xs[min(max(k, 0), len(xs)-1)]
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
