@@ -66,11 +66,11 @@ type Episode struct {
 
 // Device is one client's reconstructed timeline.
 type Device struct {
-	ID    string
-	Host  string  // host_id of its records ("" if none); the last one if they differ
-	Hosts int     // distinct host_ids among its records
-	Clean bool    // clean_session of its last record
-	Mixed bool    // whether clean_session changed among its records
+	ID     string
+	Host   string  // host_id of its records ("" if none); the last one if they differ
+	Hosts  int     // distinct host_ids among its records
+	Clean  bool    // clean_session of its last record
+	Mixed  bool    // whether clean_session changed among its records
 	Events []Event // in the device's own order (see Build)
 
 	Attempts []Attempt
