@@ -1,0 +1,178 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+// The resync rule's parameters (docs/rules.md).
+const (
+	resyncAttempts = 16                     // attempt numbers looked at: 0 .. resyncAttempts-1
+	resyncTick     = 100 * time.Millisecond // timers firing this close together fire on the same tick
+	resyncGroup    = 3                      // the fewest devices that make a lockstep group
+	resyncShare    = 0.10                   // and the least share of the devices at that attempt number
+	resyncRepeats  = 2                      // attempt numbers at which a device must be in a group
+)
+
+func init() { register(func() Rule { return &resync{} }) }
+
+// resync flags retry timers that are not independently randomised: groups
+// of devices that drew exactly the same delay at the same attempt and
+// whose timers fired on the same tick, again and again.
+type resync struct {
+	names  []string               // device names, by index
+	fires  [resyncAttempts][]fire // timer fires, by attempt number
+	policy *policy.Policy
+}
+
+// fire is one timer: a device's backoff_wait at some attempt number.
+type fire struct {
+	delay float64
+	at    int64 // the backoff_wait's time plus its delay: when the timer fired
+	dev   int32
+	ref   Ref
+}
+
+func (r *resync) Info() RuleInfo {
+	return RuleInfo{ID: "resync", Severity: Error, Title: "retry timers move in lockstep",
+		Help: "Devices that drew the same delay at the same attempt and fired on the same tick, at several attempts: " +
+			"fixed intervals, un-jittered backoff, copied random seeds or coarse timer quantisation. " +
+			"They come back on the same tick after every outage, a reconnect storm."}
+}
+
+func (r *resync) Device(c *Context, d *Device) {
+	dev := int32(len(r.names))
+	r.names = append(r.names, d.ID)
+	capS, jittered := r.cap(c)
+	for i := range d.Attempts {
+		a := &d.Attempts[i]
+		if a.Number < 0 || a.Number >= resyncAttempts || a.AfterErr == auditfmt.FailAuth {
+			continue // drawn on the authentication schedule, or beyond the attempts looked at
+		}
+		if jittered && a.Delay == capS {
+			continue // a jittered draw clamped to the cap: the cap is no evidence of a shared timer
+		}
+		r.fires[a.Number] = append(r.fires[a.Number], fire{delay: a.Delay, at: a.Start + nanos(a.Delay), dev: dev, ref: d.Events[a.Backoff].Ref})
+	}
+}
+
+// cap returns the policy's cap and whether the policy jitters its delays.
+func (r *resync) cap(c *Context) (float64, bool) {
+	if c.Policy == nil {
+		return math.NaN(), false
+	}
+	switch c.Policy.Delay {
+	case policy.FullJitter, policy.EqualJitter, policy.Decorrelated:
+		return c.Policy.MaxDelayS, true
+	}
+	return math.NaN(), false
+}
+
+// group is a lockstep group: devices that drew delay at attempt and fired
+// within resyncTick of at.
+type group struct {
+	attempt int
+	delay   float64
+	at      int64
+	members []fire
+}
+
+func (r *resync) Finish(c *Context) {
+	locked := make([]uint8, len(r.names)) // attempt numbers at which each device is in a group
+	var groups []group
+	for a := range r.fires {
+		for _, g := range lockstepGroups(a, r.fires[a]) {
+			for _, f := range g.members {
+				locked[f.dev]++
+			}
+			groups = append(groups, g)
+		}
+	}
+	n := 0
+	for _, k := range locked {
+		if k >= resyncRepeats {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	// keep the groups of the devices that are in lockstep
+	for i := range groups {
+		groups[i].members = slices.DeleteFunc(groups[i].members, func(f fire) bool { return locked[f.dev] < resyncRepeats })
+	}
+	groups = slices.DeleteFunc(groups, func(g group) bool { return len(g.members) == 0 })
+	slices.SortStableFunc(groups, func(a, b group) int {
+		return cmp.Or(cmp.Compare(len(b.members), len(a.members)), cmp.Compare(a.attempt, b.attempt))
+	})
+	c.Report(r.finding(n, groups))
+}
+
+// lockstepGroups returns the groups among the fires of attempt a: runs of
+// fires with the same delay whose times lie within resyncTick of the run's
+// first, of at least resyncGroup fires and resyncShare of all of them.
+func lockstepGroups(a int, fs []fire) []group {
+	slices.SortFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.delay, y.delay), cmp.Compare(x.at, y.at)) })
+	least := max(resyncGroup, int(math.Ceil(resyncShare*float64(len(fs)))))
+	var out []group
+	for i := 0; i < len(fs); {
+		j := i + 1
+		for j < len(fs) && fs[j].delay == fs[i].delay && fs[j].at-fs[i].at <= int64(resyncTick) {
+			j++
+		}
+		if j-i >= least {
+			out = append(out, group{attempt: a, delay: fs[i].delay, at: fs[i].at, members: slices.Clone(fs[i:j])})
+		}
+		i = j
+	}
+	return out
+}
+
+func (r *resync) finding(n int, groups []group) Finding {
+	f := Finding{Rule: "resync", Severity: Error, Device: Fleet, Start: math.MaxInt64, End: math.MinInt64}
+	f.Message = fmt.Sprintf("%d of %d devices retry in lockstep: the same delay at the same attempt, firing on the same tick, at %d or more attempts",
+		n, len(r.names), resyncRepeats)
+	var b strings.Builder
+	for i, g := range groups {
+		f.Start, f.End = min(f.Start, g.at), max(f.End, g.at)
+		if i >= 5 {
+			continue
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "at attempt %d, %d devices drew exactly %s s and their timers fired within %v of %s (%s)",
+			g.attempt, len(g.members), ftoa(g.delay), resyncTick, timeText(g.at), r.sample(g.members, 4))
+		for _, m := range g.members {
+			if len(f.Records) < MaxRefs {
+				f.Records = append(f.Records, m.ref)
+			}
+		}
+	}
+	if len(groups) > 5 {
+		fmt.Fprintf(&b, "; and %d more groups", len(groups)-5)
+	}
+	b.WriteString(". Independently jittered timers almost never draw the same delay to the microsecond, let alone at two attempts.")
+	f.Explanation = b.String()
+	return f
+}
+
+// sample names the first k members of a group.
+func (r *resync) sample(ms []fire, k int) string {
+	var names []string
+	for _, m := range ms[:min(k, len(ms))] {
+		names = append(names, r.names[m.dev])
+	}
+	s := strings.Join(names, ", ")
+	if len(ms) > k {
+		s += fmt.Sprintf(" and %d more", len(ms)-k)
+	}
+	return s
+}
