@@ -71,6 +71,8 @@ type RuleInfo struct {
 type Rule interface {
 	Info() RuleInfo
 	// Device is called with each device, once built, in dataset order.
+	// d and its slices are valid only during the call: the reader reuses
+	// them for the next device, so a rule keeps copies of what it needs.
 	Device(c *Context, d *Device)
 	// Finish is called once after the last device, with the fleet's
 	// statistics in c.Fleet.

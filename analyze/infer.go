@@ -84,10 +84,24 @@ func (in *inference) policy() (*policy.Policy, []string) {
 	return p, []string{"delay", "base_delay_s", "max_delay_s", "multiplier"}
 }
 
-// infer reads the dataset in dir once to infer its policy.
+// inferRecords is how many records infer reads: the devices it takes
+// until it has that many (the dataset's order, by client_id, is no order
+// of behaviour, so the first devices are a fair sample of the fleet).
+const inferRecords = 1 << 20
+
+// infer reads the first devices of the dataset in dir, up to about
+// inferRecords records, to infer its policy.
 func infer(dir string) (*policy.Policy, []string, error) {
 	var in inference
-	if _, _, err := devices(dir, func(d *Device) error { in.add(d); return nil }); err != nil {
+	n := 0
+	_, _, err := devices(dir, func(d *Device) error {
+		in.add(d)
+		if n += len(d.Events); n >= inferRecords {
+			return errEnough
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	p, keys := in.policy()

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,76 +13,204 @@ import (
 	"github.com/stormaudit/stormaudit/dataset"
 )
 
-// readColumns are the dataset columns the analyzers read.
-var readColumns = []string{"client_id", "recorded_at", "attempt", "backoff_delay_s", "outcome", "clean_session",
-	"host_id", "stage", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present", "source", "line"}
+// readColumns are the dataset columns the analyzers read; dictColumns
+// those of them read as dictionaries (few distinct values, no string
+// built per row).
+var (
+	readColumns = []string{"client_id", "recorded_at", "attempt", "backoff_delay_s", "outcome", "clean_session",
+		"host_id", "stage", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present", "source", "line"}
+	dictColumns = []string{"client_id", "outcome", "host_id", "stage", "failure_class", "source"}
+)
 
-// batchColumns are the columns of one Arrow batch, by name.
-type batchColumns struct {
-	client, outcome, host, stage, fail *array.String
-	at                                 *array.Timestamp
-	source                             *array.String
-	attempt, seq, line                 *array.Int64
-	reason                             *array.Int32
-	delay, ceiling                     *array.Float64
-	clean, present                     *array.Boolean
+// dict is a dictionary-encoded string column of one batch.
+type dict struct {
+	a    *array.Dictionary
+	vals *array.String
 }
 
-func columnsOf(rec arrow.RecordBatch) (*batchColumns, error) {
-	b := &batchColumns{}
+func (d dict) index(i int) int    { return d.a.GetValueIndex(i) }
+func (d dict) value(i int) string { return d.vals.Value(d.a.GetValueIndex(i)) }
+
+// batch is one Arrow batch of the columns the analyzers read, with the
+// enumerations of its dictionaries parsed once.
+type batch struct {
+	client, host, source dict
+	outcomes             []auditfmt.Outcome
+	stages               []auditfmt.Stage
+	fails                []auditfmt.FailureClass
+	outcome, stage, fail dict
+	at                   *array.Timestamp
+	attempt, seq, line   *array.Int64
+	reason               *array.Int32
+	delay, ceiling       *array.Float64
+	clean, present       *array.Boolean
+	sourceIndex          []int32 // global source index of each source dictionary entry
+}
+
+func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
+	b := &batch{}
 	sc := rec.Schema()
+	var bad []string
 	col := func(name string) arrow.Array { return rec.Column(sc.FieldIndices(name)[0]) }
-	var ok [15]bool
-	b.client, ok[0] = col("client_id").(*array.String)
-	b.at, ok[1] = col("recorded_at").(*array.Timestamp)
-	b.attempt, ok[2] = col("attempt").(*array.Int64)
-	b.delay, ok[3] = col("backoff_delay_s").(*array.Float64)
-	b.outcome, ok[4] = col("outcome").(*array.String)
-	b.clean, ok[5] = col("clean_session").(*array.Boolean)
-	b.host, ok[6] = col("host_id").(*array.String)
-	b.stage, ok[7] = col("stage").(*array.String)
-	b.seq, ok[8] = col("device_seq").(*array.Int64)
-	b.fail, ok[9] = col("failure_class").(*array.String)
-	b.reason, ok[10] = col("reason_code").(*array.Int32)
-	b.ceiling, ok[11] = col("ceiling_s").(*array.Float64)
-	b.present, ok[12] = col("session_present").(*array.Boolean)
-	b.source, ok[13] = col("source").(*array.String)
-	b.line, ok[14] = col("line").(*array.Int64)
-	for i, o := range ok {
-		if !o {
-			return nil, fmt.Errorf("column %s: unexpected Arrow type %s", readColumns[i], sc.Field(sc.FieldIndices(readColumns[i])[0]).Type)
+	dictOf := func(name string) dict {
+		a, ok := col(name).(*array.Dictionary)
+		if !ok {
+			bad = append(bad, name)
+			return dict{}
 		}
+		v, ok := a.Dictionary().(*array.String)
+		if !ok {
+			bad = append(bad, name)
+		}
+		return dict{a, v}
+	}
+	typed := func(name string, ok bool) {
+		if !ok {
+			bad = append(bad, name)
+		}
+	}
+	b.client, b.outcome, b.host = dictOf("client_id"), dictOf("outcome"), dictOf("host_id")
+	b.stage, b.fail, b.source = dictOf("stage"), dictOf("failure_class"), dictOf("source")
+	var ok bool
+	b.at, ok = col("recorded_at").(*array.Timestamp)
+	typed("recorded_at", ok)
+	b.attempt, ok = col("attempt").(*array.Int64)
+	typed("attempt", ok)
+	b.delay, ok = col("backoff_delay_s").(*array.Float64)
+	typed("backoff_delay_s", ok)
+	b.clean, ok = col("clean_session").(*array.Boolean)
+	typed("clean_session", ok)
+	b.seq, ok = col("device_seq").(*array.Int64)
+	typed("device_seq", ok)
+	b.reason, ok = col("reason_code").(*array.Int32)
+	typed("reason_code", ok)
+	b.ceiling, ok = col("ceiling_s").(*array.Float64)
+	typed("ceiling_s", ok)
+	b.present, ok = col("session_present").(*array.Boolean)
+	typed("session_present", ok)
+	b.line, ok = col("line").(*array.Int64)
+	typed("line", ok)
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("columns %v: unexpected Arrow types", bad)
+	}
+	b.outcomes = parseAll(b.outcome.vals, auditfmt.ParseOutcome)
+	b.stages = parseAll(b.stage.vals, auditfmt.ParseStage)
+	b.fails = parseAll(b.fail.vals, auditfmt.ParseFailureClass)
+	b.sourceIndex = make([]int32, b.source.vals.Len())
+	for i := range b.sourceIndex {
+		b.sourceIndex[i] = sources.number(b.source.vals.Value(i))
 	}
 	return b, nil
 }
 
+// parseAll parses each value of a dictionary once.
+func parseAll[T any](vals *array.String, parse func(string) (T, bool)) []T {
+	out := make([]T, vals.Len())
+	for i := range out {
+		out[i], _ = parse(vals.Value(i))
+	}
+	return out
+}
+
+// sourceTable numbers the input names records were read from.
+type sourceTable struct {
+	names []string
+	index map[string]int32
+}
+
+func (t *sourceTable) number(name string) int32 {
+	if t.index == nil {
+		t.index = map[string]int32{}
+	}
+	k, ok := t.index[name]
+	if !ok {
+		k = int32(len(t.names))
+		t.names = append(t.names, name)
+		t.index[name] = k
+	}
+	return k
+}
+
+// errEnough ends a read early without error (see infer).
+var errEnough = errors.New("enough devices read")
+
 // devices reads the dataset in dir through Arrow record batches and calls
 // fn with each device, built, in dataset order. Rows of one device are
 // contiguous in a dataset (it is sorted by client_id), so one device is in
-// memory at a time. It returns the dataset's manifest and the names of the
-// inputs that Ref.Source indexes.
+// memory at a time; the Device and its slices are reused for the next one.
+// It returns the dataset's manifest and the names of the inputs that
+// Ref.Source indexes. fn returning errEnough ends the read without error.
 func devices(dir string, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
+	// The reader decodes the Parquet pages and extracts the events on one
+	// goroutine; fn builds and checks each device on this one.
+	full := make(chan *Device, 64)
+	free := make(chan *Device, 64)
+	for range cap(free) {
+		free <- &Device{}
+	}
+	stop := make(chan struct{})
+	type outcome struct {
+		man     *dataset.Manifest
+		sources []string
+		err     error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		man, sources, err := readDevices(dir, func(d *Device) (*Device, error) {
+			select {
+			case full <- d:
+			case <-stop:
+				return nil, errEnough
+			}
+			return <-free, nil
+		})
+		close(full)
+		done <- outcome{man, sources, err}
+	}()
+	var ferr error
+	for d := range full {
+		if ferr == nil {
+			d.Build()
+			if ferr = fn(d); ferr != nil {
+				close(stop)
+			}
+		}
+		free <- d
+	}
+	o := <-done
+	if ferr != nil && ferr != errEnough {
+		return nil, nil, ferr
+	}
+	if o.err == errEnough {
+		o.err = nil
+	}
+	return o.man, o.sources, o.err
+}
+
+// readDevices reads the devices, unbuilt, handing each to next, which
+// returns the Device to fill with the next one.
+func readDevices(dir string, next func(d *Device) (*Device, error)) (*dataset.Manifest, []string, error) {
 	man, err := dataset.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := dataset.OpenArrowColumns(dir, 0, readColumns...)
+	r, err := dataset.OpenArrowWith(dir, dataset.ArrowOptions{Columns: readColumns, Dictionaries: dictColumns})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.Close()
-	var sources []string
-	sourceIndex := map[string]int32{}
-	var d *Device
+	var sources sourceTable
+	d := &Device{}
+	started := false
 	hosts := map[string]bool{}
-	flush := func() error {
-		if d == nil {
+	flush := func() (err error) {
+		if !started {
 			return nil
 		}
 		d.Hosts = len(hosts)
 		clear(hosts)
-		d.Build()
-		return fn(d)
+		d, err = next(d)
+		return err
 	}
 	file, row := int32(0), int64(0)
 	for {
@@ -92,56 +221,56 @@ func devices(dir string, fn func(d *Device) error) (*dataset.Manifest, []string,
 		if err != nil {
 			return nil, nil, err
 		}
-		b, err := columnsOf(rec)
+		b, err := newBatch(rec, &sources)
 		if err != nil {
 			rec.Release()
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%s: %w", dir, err)
 		}
+		lastClient := -1
 		for i := range int(rec.NumRows()) {
 			if row == man.Files[file].Rows {
 				file, row = file+1, 0
 			}
-			id := b.client.Value(i)
-			if d == nil || d.ID != id {
-				if err := flush(); err != nil {
-					rec.Release()
-					return nil, nil, err
+			if k := b.client.index(i); k != lastClient {
+				lastClient = k
+				if id := b.client.vals.Value(k); !started || d.ID != id {
+					if err := flush(); err != nil {
+						rec.Release()
+						return nil, nil, err
+					}
+					d.reset(id)
+					started = true
 				}
-				d = &Device{ID: id}
 			}
-			if b.host.IsValid(i) {
-				h := b.host.Value(i)
+			if b.host.a.IsValid(i) {
+				h := b.host.value(i)
 				if !hosts[h] {
 					hosts[h] = true
 				}
 				d.Host = h
 			}
-			src := b.source.Value(i)
-			k, ok := sourceIndex[src]
-			if !ok {
-				k = int32(len(sources))
-				sources = append(sources, src)
-				sourceIndex[src] = k
-			}
-			d.Events = append(d.Events, b.event(i, file, row, k))
+			d.Events = append(d.Events, b.event(i, file, row))
 			row++
 		}
 		rec.Release()
 	}
-	return man, sources, flush()
+	if err := flush(); err != nil {
+		return nil, nil, err
+	}
+	return man, sources.names, nil
 }
 
 // event returns row i of the batch as an Event.
-func (b *batchColumns) event(i int, file int32, row int64, source int32) Event {
+func (b *batch) event(i int, file int32, row int64) Event {
 	e := Event{At: int64(b.at.Value(i)), Attempt: b.attempt.Value(i), Delay: b.delay.Value(i),
 		Clean: b.clean.Value(i), Ceiling: math.NaN(), Seq: -1, Reason: -1, Presence: -1,
-		Ref: Ref{File: file, Row: row, Source: source, Line: b.line.Value(i)}}
-	e.Outcome, _ = auditfmt.ParseOutcome(b.outcome.Value(i))
-	if b.stage.IsValid(i) {
-		e.Stage, _ = auditfmt.ParseStage(b.stage.Value(i))
+		Outcome: b.outcomes[b.outcome.index(i)],
+		Ref:     Ref{File: file, Row: row, Source: b.sourceIndex[b.source.index(i)], Line: b.line.Value(i)}}
+	if b.stage.a.IsValid(i) {
+		e.Stage = b.stages[b.stage.index(i)]
 	}
-	if b.fail.IsValid(i) {
-		e.Fail, _ = auditfmt.ParseFailureClass(b.fail.Value(i))
+	if b.fail.a.IsValid(i) {
+		e.Fail = b.fails[b.fail.index(i)]
 	}
 	if b.seq.IsValid(i) {
 		e.Seq = b.seq.Value(i)

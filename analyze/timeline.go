@@ -78,6 +78,11 @@ type Device struct {
 	Episodes []Episode
 }
 
+// reset empties d for the device id, keeping its slices' memory.
+func (d *Device) reset(id string) {
+	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0]}
+}
+
 // Build orders the device's events and derives its attempts, sessions and
 // episodes. The device's own order is device_seq when every record has
 // one, else the order it wrote them in (input and line); recorded_at is
@@ -90,7 +95,7 @@ func (d *Device) Build() {
 			break
 		}
 	}
-	slices.SortStableFunc(d.Events, func(a, b Event) int {
+	order := func(a, b Event) int {
 		if seq {
 			return cmp64(a.Seq, b.Seq)
 		}
@@ -98,7 +103,10 @@ func (d *Device) Build() {
 			return cmp64(int64(a.Ref.Source), int64(b.Ref.Source))
 		}
 		return cmp64(a.Ref.Line, b.Ref.Line)
-	})
+	}
+	if !slices.IsSortedFunc(d.Events, order) {
+		slices.SortStableFunc(d.Events, order)
+	}
 	d.Attempts, d.Sessions, d.Episodes = d.Attempts[:0], d.Sessions[:0], d.Episodes[:0]
 	var cur *Attempt
 	var lastFail auditfmt.FailureClass

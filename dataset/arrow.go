@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -74,28 +75,34 @@ type ArrowReader struct {
 // projection is the columns a reader returns, in dataset column order.
 type projection struct {
 	schema *arrow.Schema
-	cols   []int // dataset column of each field of schema
+	cols   []int  // dataset column of each field of schema
+	dict   []bool // whether each is read as a dictionary array
 }
 
-// project returns the projection on the named columns, or all of them.
-func project(names []string) (projection, error) {
+// dictType is the Arrow type of a string column read as a dictionary.
+var dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
+// project returns the projection on the named columns, or all of them,
+// with the columns named in dicts read as dictionaries.
+func project(names, dicts []string) (projection, error) {
 	if len(names) == 0 {
-		all := make([]int, numColumns)
-		for c := range all {
-			all[c] = c
-		}
-		return projection{arrowSchema, all}, nil
+		names = columnNames
 	}
 	var p projection
 	var fields []arrow.Field
 	for c, f := range arrowSchema.Fields() {
-		for _, n := range names {
-			if n == f.Name {
-				p.cols = append(p.cols, c)
-				fields = append(fields, f)
-				break
-			}
+		if !slices.Contains(names, f.Name) {
+			continue
 		}
+		d := slices.Contains(dicts, f.Name)
+		if d {
+			if f.Type.ID() != arrow.STRING {
+				return p, fmt.Errorf("dataset: column %s: only string columns can be read as dictionaries", f.Name)
+			}
+			f.Type = dictType
+		}
+		p.cols, p.dict = append(p.cols, c), append(p.dict, d)
+		fields = append(fields, f)
 	}
 	if len(p.cols) != len(names) {
 		return p, fmt.Errorf("dataset: columns %q: expected distinct names of dataset columns (%s)", names, columnNames)
@@ -108,17 +115,36 @@ func project(names []string) (projection, error) {
 // OpenArrow opens the dataset in dir for reading as Arrow record batches of
 // at most batchRows rows (DefaultBatchRows if batchRows <= 0).
 func OpenArrow(dir string, batchRows int) (*ArrowReader, error) {
-	return OpenArrowColumns(dir, batchRows)
+	return OpenArrowWith(dir, ArrowOptions{BatchRows: batchRows})
 }
 
-// OpenArrowColumns is OpenArrow reading only the named columns, which the
-// batches hold in dataset column order: the columns not asked for are not
-// read at all. No names means every column.
+// OpenArrowColumns is OpenArrow reading only the named columns.
 func OpenArrowColumns(dir string, batchRows int, columns ...string) (*ArrowReader, error) {
-	proj, err := project(columns)
+	return OpenArrowWith(dir, ArrowOptions{BatchRows: batchRows, Columns: columns})
+}
+
+// ArrowOptions select what an ArrowReader reads.
+type ArrowOptions struct {
+	// BatchRows bounds the rows of a batch (DefaultBatchRows if <= 0).
+	BatchRows int
+	// Columns names the columns to read, which the batches hold in
+	// dataset column order; the others are not read at all. Empty means
+	// every column.
+	Columns []string
+	// Dictionaries names string columns to read as dictionary arrays
+	// (dictionary<values=utf8, indices=int32>) rather than as utf8: for a
+	// column of few distinct values (client_id, outcome, host_id, ...)
+	// that spares building a string per row.
+	Dictionaries []string
+}
+
+// OpenArrowWith is OpenArrow with options.
+func OpenArrowWith(dir string, opts ArrowOptions) (*ArrowReader, error) {
+	proj, err := project(opts.Columns, opts.Dictionaries)
 	if err != nil {
 		return nil, err
 	}
+	batchRows := opts.BatchRows
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -203,7 +229,15 @@ func (f *arrowFile) init(batchRows int64) error {
 	if n := f.pf.NumRows(); n != f.want {
 		return fmt.Errorf("%s: the file has %d rows, the manifest says %d", f.path, n, f.want)
 	}
-	fr, err := pqarrow.NewFileReader(f.pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, f.mem)
+	props := pqarrow.ArrowReadProperties{BatchSize: batchRows}
+	for i, c := range f.proj.cols {
+		if f.proj.dict[i] {
+			if leaf := f.pf.MetaData().Schema.ColumnIndexByName(columnNames[c]); leaf >= 0 {
+				props.SetReadDict(leaf, true)
+			}
+		}
+	}
+	fr, err := pqarrow.NewFileReader(f.pf, props, f.mem)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.path, err)
 	}
@@ -231,8 +265,8 @@ func (f *arrowFile) init(batchRows int64) error {
 func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 	leaves := make([]int, 0, numColumns)
 	chained := sc.HasField(columnNames[colOrigin])
-	for _, c := range f.proj.cols {
-		want := arrowSchema.Field(c)
+	for i, c := range f.proj.cols {
+		want := f.proj.schema.Field(i)
 		idx := sc.FieldIndices(want.Name)
 		if len(idx) == 0 && isChainColumn(c) && !chained {
 			f.cols[c] = -1
