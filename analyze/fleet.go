@@ -10,7 +10,7 @@ import (
 type FleetStats struct {
 	Devices  int   // devices in the log
 	Records  int64 // records in the log
-	Attempts int64 // socket-opens (connect attempts), the work the fleet did
+	Attempts int64 // socket-opens (connect attempts) the log shows, the work the fleet did
 
 	// Window is the width of the windows socket-opens are counted in;
 	// First is the start of the first window (the earliest socket-open,
@@ -56,9 +56,11 @@ func (fc *fleetCounter) add(d *Device) {
 	fc.st.Devices++
 	fc.st.Records += int64(len(d.Events))
 	for i := range d.Attempts {
-		fc.opens[floorDiv(d.Attempts[i].Open, fc.window)]++
+		if openInLog(d, &d.Attempts[i]) {
+			fc.opens[floorDiv(d.Attempts[i].Open, fc.window)]++
+			fc.st.Attempts++
+		}
 	}
-	fc.st.Attempts += int64(len(d.Attempts))
 	lost := d.LostAt()
 	if lost < 0 {
 		return

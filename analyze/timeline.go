@@ -179,6 +179,15 @@ func (d *Device) summarise() {
 	}
 }
 
+// openInLog reports whether the log shows the socket-open of attempt a of d:
+// its outcome was recorded, or the device wrote a record at or after the
+// open. A last attempt still waiting when the device's records end (the
+// log was collected before its socket-open, or the device stopped) is
+// not counted: a rate limit may yet have deferred it.
+func openInLog(d *Device, a *Attempt) bool {
+	return a.Outcome >= 0 || len(d.Events) > 0 && a.Open <= d.Events[len(d.Events)-1].At
+}
+
 // Recovered reports whether the device ends connected after an outage,
 // and when it connected for good.
 func (d *Device) Recovered() (at int64, ok bool) {

@@ -1,0 +1,272 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+// BudgetResolution is the resolution the connect-budget rule counts
+// socket-opens at: its sliding windows start on whole multiples of it.
+const BudgetResolution = time.Millisecond
+
+func init() { register(func() Rule { return &budgetRule{} }) }
+
+// budgetRule flags the intervals where the fleet's socket-opens in a
+// sliding window exceed the broker's declared accept budget. It counts
+// opens in a sparse histogram of BudgetResolution buckets: memory grows
+// with the time span the opens cover, not with their number.
+type budgetRule struct {
+	ready  bool
+	on     bool
+	budget float64 // connect_budget_per_s
+	window float64 // connect_budget_window_s
+	hist   *timeHist
+}
+
+func (r *budgetRule) Info() RuleInfo {
+	return RuleInfo{ID: "connect-budget", Severity: Error,
+		Title: "fleet socket-opens in a sliding window above the broker's accept budget",
+		Help: "The fleet's socket-opens, counted in a sliding window of connect_budget_window_s, above " +
+			"connect_budget_per_s times the window. A broker pushed past its accept budget refuses or times out " +
+			"connects, healthy clients included, and the refused ones retry into the next window."}
+}
+
+func (r *budgetRule) init(c *Context) bool {
+	if r.ready {
+		return r.on
+	}
+	r.ready = true
+	b, ok := c.Param("connect-budget", "connect_budget_per_s", func(p *policy.Policy) float64 { return p.ConnectBudgetPerS })
+	if !ok {
+		return false
+	}
+	if b <= 0 {
+		c.Note("connect-budget", "connect_budget_per_s is 0 (undeclared): nothing to check")
+		return false
+	}
+	r.on, r.budget, r.window = true, b, c.Policy.ConnectBudgetWindowS
+	if r.window <= 0 {
+		r.window = 1
+	}
+	r.hist = newTimeHist(min(int64(BudgetResolution), max(nanos(r.window), 1)))
+	return true
+}
+
+func (r *budgetRule) Device(c *Context, d *Device) {
+	if !r.init(c) {
+		return
+	}
+	for i := range d.Attempts {
+		if a := &d.Attempts[i]; openInLog(d, a) {
+			r.hist.add(a.Open, d.Events[a.Backoff].Ref, d.ID)
+		}
+	}
+}
+
+// overload is a maximal run of over-budget windows that overlap: the
+// interval the broker was pushed past its budget.
+type overload struct {
+	first, last int64 // the first and last non-empty bucket in it
+	until       int64 // the end of its last window, in buckets
+	peak        int64 // the most opens in one window
+	peakAt      int64 // the first bucket of that window
+	windows     int64 // over-budget windows (starting at an open)
+}
+
+func (r *budgetRule) Finish(c *Context) {
+	if !r.on {
+		return
+	}
+	k := max(int64(math.Round(r.window*1e9/float64(r.hist.res))), 1)
+	limit := math.Round(r.budget*r.window*1e9) / 1e9
+	var cur *overload
+	r.hist.windows(k, func(first, last, n int64) {
+		if float64(n) <= limit {
+			return
+		}
+		if cur != nil && first < cur.until {
+			cur.last, cur.until, cur.windows = max(cur.last, last), first+k, cur.windows+1
+			if n > cur.peak {
+				cur.peak, cur.peakAt = n, first
+			}
+			return
+		}
+		if cur != nil {
+			c.Report(r.finding(c, cur, k, limit))
+		}
+		cur = &overload{first: first, last: last, until: first + k, peak: n, peakAt: first, windows: 1}
+	})
+	if cur != nil {
+		c.Report(r.finding(c, cur, k, limit))
+	}
+}
+
+func (r *budgetRule) finding(c *Context, o *overload, k int64, limit float64) Finding {
+	res := r.hist.res
+	from, to := o.peakAt*res, (o.peakAt+k)*res
+	w := durS(k * res)
+	msg := fmt.Sprintf("%d socket-opens in the %s s from %s, above the broker's budget of %s per %s s (connect_budget_per_s %s)",
+		o.peak, w, whenUTC(from), fmtNum(limit), w, fmtNum(r.budget))
+	var x strings.Builder
+	fmt.Fprintf(&x, "connect_budget_per_s = %s and connect_budget_window_s = %s (%s): at most %s × %s = %s socket-opens in any %s s window. ",
+		fmtNum(r.budget), fmtNum(r.window), budgetOrigin(c), fmtNum(r.budget), fmtNum(r.window), fmtNum(limit), w)
+	fmt.Fprintf(&x, "Counting the fleet's socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
+		"in %s s windows that start on whole multiples of %s s, %d window(s) held more than %s between %s and %s. ",
+		w, durS(res), o.windows, fmtNum(limit), whenUTC(o.first*res), whenUTC((o.last+1)*res))
+	fmt.Fprintf(&x, "The peak: %d socket-opens in [%s, %s), %.1f× the budget.", o.peak, whenUTC(from), whenUTC(to), float64(o.peak)/limit)
+	samples := r.hist.samplesIn(from, to, MaxRefs)
+	x.WriteString(sampleList(samples, 5))
+	var refs []Ref
+	for _, s := range samples {
+		refs = append(refs, s.ref)
+	}
+	return Finding{Rule: "connect-budget", Severity: Error, Device: Fleet, Start: o.first * res, End: (o.last + 1) * res,
+		Message: msg, Explanation: x.String(), Records: refs}
+}
+
+// sampleList says " Among them: dev at T, ..." for up to max samples.
+func sampleList(samples []histSample, max int) string {
+	if len(samples) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range samples[:min(len(samples), max)] {
+		parts = append(parts, s.dev+" at "+whenUTC(s.at))
+	}
+	return " Among them: " + strings.Join(parts, ", ") + "."
+}
+
+// budgetOrigin says whether the window was declared or is the default.
+func budgetOrigin(c *Context) string {
+	if c.Policy.Declared("connect_budget_window_s") {
+		return "declared"
+	}
+	return "the budget declared, the window its default"
+}
+
+// fmtNum formats a number as short as exact.
+func fmtNum(f float64) string { return fmt.Sprint(f) }
+
+// histChunkLen is the number of buckets in one chunk of a timeHist, and
+// histSamples the records a chunk keeps as examples.
+const (
+	histChunkLen = 64
+	histSamples  = 8
+)
+
+// timeHist counts events in buckets of res nanoseconds. Buckets come in
+// chunks of histChunkLen, allocated only where events lie, so memory
+// grows with the time the events cover, not with their number. Each chunk
+// keeps the first few events it saw as examples for reports.
+type timeHist struct {
+	res    int64
+	chunks map[int64]*histChunk
+}
+
+type histChunk struct {
+	n       [histChunkLen]uint32
+	samples []histSample
+}
+
+// histSample is an event kept as an example: its time, record and device.
+type histSample struct {
+	at  int64
+	ref Ref
+	dev string
+}
+
+func newTimeHist(res int64) *timeHist {
+	return &timeHist{res: res, chunks: map[int64]*histChunk{}}
+}
+
+func (h *timeHist) add(at int64, ref Ref, dev string) {
+	b := floorDiv(at, h.res)
+	key := floorDiv(b, histChunkLen)
+	ch := h.chunks[key]
+	if ch == nil {
+		ch = &histChunk{}
+		h.chunks[key] = ch
+	}
+	ch.n[b-key*histChunkLen]++
+	if len(ch.samples) < histSamples {
+		ch.samples = append(ch.samples, histSample{at: at, ref: ref, dev: dev})
+	}
+}
+
+// histCursor walks the non-empty buckets of a timeHist in order.
+type histCursor struct {
+	keys   []int64
+	chunks []*histChunk
+	ki, bi int
+}
+
+func (h *timeHist) cursor() *histCursor {
+	c := &histCursor{keys: slices.Sorted(maps.Keys(h.chunks))}
+	for _, k := range c.keys {
+		c.chunks = append(c.chunks, h.chunks[k])
+	}
+	return c
+}
+
+// next returns the next non-empty bucket and its count.
+func (c *histCursor) next() (bucket, n int64, ok bool) {
+	for c.ki < len(c.keys) {
+		ch := c.chunks[c.ki]
+		for c.bi < histChunkLen {
+			i := c.bi
+			c.bi++
+			if ch.n[i] > 0 {
+				return c.keys[c.ki]*histChunkLen + int64(i), int64(ch.n[i]), true
+			}
+		}
+		c.ki, c.bi = c.ki+1, 0
+	}
+	return 0, 0, false
+}
+
+// windows calls fn, in time order, for each window of k buckets that
+// starts at a non-empty bucket: with its first bucket, the last
+// non-empty bucket in it, and the events it holds. A window that starts
+// at an empty bucket holds no more events than the window starting at
+// the next non-empty one, so these windows hold every maximum.
+func (h *timeHist) windows(k int64, fn func(first, last, n int64)) {
+	lead, trail := h.cursor(), h.cursor()
+	lb, ln, lok := lead.next()
+	var sum, last int64
+	for {
+		b, n, ok := trail.next()
+		if !ok {
+			return
+		}
+		for lok && lb < b+k {
+			sum, last = sum+ln, lb
+			lb, ln, lok = lead.next()
+		}
+		fn(b, last, sum)
+		sum -= n
+	}
+}
+
+// samplesIn returns up to max of the examples kept with times in
+// [from, to), earliest first.
+func (h *timeHist) samplesIn(from, to int64, max int) []histSample {
+	var out []histSample
+	for key := floorDiv(floorDiv(from, h.res), histChunkLen); key*histChunkLen*h.res < to; key++ {
+		if ch := h.chunks[key]; ch != nil {
+			for _, s := range ch.samples {
+				if s.at >= from && s.at < to {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b histSample) int { return cmp.Or(cmp.Compare(a.at, b.at), compareRefs(a.ref, b.ref)) })
+	return out[:min(len(out), max)]
+}

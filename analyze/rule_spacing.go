@@ -1,0 +1,260 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+// SpacingTolerance is the slack the spacing rule allows for logging
+// precision: a gap between two socket-opens of one host is flagged when
+// it is below min_connect_spacing_s less SpacingTolerance. Clients log
+// whole milliseconds or microseconds, and a derived socket-open adds up
+// two or more logged values.
+const SpacingTolerance = time.Millisecond
+
+func init() { register(func() Rule { return &spacingRule{} }) }
+
+// spacingRule flags two socket-opens of one host closer than
+// min_connect_spacing_s. A device without host_id is its own host and is
+// checked as it streams by. The devices of a host with a host_id are not
+// contiguous in the dataset (it is sorted by client_id), so their opens
+// are kept, 32 bytes each, and checked in Finish: memory grows with the
+// socket-opens of devices that write a host_id.
+type spacingRule struct {
+	ready   bool
+	spacing int64 // ns; 0 when there is nothing to check
+	hosts   map[string]*hostOpens
+	buf     []hostOpen
+}
+
+// hostOpens are the socket-opens of one host, and its devices in dataset
+// order.
+type hostOpens struct {
+	opens []hostOpen
+	devs  []hostDevice
+}
+
+// hostOpen is one socket-open and the backoff_wait record that began it.
+type hostOpen struct {
+	at  int64
+	ref Ref
+}
+
+// hostDevice is a device of a host and the first dataset row of its
+// records: a device's rows are contiguous, so a row names its device.
+type hostDevice struct {
+	id    string
+	first Ref
+}
+
+func (r *spacingRule) Info() RuleInfo {
+	return RuleInfo{ID: "spacing", Severity: Warning,
+		Title: "socket-opens of one host closer than min_connect_spacing_s",
+		Help: "Two socket-opens from one host (host_id; a device without one is its own host) closer than the " +
+			"declared min_connect_spacing_s. A host that opens sockets back to back adds to the surge the broker " +
+			"sees as the fleet reconnects; the spacing is what keeps a gateway's devices from reconnecting together."}
+}
+
+// init resolves the spacing once; it reports whether there is one to check.
+func (r *spacingRule) init(c *Context) bool {
+	if !r.ready {
+		r.ready, r.hosts = true, map[string]*hostOpens{}
+		if s, ok := c.Param("spacing", "min_connect_spacing_s", func(p *policy.Policy) float64 { return p.MinConnectSpacingS }); ok {
+			r.spacing = nanos(s)
+			if r.spacing == 0 {
+				c.Note("spacing", "min_connect_spacing_s is 0 (no spacing promised): nothing to check")
+			}
+		}
+	}
+	return r.spacing > 0
+}
+
+func (r *spacingRule) Device(c *Context, d *Device) {
+	if !r.init(c) {
+		return
+	}
+	if d.Host == "" {
+		r.buf = appendOpens(r.buf[:0], d)
+		sortOpens(r.buf)
+		r.check(c, d.ID, r.buf, []hostDevice{{id: d.ID}})
+		return
+	}
+	h := r.hosts[d.Host]
+	if h == nil {
+		h = &hostOpens{}
+		r.hosts[d.Host] = h
+	}
+	h.opens = appendOpens(h.opens, d)
+	h.devs = append(h.devs, hostDevice{id: d.ID, first: firstRef(d)})
+}
+
+func (r *spacingRule) Finish(c *Context) {
+	for _, name := range slices.Sorted(maps.Keys(r.hosts)) {
+		h := r.hosts[name]
+		sortOpens(h.opens)
+		r.check(c, name, h.opens, h.devs)
+		delete(r.hosts, name)
+	}
+}
+
+// spacingPair is two consecutive socket-opens of a host.
+type spacingPair struct{ a, b hostOpen }
+
+func (p spacingPair) gap() int64 { return p.b.at - p.a.at }
+
+// check reports one finding for host if any two consecutive opens (sorted
+// by time) are closer than the spacing less the tolerance.
+func (r *spacingRule) check(c *Context, host string, opens []hostOpen, devs []hostDevice) {
+	limit := r.spacing - int64(SpacingTolerance)
+	var v spacingViolations
+	for i := 1; i < len(opens); i++ {
+		if p := (spacingPair{opens[i-1], opens[i]}); p.gap() < limit {
+			v.add(p)
+		}
+	}
+	if v.n > 0 {
+		c.Report(r.finding(c, host, opens, devs, &v))
+	}
+}
+
+// spacingViolations sums up the pairs of a host that break the spacing.
+type spacingViolations struct {
+	n       int
+	first   []spacingPair // the first few, for the records
+	last    spacingPair
+	closest spacingPair // the first of the closest
+}
+
+func (v *spacingViolations) add(p spacingPair) {
+	if v.n == 0 || p.gap() < v.closest.gap() {
+		v.closest = p
+	}
+	if len(v.first) < MaxRefs {
+		v.first = append(v.first, p)
+	}
+	v.last = p
+	v.n++
+}
+
+func (r *spacingRule) finding(c *Context, host string, opens []hostOpen, devs []hostDevice, v *spacingViolations) Finding {
+	n, closest := v.n, v.closest
+	who := "host " + host
+	if len(devs) == 1 && devs[0].id == host {
+		who = "device " + host + " (no host_id: its own host)"
+	}
+	spacing := durS(r.spacing)
+	a, b := deviceOf(devs, closest.a.ref), deviceOf(devs, closest.b.ref)
+	msg := fmt.Sprintf("%s: %d socket-open(s) less than min_connect_spacing_s %s s after the previous one; closest %s s apart (%s, %s)",
+		who, n, spacing, durS(closest.gap()), a, b)
+	var x strings.Builder
+	fmt.Fprintf(&x, "min_connect_spacing_s = %s s (%s); a gap below %s s (the spacing less %s s for logging precision) breaks it. ",
+		spacing, paramOrigin(c), durS(r.spacing-int64(SpacingTolerance)), durS(int64(SpacingTolerance)))
+	fmt.Fprintf(&x, "%s made %d socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
+		"from %d device(s) (%s); %d followed the previous open of the host too soon, between %s and %s. ",
+		upperFirst(who), len(opens), len(devs), deviceList(devs, 5), n, whenUTC(v.first[0].a.at), whenUTC(v.last.b.at))
+	fmt.Fprintf(&x, "Closest: %s opened at %s and %s at %s, %s s apart.", a, whenUTC(closest.a.at), b, whenUTC(closest.b.at), durS(closest.gap()))
+	refs := []Ref{closest.a.ref, closest.b.ref}
+	for _, p := range v.first {
+		refs = appendRef(refs, p.a.ref)
+		refs = appendRef(refs, p.b.ref)
+	}
+	return Finding{Rule: "spacing", Severity: Warning, Device: host, Start: v.first[0].a.at, End: v.last.b.at,
+		Message: msg, Explanation: x.String(), Records: refs}
+}
+
+// appendOpens appends the socket-opens of d that the log shows (see
+// openInLog), each with the ref of its backoff_wait record.
+func appendOpens(dst []hostOpen, d *Device) []hostOpen {
+	for i := range d.Attempts {
+		if a := &d.Attempts[i]; openInLog(d, a) {
+			dst = append(dst, hostOpen{at: a.Open, ref: d.Events[a.Backoff].Ref})
+		}
+	}
+	return dst
+}
+
+func sortOpens(opens []hostOpen) {
+	slices.SortFunc(opens, func(a, b hostOpen) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), compareRefs(a.ref, b.ref))
+	})
+}
+
+// compareRefs orders refs by dataset position.
+func compareRefs(a, b Ref) int {
+	return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Row, b.Row))
+}
+
+// firstRef returns the ref of d's first dataset row.
+func firstRef(d *Device) Ref {
+	var first Ref
+	for i := range d.Events {
+		if i == 0 || compareRefs(d.Events[i].Ref, first) < 0 {
+			first = d.Events[i].Ref
+		}
+	}
+	return first
+}
+
+// deviceOf returns the client_id of the device whose rows hold ref: the
+// last of devs (in dataset order) starting at or before it.
+func deviceOf(devs []hostDevice, ref Ref) string {
+	i, _ := slices.BinarySearchFunc(devs, ref, func(d hostDevice, r Ref) int {
+		if compareRefs(d.first, r) <= 0 {
+			return -1
+		}
+		return 1
+	})
+	return devs[max(i-1, 0)].id
+}
+
+// deviceList names up to max devices.
+func deviceList(devs []hostDevice, max int) string {
+	var names []string
+	for i := range min(len(devs), max) {
+		names = append(names, devs[i].id)
+	}
+	s := strings.Join(names, ", ")
+	if len(devs) > max {
+		s += fmt.Sprintf(" and %d more", len(devs)-max)
+	}
+	return s
+}
+
+// appendRef appends ref to refs unless it is there already or refs is full.
+func appendRef(refs []Ref, ref Ref) []Ref {
+	if len(refs) >= MaxRefs || slices.Contains(refs, ref) {
+		return refs
+	}
+	return append(refs, ref)
+}
+
+// paramOrigin says where the policy values came from.
+func paramOrigin(c *Context) string {
+	if c.Inferred {
+		return "inferred from the log"
+	}
+	return "declared"
+}
+
+// whenUTC formats Unix ns as an RFC 3339 UTC timestamp with the fraction
+// it needs.
+func whenUTC(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.999999999Z")
+}
+
+// durS formats ns as seconds, as short as exact.
+func durS(ns int64) string { return strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64) }
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
