@@ -73,8 +73,8 @@ func Check(dir string, opts Options) (*Result, error) {
 	c.Fleet = &fc.st
 	man, sources, err := devices(dir, func(d *Device) error {
 		fc.add(d)
-		if n := len(d.Events); n > 0 {
-			c.End = max(c.End, d.Events[n-1].At)
+		for i := range d.Events {
+			c.End = max(c.End, d.Events[i].At) // the device's last record need not be its latest
 		}
 		for _, r := range rules {
 			r.Device(c, d)

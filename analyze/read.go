@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -200,6 +201,9 @@ func readDevices(dir string, next func(d *Device) (*Device, error)) (*dataset.Ma
 	}
 	defer r.Close()
 	var sources sourceTable
+	for _, in := range man.Inputs {
+		sources.number(in.Name) // Ref.Source follows the order the inputs were given
+	}
 	d := &Device{}
 	started := false
 	hosts := map[string]bool{}
@@ -238,7 +242,7 @@ func readDevices(dir string, next func(d *Device) (*Device, error)) (*dataset.Ma
 						rec.Release()
 						return nil, nil, err
 					}
-					d.reset(id)
+					d.reset(strings.Clone(id)) // not the batch's memory: rules may keep it
 					started = true
 				}
 			}
@@ -247,7 +251,9 @@ func readDevices(dir string, next func(d *Device) (*Device, error)) (*dataset.Ma
 				if !hosts[h] {
 					hosts[h] = true
 				}
-				d.Host = h
+				if h != d.Host {
+					d.Host = strings.Clone(h)
+				}
 			}
 			d.Events = append(d.Events, b.event(i, file, row))
 			row++

@@ -78,6 +78,26 @@ type Device struct {
 	Episodes []Episode
 }
 
+// seqComplete reports whether every event carries a device_seq.
+func (d *Device) seqComplete() bool {
+	for i := range d.Events {
+		if d.Events[i].Seq < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// seqIncreasing reports whether the events' device_seq strictly increase.
+func (d *Device) seqIncreasing() bool {
+	for i := 1; i < len(d.Events); i++ {
+		if d.Events[i].Seq <= d.Events[i-1].Seq {
+			return false
+		}
+	}
+	return true
+}
+
 // reset empties d for the device id, keeping its slices' memory.
 func (d *Device) reset(id string) {
 	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0]}
@@ -85,27 +105,28 @@ func (d *Device) reset(id string) {
 
 // Build orders the device's events and derives its attempts, sessions and
 // episodes. The device's own order is device_seq when every record has
-// one, else the order it wrote them in (input and line); recorded_at is
-// not trusted to order a device's records, since its clock may be wrong.
+// one and no number repeats, else the order it wrote them in (input and
+// line); recorded_at is not trusted to order a device's records, since its
+// clock may be wrong.
 func (d *Device) Build() {
-	seq := true
-	for i := range d.Events {
-		if d.Events[i].Seq < 0 {
-			seq = false
-			break
-		}
-	}
-	order := func(a, b Event) int {
-		if seq {
-			return cmp64(a.Seq, b.Seq)
-		}
+	bySeq := func(a, b Event) int { return cmp64(a.Seq, b.Seq) }
+	byLine := func(a, b Event) int {
 		if a.Ref.Source != b.Ref.Source {
 			return cmp64(int64(a.Ref.Source), int64(b.Ref.Source))
 		}
 		return cmp64(a.Ref.Line, b.Ref.Line)
 	}
+	seq := d.seqComplete()
+	order := byLine
+	if seq {
+		order = bySeq
+	}
 	if !slices.IsSortedFunc(d.Events, order) {
 		slices.SortStableFunc(d.Events, order)
+	}
+	if seq && !d.seqIncreasing() {
+		// a counter that restarted (a reboot) orders nothing: fall back
+		slices.SortStableFunc(d.Events, byLine)
 	}
 	d.Attempts, d.Sessions, d.Episodes = d.Attempts[:0], d.Sessions[:0], d.Episodes[:0]
 	var cur *Attempt
@@ -152,6 +173,9 @@ func (d *Device) Build() {
 			if lastFail == 0 {
 				lastFail = auditfmt.FailUnknown
 			}
+		case auditfmt.GaveUp, auditfmt.Stopped:
+			endSession(e.At)
+			cur = nil
 		case auditfmt.Connected:
 			if cur != nil && cur.Outcome < 0 {
 				cur.Outcome = i

@@ -1,0 +1,124 @@
+package analyze
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/dataset"
+)
+
+func TestAuditGapOutcomes(t *testing.T) {
+	const (
+		bw     = auditfmt.BackoffWait
+		failed = auditfmt.AttemptFailed
+	)
+	tests := []struct {
+		name string
+		evs  []Event
+		want int // attempts flagged
+	}{
+		{"failure recorded", []Event{r2Event(0, bw, 0, 1), r2Event(1.05, failed, 1, 1), r2Event(1.05, bw, 1, 2)}, 0},
+		{"failure missing", []Event{r2Event(0, bw, 0, 1), r2Event(1.05, bw, 1, 2)}, 1},
+		{"failure missing after a rate-limit wait", []Event{r2Event(0, bw, 0, 1), r2Event(1, auditfmt.RateLimitedWait, 0, 0.25), r2Event(1.3, bw, 1, 2)}, 1},
+		{"counter unchanged", []Event{r2Event(0, bw, 3, 1), r2Event(1.05, bw, 3, 2)}, 1},
+		{"stopped while it waited", []Event{r2Event(0, bw, 0, 1), r2Event(0.5, auditfmt.Stopped, 0, 0), r2Event(60, bw, 0, 1)}, 0},
+		{"disconnected while it waited", []Event{r2Event(0, bw, 0, 1), r2Event(0.5, auditfmt.Disconnected, 0, 0), r2Event(0.5, bw, 0, 1)}, 0},
+		{"the log ends while it waits", []Event{r2Event(0, bw, 0, 1), r2Event(1.05, failed, 1, 1), r2Event(1.05, bw, 1, 2)}, 0},
+		{"three missing", []Event{r2Event(0, bw, 0, 1), r2Event(1, bw, 1, 2), r2Event(3, bw, 2, 4), r2Event(7, bw, 3, 8), r2Event(15, bw, 4, 8)}, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, got := r2Run(&auditGap{}, 0, r2Device("dev-1", tc.evs...))
+			if tc.want == 0 {
+				if len(got) > 0 {
+					t.Errorf("want no finding:%s", describe(got))
+				}
+				return
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0].Message, nOf(tc.want, "attempt outcome")) {
+				t.Fatalf("want one finding of %d attempts:%s", tc.want, describe(got))
+			}
+			if n := len(got[0].Records); n != min(2*tc.want, MaxRefs) {
+				t.Errorf("%d records, want the backoff_waits either side of each gap", n)
+			}
+		})
+	}
+}
+
+func TestAuditGapSeq(t *testing.T) {
+	evs := func(seqs ...int64) []Event {
+		var out []Event
+		for i, s := range seqs {
+			e := r2Event(float64(i), auditfmt.AttemptFailed, 1, 1)
+			if i%2 == 0 {
+				e = r2Event(float64(i), auditfmt.BackoffWait, 1, 1)
+			}
+			e.Seq = s
+			out = append(out, e)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		evs  []Event
+		want string // the message, "" for none
+	}{
+		{"contiguous", evs(0, 1, 2, 3), ""},
+		{"collection began late", evs(1042, 1043, 1044), ""},
+		{"one missing", evs(0, 1, 3, 4), "1 record missing from device_seq"},
+		{"two gaps", evs(3, 4, 7, 8, 10), "3 records missing from device_seq"},
+		{"some records without device_seq", append(evs(0, 1, 4), r2Event(9, auditfmt.Connected, 0, 1)), "2 records missing from device_seq"},
+		// Build orders by device_seq and interleaves the two runs, which
+		// makes outcomes look unrecorded; the sequence has no gap
+		{"a restarted counter", evs(0, 1, 2, 0, 1), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, got := r2Run(&auditGap{}, 0, r2Device("dev-1", tc.evs...))
+			var msgs []string
+			for _, f := range got {
+				if strings.Contains(f.Message, "device_seq") {
+					msgs = append(msgs, f.Message)
+				}
+			}
+			if want := slices.DeleteFunc([]string{tc.want}, func(s string) bool { return s == "" }); !slices.Equal(msgs, want) {
+				t.Errorf("got %q, want %q:%s", msgs, want, describe(got))
+			}
+		})
+	}
+}
+
+func TestAuditGapRejects(t *testing.T) {
+	dir := t.TempDir()
+	rejects := `{"source":"a.ndjson","line":3,"field":"backoff_delay_s","error":"a.ndjson:3: backoff_delay_s: expected a finite number >= 0, found NaN","raw":"{}"}
+{"source":"b.csv","line":9,"error":"expected a JSON object, found an empty line","raw":""}
+`
+	if err := os.WriteFile(filepath.Join(dir, dataset.RejectsName), []byte(rejects), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := firstRejects(filepath.Join(dir, dataset.RejectsName), MaxRefs)
+	want := []string{"a.ndjson:3: backoff_delay_s: expected a finite number >= 0, found NaN", "b.csv:9: expected a JSON object, found an empty line"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("firstRejects = %q, %v; want %q", got, err, want)
+	}
+	if got, _ := firstRejects(filepath.Join(dir, dataset.RejectsName), 1); len(got) != 1 {
+		t.Errorf("firstRejects(1) = %q", got)
+	}
+
+	c := &Context{Dataset: dir, End: r2T0 + 60e9, Manifest: &dataset.Manifest{Totals: dataset.Counts{Lines: 10, Accepted: 8, Rejected: 2},
+		Inputs: []dataset.Input{{Name: "a.ndjson", Counts: dataset.Counts{Lines: 6, Accepted: 5, Rejected: 1}}}}}
+	r := &auditGap{first: r2T0, seen: true}
+	r.Finish(c)
+	if len(c.findings) != 1 || c.findings[0].Device != Fleet || !strings.Contains(c.findings[0].Explanation, want[1]) {
+		t.Errorf("want one fleet finding listing the rejects:%s", describe(c.findings))
+	}
+	c.findings, c.Dataset = nil, filepath.Join(dir, "missing")
+	r.Finish(c)
+	if len(c.findings) != 1 || !strings.Contains(c.findings[0].Explanation, "could not be read") {
+		t.Errorf("without rejects.ndjson: want a finding that says so:%s", describe(c.findings))
+	}
+}

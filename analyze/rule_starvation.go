@@ -1,0 +1,243 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// StarveFloor is the least time without a lasting connection that
+// starvation counts, whatever the fleet did.
+const StarveFloor = time.Minute
+
+// starvation flags devices that never recover while most of the fleet
+// did, or that recover far later than the fleet. The bound depends on the
+// whole fleet, so Device keeps a summary of each device that lost its
+// connection and Finish decides.
+type starvation struct {
+	devs  []starveDevice
+	waits []time.Duration // the longest wait of each recovered device
+}
+
+// starveDevice is what starvation keeps of a device that lost its
+// connection.
+type starveDevice struct {
+	id string
+	// from is when it lost its connection: for a recovered device the
+	// first loss (as FleetStats.TTR counts), else the start of the outage
+	// it is still in; until is its connect for good, -1 if none.
+	from, until int64
+	attempts    int32
+	failed      [auditfmt.FailUnknown + 1]int32 // failures and refusals by failure class (0: none given)
+	last        auditfmt.Outcome                // its last record's outcome
+	ref, lost   Ref                             // its connect for good (else its last record); the record it lost the connection at
+}
+
+func init() { register(func() Rule { return &starvation{} }) }
+
+func (*starvation) Info() RuleInfo {
+	return RuleInfo{ID: "starvation", Severity: Warning, Title: "a device that never recovers, or recovers far later than the fleet",
+		Help: "A device still without a connection at the end of the log while at least half of the devices that lost " +
+			"theirs recovered, down longer than the fleet's median time to recover plus twice the longest retry wait of 99% " +
+			"of the recovered devices (and 1 minute), starved (error); a device that recovered later than 3 × the median, " +
+			"the 99th percentile (from 100 recovered devices) and that bound is starving (warning). The fleet's operating picture has holes exactly " +
+			"where these devices are, long after the incident looks over."}
+}
+
+func (r *starvation) Device(_ *Context, d *Device) {
+	lost := d.LostAt()
+	if lost < 0 {
+		return
+	}
+	n := len(d.Events)
+	s := starveDevice{id: strings.Clone(d.ID), from: lost, until: -1, attempts: int32(len(d.Attempts)), last: d.Events[n-1].Outcome, ref: d.Events[n-1].Ref}
+	for i := range d.Events {
+		if e := &d.Events[i]; e.Outcome == auditfmt.AttemptFailed || e.Outcome == auditfmt.Refused {
+			s.failed[min(e.Fail, auditfmt.FailUnknown)]++
+		}
+	}
+	if at, ok := d.Recovered(); ok && at >= lost {
+		s.until, s.ref = at, d.Events[d.Sessions[len(d.Sessions)-1].UpIndex].Ref
+		var w time.Duration
+		for i := range d.Attempts {
+			w = max(w, time.Duration(nanos(d.Attempts[i].Delay)+nanos(d.Attempts[i].Wait)))
+		}
+		r.waits = append(r.waits, w)
+	} else if s.last == auditfmt.Stopped {
+		return // stopped on purpose: not starving
+	} else if k := len(d.Episodes) - 1; k >= 0 && d.Episodes[k].End < 0 {
+		s.from = d.Episodes[k].Start
+	}
+	s.lost = lossRecord(d, s.from)
+	r.devs = append(r.devs, s)
+}
+
+// lossRecord returns the record at which d's outage starting at from
+// began: the first disconnected or backoff_wait recorded then.
+func lossRecord(d *Device, from int64) Ref {
+	for i := range d.Events {
+		if e := &d.Events[i]; e.At == from && (e.Outcome == auditfmt.Disconnected || e.Outcome == auditfmt.BackoffWait) {
+			return e.Ref
+		}
+	}
+	return d.Events[0].Ref
+}
+
+// starveBound holds the fleet's bounds on the time without a lasting
+// connection, and their terms: late is the bound for a device that
+// recovered, never the bound for one that did not.
+type starveBound struct {
+	late, never, median, p99, wait99 time.Duration
+}
+
+// starveP99From is the fewest recovered devices whose 99th percentile
+// enters the bound: below it the nearest-rank 99th percentile is the
+// slowest device itself, which no device could exceed.
+const starveP99From = 100
+
+func newStarveBound(st *FleetStats, waits []time.Duration) starveBound {
+	b := starveBound{median: st.TTR50, wait99: rank(waits, 0.99)}
+	if st.Recovered >= starveP99From {
+		b.p99 = st.TTR99
+	}
+	b.never = max(b.median+2*b.wait99, StarveFloor)
+	b.late = max(3*b.median, b.p99, b.never)
+	return b
+}
+
+// text explains the bound of a recovered device (late) or of one that
+// did not recover.
+func (b starveBound) text(late bool) string {
+	never := fmt.Sprintf("the median plus twice the longest retry wait of 99%% of the recovered devices (%s + 2 × %s) and %s",
+		durMs(b.median), durMs(b.wait99), StarveFloor)
+	if !late {
+		return fmt.Sprintf("the bound %s is the larger of %s: the median device had recovered by then, and there was time for two more of the fleet's longest retry waits",
+			durMs(b.never), never)
+	}
+	if b.p99 == 0 {
+		return fmt.Sprintf("the bound %s is the largest of 3 × the median time to recover (3 × %s), %s (the 99th percentile counts from %d recovered devices)",
+			durMs(b.late), durMs(b.median), never, starveP99From)
+	}
+	return fmt.Sprintf("the bound %s is the largest of 3 × the median time to recover (3 × %s), its 99th percentile (%s), %s",
+		durMs(b.late), durMs(b.median), durMs(b.p99), never)
+}
+
+// durMs formats d rounded to the millisecond.
+func durMs[D time.Duration | int64](d D) string {
+	return time.Duration(d).Round(time.Millisecond).String()
+}
+
+func (r *starvation) Finish(c *Context) {
+	st := c.Fleet
+	if st.Lost == 0 {
+		return
+	}
+	if 2*st.Recovered < st.Lost {
+		c.Note("starvation", fmt.Sprintf("only %d of the %d devices that lost their connection recovered: starvation is judged against a fleet of which at least half recovered", st.Recovered, st.Lost))
+		return
+	}
+	slices.Sort(r.waits)
+	b := newStarveBound(st, r.waits)
+	var starved []starveDevice
+	for _, s := range r.devs {
+		if s.down(c.End) > int64(b.of(&s)) {
+			starved = append(starved, s)
+			c.Report(s.finding(c, b))
+		}
+	}
+	if len(starved) > 0 {
+		c.Report(fleetStarvation(c, b, starved))
+	}
+	r.devs, r.waits = nil, nil
+}
+
+// of returns the bound s is held to.
+func (b starveBound) of(s *starveDevice) time.Duration {
+	if s.until >= 0 {
+		return b.late
+	}
+	return b.never
+}
+
+// down returns how long s was without a lasting connection: its time to
+// recover, or, if it never recovered, from the outage it is in to end.
+func (s *starveDevice) down(end int64) int64 {
+	if s.until >= 0 {
+		return s.until - s.from
+	}
+	return end - s.from
+}
+
+// failures sums s's failures up: "57 failed (52 overload, 5 transient)".
+func (s *starveDevice) failures() string {
+	var parts []string
+	var total int32
+	for k, n := range s.failed {
+		if n > 0 {
+			name := "no failure class"
+			if k > 0 {
+				name = auditfmt.FailureClass(k).String()
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, name))
+		}
+		total += n
+	}
+	if total == 0 {
+		return "none failed"
+	}
+	return fmt.Sprintf("%d failed or were refused (%s)", total, strings.Join(parts, ", "))
+}
+
+// finding reports s against the fleet's bound b.
+func (s *starveDevice) finding(c *Context, b starveBound) Finding {
+	st := c.Fleet
+	f := Finding{Rule: "starvation", Severity: Warning, Device: s.id, Start: s.from, End: s.until, Records: []Ref{s.ref, s.lost}}
+	tries := fmt.Sprintf("%s in the log, of which %s", nOf(int(s.attempts), "attempt"), s.failures())
+	if s.until >= 0 {
+		f.Message = fmt.Sprintf("recovered after %s, beyond the fleet's bound of %s", durMs(s.down(0)), durMs(b.late))
+		f.Explanation = fmt.Sprintf("The device lost its connection at %s and connected for good at %s, %s later, after %s. "+
+			"The fleet's %d recovered devices took %s at the median: %s.",
+			timeText(s.from), timeText(s.until), durMs(s.down(0)), tries, st.Recovered, durMs(b.median), b.text(true))
+		return f
+	}
+	f.Severity, f.End = Error, c.End
+	f.Message = fmt.Sprintf("never recovered: without a connection for %s while %d of %d devices recovered", durMs(s.down(c.End)), st.Recovered, st.Lost)
+	f.Explanation = fmt.Sprintf("The device lost its connection at %s and has not connected since; its last record is %s, and the log ends at %s, "+
+		"%s later. It made %s. Of the %d devices that lost their connection, %d recovered, the median in %s: %s.",
+		timeText(s.from), s.last, timeText(c.End), durMs(s.down(c.End)), tries, st.Lost, st.Recovered, durMs(b.median), b.text(false))
+	return f
+}
+
+// fleetStarvation sums the starved devices up, with the fleet's fairness.
+func fleetStarvation(c *Context, b starveBound, starved []starveDevice) Finding {
+	st, end := c.Fleet, c.End
+	slices.SortFunc(starved, func(x, y starveDevice) int {
+		return cmp.Or(cmp.Compare(min(x.until, 0), min(y.until, 0)), cmp.Compare(y.down(end), x.down(end)), strings.Compare(x.id, y.id))
+	})
+	never := 0
+	f := Finding{Rule: "starvation", Severity: Warning, Device: Fleet, Start: starved[0].from, End: end}
+	var names []string
+	for _, s := range starved {
+		if s.until < 0 {
+			never++
+		}
+		f.Start = min(f.Start, s.from)
+		f.Records = append(f.Records, s.ref)
+		if len(names) < 5 {
+			names = append(names, fmt.Sprintf("%s (%s)", s.id, durMs(s.down(end))))
+		}
+	}
+	f.Message = fmt.Sprintf("%s starved: %d never recovered, %d recovered late (Jain's fairness index %.3f)",
+		nOf(len(starved), "device"), never, len(starved)-never, st.Fairness)
+	f.Explanation = fmt.Sprintf("Of the %d devices that lost their connection, %d recovered: time to recover p50 %s, p90 %s, p99 %s, max %s; "+
+		"Jain's fairness index over these times is %.3f (1 when every device took as long, 1/n when one took all the time). "+
+		"%s went without a connection longer than the fleet's bounds: for a device that recovered, %s; for one that did not, %s. "+
+		"The longest without a connection: %s%s.",
+		st.Lost, st.Recovered, durMs(st.TTR50), durMs(st.TTR90), durMs(st.TTR99), durMs(st.TTRMax),
+		st.Fairness, nOf(len(starved), "device"), b.text(true), b.text(false), strings.Join(names, ", "), moreText(len(starved), len(names)))
+	return f
+}

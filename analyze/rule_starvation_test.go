@@ -1,0 +1,87 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// retrying returns the records of a device that loses its connection at
+// from s and retries every wait s, failing (refused as fail says), until
+// up s, when it connects; up < 0: never.
+func retrying(from, up, wait float64, end float64, fail auditfmt.FailureClass) []Event {
+	evs := []Event{r2Event(from, auditfmt.Disconnected, 0, 0)}
+	a, t := int64(0), from
+	for ; (up < 0 || t+wait < up) && t+wait <= end; t += wait {
+		evs = append(evs, r2Event(t, auditfmt.BackoffWait, a, wait))
+		a++
+		e := r2Event(t+wait, auditfmt.Refused, a, wait)
+		e.Fail = fail
+		evs = append(evs, e)
+	}
+	if up >= 0 {
+		evs = append(evs, r2Event(t, auditfmt.BackoffWait, a, up-t), r2Event(up, auditfmt.Connected, 0, up-t))
+	}
+	return evs
+}
+
+func TestStarvationBound(t *testing.T) {
+	st := &FleetStats{Recovered: 11, TTR50: 110 * time.Second, TTR99: 400 * time.Second}
+	b := newStarveBound(st, []time.Duration{20 * time.Second})
+	if b.late != 330*time.Second || b.never != 150*time.Second || b.p99 != 0 {
+		t.Errorf("11 recovered: bound %+v, want late 330 s (3 × 110 s), never 150 s (110 s + 2 × 20 s), no p99", b)
+	}
+	st.Recovered = starveP99From
+	if b := newStarveBound(st, []time.Duration{20 * time.Second}); b.late != 400*time.Second {
+		t.Errorf("100 recovered: bound %+v, want the 99th percentile, 400 s", b)
+	}
+	if b := newStarveBound(&FleetStats{TTR50: time.Second}, []time.Duration{time.Second}); b.late != StarveFloor || b.never != StarveFloor {
+		t.Errorf("a fast fleet: bound %+v, want the floor %v", b, StarveFloor)
+	}
+}
+
+func TestStarvationDevices(t *testing.T) {
+	// 10 devices recover at 60..150 s, and "late" at 400 s, all retrying
+	// every 20 s: the median is 110 s, so the bounds are 330 s for a
+	// device that recovered and 150 s for one that did not.
+	var devs []*Device
+	for i := range 10 {
+		devs = append(devs, r2Device(fmt.Sprintf("dev-%04d", i), retrying(0, 60+10*float64(i), 20, 1e9, auditfmt.FailTransient)...))
+	}
+	devs = append(devs,
+		r2Device("late", retrying(0, 400, 20, 1e9, auditfmt.FailOverload)...),
+		r2Device("never", retrying(0, -1, 20, 400, auditfmt.FailAuth)...),
+		r2Device("recent", append(retrying(0, 60, 20, 1e9, auditfmt.FailTransient), retrying(300, -1, 20, 400, auditfmt.FailTransient)...)...),
+		r2Device("stopped", append(retrying(0, -1, 20, 200, auditfmt.FailAuth), r2Event(200, auditfmt.Stopped, 10, 0))...))
+	_, got := r2Run(&starvation{}, r2T0+nanos(400), devs...)
+	flagged := map[string]Severity{}
+	for _, f := range got {
+		flagged[f.Device] = f.Severity
+	}
+	want := map[string]Severity{"late": Warning, "never": Error, Fleet: Warning}
+	if fmt.Sprint(flagged) != fmt.Sprint(want) {
+		t.Errorf("flagged %v, want %v:%s", flagged, want, describe(got))
+	}
+	for _, f := range got {
+		if f.Device == Fleet && !strings.Contains(f.Message, "2 devices starved: 1 never recovered, 1 recovered late") {
+			t.Errorf("fleet finding: %s", f.Message)
+		}
+	}
+}
+
+func TestStarvationMostlyDown(t *testing.T) {
+	devs := []*Device{r2Device("a", retrying(0, 60, 20, 1e9, auditfmt.FailTransient)...), r2Device("b", retrying(0, 70, 20, 1e9, auditfmt.FailTransient)...)}
+	for _, id := range []string{"c", "d", "e"} {
+		devs = append(devs, r2Device(id, retrying(0, -1, 20, 900, auditfmt.FailAuth)...))
+	}
+	c, got := r2Run(&starvation{}, 0, devs...)
+	if len(got) > 0 {
+		t.Errorf("2 of 5 recovered: want no finding:%s", describe(got))
+	}
+	if len(c.notes) != 1 || !strings.Contains(c.notes[0], "only 2 of the 5") {
+		t.Errorf("notes %q, want one saying why", c.notes)
+	}
+}
