@@ -14,7 +14,9 @@ type FleetStats struct {
 
 	// Window is the width of the windows socket-opens are counted in;
 	// First is the start of the first window (the earliest socket-open,
-	// truncated to a whole window) and PerWindow the counts from there.
+	// truncated to a whole window) and PerWindow the counts from there,
+	// when they span at most MaxWindows windows (a device clock years off
+	// must not cost gigabytes); nil otherwise.
 	Window    time.Duration
 	First     int64
 	PerWindow []int64
@@ -36,6 +38,9 @@ type FleetStats struct {
 
 // DefaultWindow is the window socket-opens are counted in by default.
 const DefaultWindow = time.Second
+
+// MaxWindows bounds the length of FleetStats.PerWindow.
+const MaxWindows = 1 << 20
 
 // fleetCounter gathers FleetStats device by device: memory grows with the
 // number of devices and the span of time, not with the number of records.
@@ -81,9 +86,13 @@ func (fc *fleetCounter) stats() *FleetStats {
 			lo, hi = min(lo, w), max(hi, w)
 		}
 		st.First = lo * fc.window
-		st.PerWindow = make([]int64, hi-lo+1)
+		if hi-lo < MaxWindows {
+			st.PerWindow = make([]int64, hi-lo+1)
+		}
 		for w, n := range fc.opens {
-			st.PerWindow[w-lo] = n
+			if st.PerWindow != nil {
+				st.PerWindow[w-lo] = n
+			}
 			if n > st.Peak || n == st.Peak && w*fc.window < st.PeakAt {
 				st.Peak, st.PeakAt = n, w*fc.window
 			}

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"slices"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/policy"
@@ -14,15 +15,11 @@ var inferredKeys = map[string]bool{"delay": true, "base_delay_s": true, "max_del
 const inferAttempts = 32
 
 // inference gathers, per attempt number, what the backoff_wait records
-// say: the largest delay and ceiling, and whether every device drew the
-// same delay.
+// say: the delays drawn and the largest ceiling.
 type inference struct {
-	n        [inferAttempts]int
-	maxDelay [inferAttempts]float64
-	maxCeil  [inferAttempts]float64
-	first    [inferAttempts]float64
-	varied   [inferAttempts]bool
-	cap      float64 // the largest delay or ceiling overall
+	delays  [inferAttempts][]float64
+	maxCeil [inferAttempts]float64
+	cap     float64 // the largest delay or ceiling overall
 }
 
 func (in *inference) add(d *Device) {
@@ -38,39 +35,55 @@ func (in *inference) add(d *Device) {
 		if a.Number >= inferAttempts {
 			continue
 		}
-		k := a.Number
-		if in.n[k] == 0 {
-			in.first[k] = a.Delay
-		} else if a.Delay != in.first[k] {
-			in.varied[k] = true
-		}
-		in.n[k]++
-		in.maxDelay[k] = max(in.maxDelay[k], a.Delay)
+		in.delays[a.Number] = append(in.delays[a.Number], a.Delay)
 		if !math.IsNaN(a.Ceiling) {
-			in.maxCeil[k] = max(in.maxCeil[k], a.Ceiling)
+			in.maxCeil[a.Number] = max(in.maxCeil[a.Number], a.Ceiling)
 		}
 	}
 }
 
-// policy returns the policy the log shows, or nil if it shows none: the
-// ceilings the records carry when they do, else the largest delay drawn
-// at each attempt; jitter when devices drew different delays at one
-// attempt number.
+// policy returns the policy the log shows, or nil if it shows none.
+//
+// The ceilings come from the ceiling_s the records carry when they do.
+// Otherwise from the delays: when devices drew different delays at one
+// attempt number the policy jitters (full_jitter is assumed), and the
+// ceiling at an attempt is twice the median delay drawn at it (the median
+// of a uniform draw from [0, c] is c/2), leaving out values three or more
+// devices drew exactly (a minority on a fixed schedule); without jitter it
+// is the median delay itself. The base is the ceiling at attempt 0, the multiplier the ratio
+// of the ceilings at attempts 1 and 0, the cap the largest delay or
+// ceiling seen.
 func (in *inference) policy() (*policy.Policy, []string) {
-	if in.n[0] == 0 || in.n[1] == 0 {
+	if len(in.delays[0]) == 0 || len(in.delays[1]) == 0 {
 		return nil, nil
-	}
-	top := in.maxDelay
-	if in.maxCeil[0] > 0 && in.maxCeil[1] > 0 {
-		top = in.maxCeil
 	}
 	jitter := false
 	for k := range inferAttempts {
-		jitter = jitter || in.varied[k] && in.n[k] > 1
+		ds := in.delays[k]
+		for _, d := range ds {
+			jitter = jitter || d != ds[0]
+		}
 	}
-	p := &policy.Policy{Name: "inferred", Delay: policy.FullJitter, BaseDelayS: top[0], MaxDelayS: max(in.cap, top[0]), Multiplier: 1}
+	if jitter {
+		for k := range in.delays {
+			in.delays[k] = drawn(in.delays[k])
+		}
+	}
+	var top [inferAttempts]float64
+	for k := range top {
+		switch {
+		case len(in.delays[k]) == 0:
+		case in.maxCeil[0] > 0 && in.maxCeil[1] > 0:
+			top[k] = in.maxCeil[k]
+		case jitter:
+			top[k] = 2 * median(in.delays[k])
+		default:
+			top[k] = median(in.delays[k])
+		}
+	}
+	p := &policy.Policy{Name: "inferred", Delay: policy.FullJitter, BaseDelayS: round3(top[0]), MaxDelayS: max(in.cap, top[0]), Multiplier: 1}
 	if top[0] > 0 {
-		p.Multiplier = max(1, math.Round(top[1]/top[0]*100)/100)
+		p.Multiplier = max(1, math.Round(growth(top[:], in)*100)/100)
 	}
 	if !jitter {
 		p.Delay = policy.Exponential
@@ -82,6 +95,52 @@ func (in *inference) policy() (*policy.Policy, []string) {
 		return nil, nil
 	}
 	return p, []string{"delay", "base_delay_s", "max_delay_s", "multiplier"}
+}
+
+// drawn returns the delays that look drawn at random: without the values
+// three or more devices drew exactly, which come from a fixed schedule
+// some of the fleet runs beside the jittered one (see resync).
+func drawn(ds []float64) []float64 {
+	n := map[float64]int{}
+	for _, d := range ds {
+		n[d]++
+	}
+	return slices.DeleteFunc(ds, func(d float64) bool { return n[d] >= 3 })
+}
+
+// growth returns the multiplier the ceilings show: the median over the
+// attempts k >= 1 with at least 5 delays and a ceiling below half the cap
+// of (top[k]/top[0])^(1/k); top[1]/top[0] when there is no such attempt.
+func growth(top []float64, in *inference) float64 {
+	var ms []float64
+	for k := 1; k < len(top); k++ {
+		if len(in.delays[k]) >= 5 && top[k] > 0 && top[k] < in.cap/2 {
+			ms = append(ms, math.Pow(top[k]/top[0], 1/float64(k)))
+		}
+	}
+	if len(ms) == 0 {
+		return top[1] / top[0]
+	}
+	return median(ms)
+}
+
+// median returns the median of xs (which it sorts).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// round3 rounds x to three significant digits.
+func round3(x float64) float64 {
+	if x <= 0 {
+		return x
+	}
+	p := math.Pow(10, 2-math.Floor(math.Log10(x)))
+	return math.Round(x*p) / p
 }
 
 // inferRecords is how many records infer reads: the devices it takes

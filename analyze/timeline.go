@@ -150,7 +150,7 @@ func (d *Device) Build() {
 		case auditfmt.Disconnected:
 			endSession(e.At)
 			openEpisode(e.At)
-			cur = nil
+			cur, lastFail = nil, 0
 		case auditfmt.BackoffWait:
 			endSession(e.At)
 			openEpisode(e.At)
@@ -170,7 +170,10 @@ func (d *Device) Build() {
 				cur.Outcome = i
 			}
 			lastFail = e.Fail
-			if lastFail == 0 {
+			switch {
+			case authFailure(e):
+				lastFail = auditfmt.FailAuth // a reason code says so even without a failure_class
+			case lastFail == 0:
 				lastFail = auditfmt.FailUnknown
 			}
 		case auditfmt.GaveUp, auditfmt.Stopped:

@@ -92,6 +92,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			simulateCommand(),
 			demoCommand(),
 			policyCommand(),
+			checkCommand(),
+			timelineCommand(),
 		},
 	}
 }

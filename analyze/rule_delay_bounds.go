@@ -1,0 +1,348 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+const delayBoundsID = "delay-bounds"
+
+// The tolerances of delay-bounds (docs/rules/delay-bounds.md): a value
+// may miss its bound by one unit of the last decimal place the device
+// writes its values to (rounding or truncating a draw to it moves it by
+// less), at least loggedTolMin, the microseconds real clients log with,
+// and at most a millisecond (loggedUnits), for a client that logs
+// milliseconds; plus floatSlack times the value, for the binary
+// representation of decimals.
+const (
+	loggedTolMin = 1e-6 // s
+	floatSlack   = 1e-9
+)
+
+// inferredMargin is the share of a bound by which a value may exceed it
+// when the policy is inferred: inference reads the ceilings off the
+// largest delays drawn, which fall short of them by about 1/n of n draws,
+// and rounds the multiplier to two decimals.
+const inferredMargin = 0.1
+
+// loggedUnits are the decimal places, coarsest first, whose unit can be a
+// device's tolerance above loggedTolMin.
+var loggedUnits = [...]float64{1e3, 1e4, 1e5}
+
+func init() { register(func() Rule { return &delayBounds{} }) }
+
+// delayBounds flags drawn delays outside the policy's bounds, and ceilings
+// written in records that disagree with the policy's.
+type delayBounds struct{}
+
+func (r *delayBounds) Info() RuleInfo {
+	return RuleInfo{ID: delayBoundsID, Severity: Error, Title: "drawn delay outside the policy's bounds",
+		Help: "A backoff_wait whose delay lies outside the interval the declared (or inferred) policy draws from at that attempt, " +
+			"or whose ceiling_s disagrees with the policy's ceiling: the client does not run the policy the fleet was sized for."}
+}
+
+// boundsMiss gathers the misses of one kind on one device, and the worst.
+type boundsMiss struct {
+	tally
+	worst, by, prev float64 // the value, how far outside, the delay drawn before it
+	attempt         int     // index in Device.Attempts
+	above, below    int
+	total           int // attempts checked
+}
+
+func (m *boundsMiss) note(d *Device, i int, value, by, prev float64) {
+	a := &d.Attempts[i]
+	m.add(a.Start, d.Events[a.Backoff].Ref)
+	if m.n == 1 || by > m.by {
+		m.worst, m.by, m.prev, m.attempt = value, by, prev, i
+	}
+}
+
+func (r *delayBounds) Device(c *Context, d *Device) {
+	if !hasSessionAttempts(d) {
+		return
+	}
+	if _, ok := c.Param(delayBoundsID, "delay", noValue); !ok {
+		return
+	}
+	var after []int
+	if authScheduled(c.Policy) || c.Inferred {
+		// drawn on the authentication schedule, which the policy's
+		// auth_min_delay_s governs and inference leaves out
+		after = authRetries(d)
+	}
+	k := boundsCheck{p: c.Policy,
+		tol:  loggedTolerance(d, func(a *Attempt) float64 { return a.Delay }),
+		ctol: loggedTolerance(d, func(a *Attempt) float64 { return a.Ceiling })}
+	if c.Inferred {
+		k.margin = inferredMargin
+	}
+	prev := 0.0
+	for i := range d.Attempts {
+		a := &d.Attempts[i]
+		if !isSessionStage(a.Stage) {
+			continue
+		}
+		before := prev
+		prev = a.Delay
+		if after == nil || after[i] < 0 {
+			k.attempt(d, i, before)
+		}
+	}
+	if k.out.n > 0 {
+		c.Report(r.delayFinding(c, d, &k))
+	}
+	if k.ceil.n > 0 {
+		c.Report(r.ceilingFinding(c, d, &k))
+	}
+}
+
+// severity is Error against a declared policy and Warning against an
+// inferred one, whose bounds are estimates.
+func (r *delayBounds) severity(c *Context) Severity {
+	if c.Inferred {
+		return Warning
+	}
+	return Error
+}
+
+// boundsCheck checks one device's attempts against a policy.
+type boundsCheck struct {
+	p         *policy.Policy
+	tol, ctol float64 // the device's tolerances for delays and for ceilings
+	margin    float64 // the share of a bound an inferred policy allows beyond it
+	out, ceil boundsMiss
+}
+
+// attempt checks attempt i of d, drawn after prev.
+func (k *boundsCheck) attempt(d *Device, i int, prev float64) {
+	a := &d.Attempts[i]
+	k.out.total++
+	lo, hi := k.p.Bounds(a.Number, prev)
+	if by := max(a.Delay-hi-k.margin*hi, lo-a.Delay); by > k.tol+floatSlack*max(1, a.Delay) {
+		k.out.note(d, i, a.Delay, max(a.Delay-hi, lo-a.Delay), prev)
+		if a.Delay > hi {
+			k.out.above++
+		} else {
+			k.out.below++
+		}
+	}
+	if math.IsNaN(a.Ceiling) {
+		return
+	}
+	k.ceil.total++
+	want := k.p.Ceiling(a.Number)
+	if by := math.Abs(a.Ceiling - want); by > k.ctol+k.margin*want+floatSlack*max(1, want) {
+		k.ceil.note(d, i, a.Ceiling, by, prev)
+	}
+}
+
+// tolerance explains the tolerance tol of a check, for explanations.
+func (k *boundsCheck) tolerance(tol float64) string {
+	s := fmtSeconds(tol) + " s (one unit of the last decimal place the device writes these values to, 1 µs to 1 ms)"
+	if k.margin > 0 {
+		s += fmt.Sprintf(" plus %g%% of the bound, the margin of an inferred policy", k.margin*100)
+	}
+	return s
+}
+
+func (r *delayBounds) delayFinding(c *Context, d *Device, k *boundsCheck) Finding {
+	m := &k.out
+	a := &d.Attempts[m.attempt]
+	lo, hi := c.Policy.Bounds(a.Number, m.prev)
+	f := m.finding(delayBoundsID, r.severity(c), d, d.Events[a.Backoff].Ref)
+	f.Message = fmt.Sprintf("%d of %s outside the policy's bounds (%d above, %d below); the worst %s s at attempt %d, bounds [%s, %s] s",
+		m.n, countNoun(m.total, "delay", "delays"), m.above, m.below, fmtSeconds(m.worst), a.Number, fmtSeconds(lo), fmtSeconds(hi))
+	f.Explanation = fmt.Sprintf("%s drew %s s at attempt %d (backoff_wait at %s); %s. "+
+		"It is %s s outside them, beyond the tolerance of %s. "+
+		"Of its %s checked, %d lay outside their bounds, %d above and %d below. Checked against the %s.",
+		d.ID, fmtSeconds(m.worst), a.Number, fmtTime(a.Start), boundsFormula(c.Policy, a.Number, m.prev),
+		fmtSeconds(m.by), k.tolerance(k.tol), countNoun(m.total, "delay", "delays"), m.n, m.above, m.below, checkedAgainst(c))
+	return f
+}
+
+func (r *delayBounds) ceilingFinding(c *Context, d *Device, k *boundsCheck) Finding {
+	m := &k.ceil
+	a := &d.Attempts[m.attempt]
+	want := c.Policy.Ceiling(a.Number)
+	f := m.finding(delayBoundsID, r.severity(c), d, d.Events[a.Backoff].Ref)
+	f.Message = fmt.Sprintf("ceiling_s disagrees with the policy on %d of %s; the worst %s s at attempt %d, where the policy's ceiling is %s s",
+		m.n, countNoun(m.total, "record", "records"), fmtSeconds(m.worst), a.Number, fmtSeconds(want))
+	f.Explanation = fmt.Sprintf("%s wrote ceiling_s %s s at attempt %d (backoff_wait at %s); the policy's ceiling at attempt %d is %s. "+
+		"They differ by %s s, beyond the tolerance of %s. Of its %s with a ceiling_s, %d disagree: "+
+		"the client computes its ceiling differently from the policy. Checked against the %s.",
+		d.ID, fmtSeconds(m.worst), a.Number, fmtTime(a.Start), a.Number, ceilingFormula(c.Policy, a.Number),
+		fmtSeconds(m.by), k.tolerance(k.ctol), countNoun(m.total, "record", "records"), m.n, checkedAgainst(c))
+	return f
+}
+
+// noValue is a Context.Param value function for keys a rule only needs to
+// know are declared or inferred.
+func noValue(*policy.Policy) float64 { return 0 }
+
+// hasSessionAttempts reports whether d has an attempt of the session stage.
+func hasSessionAttempts(d *Device) bool {
+	for i := range d.Attempts {
+		if isSessionStage(d.Attempts[i].Stage) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSessionStage reports whether s is the MQTT session stage (a record
+// without a stage is of the session stage).
+func isSessionStage(s auditfmt.Stage) bool { return s == 0 || s == auditfmt.StageSession }
+
+// loggedTolerance returns the tolerance for one kind of value of d's
+// session attempts (NaN values are skipped): the unit of the last decimal
+// place they are all written to, between loggedTolMin and a millisecond.
+func loggedTolerance(d *Device, val func(*Attempt) float64) float64 {
+	for _, unit := range loggedUnits {
+		n, whole := 0, true
+		for i := range d.Attempts {
+			v := val(&d.Attempts[i])
+			if math.IsNaN(v) || !isSessionStage(d.Attempts[i].Stage) {
+				continue
+			}
+			n++
+			if x := v * unit; math.Abs(x-math.Round(x)) > 1e-6 {
+				whole = false
+				break
+			}
+		}
+		if n > 0 && whole {
+			return 1 / unit
+		}
+	}
+	return loggedTolMin
+}
+
+// checkedAgainst says which policy a rule checked against, for
+// explanations.
+func checkedAgainst(c *Context) string {
+	if c.Inferred {
+		return "policy inferred from the log (give --policy FILE to check against the declared one)"
+	}
+	if c.Policy.Name != "" {
+		return fmt.Sprintf("declared policy %q", c.Policy.Name)
+	}
+	return "declared policy"
+}
+
+// ceilingFormula explains p.Ceiling(a) with its numbers.
+func ceilingFormula(p *policy.Policy, a int64) string {
+	switch p.Delay {
+	case policy.None:
+		return "0 s (delay none)"
+	case policy.Fixed:
+		return fmt.Sprintf("base_delay_s = %s s (delay fixed)", fmtSeconds(p.BaseDelayS))
+	case policy.Decorrelated:
+		return fmt.Sprintf("max_delay_s = %s s (delay decorrelated_jitter)", fmtSeconds(p.MaxDelayS))
+	}
+	e := max(a, 0)
+	if p.ImmediateFirstRetry {
+		if e == 0 {
+			return "0 s (immediate_first_retry)"
+		}
+		e--
+	}
+	return fmt.Sprintf("min(%s, %s*%s^%d) = %s s", fmtSeconds(p.MaxDelayS), fmtSeconds(p.BaseDelayS),
+		fmtSeconds(p.Multiplier), e, fmtSeconds(p.Ceiling(a)))
+}
+
+// boundsFormula explains p.Bounds(a, prev) with its numbers.
+func boundsFormula(p *policy.Policy, a int64, prev float64) string {
+	lo, hi := p.Bounds(a, prev)
+	iv := fmt.Sprintf("[%s, %s] s", fmtSeconds(lo), fmtSeconds(hi))
+	switch p.Delay {
+	case policy.Exponential:
+		return fmt.Sprintf("the exponential rule draws exactly the ceiling %s, so the bounds are %s", ceilingFormula(p, a), iv)
+	case policy.FullJitter:
+		return fmt.Sprintf("the full_jitter rule draws from [min(min_delay_s %s, ceiling), ceiling] with the ceiling %s, so %s",
+			fmtSeconds(p.MinDelayS), ceilingFormula(p, a), iv)
+	case policy.EqualJitter:
+		return fmt.Sprintf("the equal_jitter rule draws from [ceiling/2, ceiling] with the ceiling %s, so %s", ceilingFormula(p, a), iv)
+	case policy.Decorrelated:
+		return fmt.Sprintf("the decorrelated_jitter rule draws from [min(base, cap), min(cap, max(base, 3*prev))] "+
+			"with base %s, cap %s and prev %s s (the delay drawn before), so %s",
+			fmtSeconds(p.BaseDelayS), fmtSeconds(p.MaxDelayS), fmtSeconds(prev), iv)
+	}
+	return fmt.Sprintf("the %s rule's bounds are %s", p.Delay, iv)
+}
+
+// fmtSeconds writes a number of seconds for explanations, to the
+// microsecond.
+func fmtSeconds(s float64) string {
+	if math.Abs(s) < 1e12 {
+		s = math.Round(s*1e6) / 1e6
+	}
+	return strconv.FormatFloat(s, 'f', -1, 64)
+}
+
+// countNoun writes n with the singular or plural noun: "1 time", "2 times".
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// fmtTime writes Unix ns as an RFC 3339 UTC timestamp, for explanations.
+func fmtTime(ns int64) string { return string(auditfmt.AppendTimestamp(nil, ns, 0)) }
+
+// tally gathers the occurrences of one problem on one device, for one
+// aggregated finding: how many, the time they span, and the first
+// MaxRefs records.
+type tally struct {
+	n          int
+	start, end int64
+	refs       []Ref
+}
+
+// add counts an occurrence at the given time resting on refs.
+func (t *tally) add(at int64, refs ...Ref) {
+	if t.n == 0 || at < t.start {
+		t.start = at
+	}
+	if t.n == 0 || at > t.end {
+		t.end = at
+	}
+	t.n++
+	for _, r := range refs {
+		if len(t.refs) < MaxRefs {
+			t.refs = append(t.refs, r)
+		}
+	}
+}
+
+// span widens the time the tally covers to at.
+func (t *tally) span(at int64) {
+	t.start, t.end = min(t.start, at), max(t.end, at)
+}
+
+// finding returns a finding over the tally with the lead records first.
+func (t *tally) finding(rule string, sev Severity, d *Device, lead ...Ref) Finding {
+	refs := append([]Ref(nil), lead...)
+	for _, r := range t.refs {
+		if len(refs) < MaxRefs && !containsRef(refs, r) {
+			refs = append(refs, r)
+		}
+	}
+	return Finding{Rule: rule, Severity: sev, Device: d.ID, Start: t.start, End: t.end, Records: refs}
+}
+
+func containsRef(refs []Ref, r Ref) bool {
+	for _, x := range refs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *delayBounds) Finish(*Context) {}

@@ -1,0 +1,161 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+const hotLoopID = "hot-loop"
+
+// The thresholds of hot-loop (docs/rules/hot-loop.md). A full-jitter
+// fleet with a base delay of 1 s draws a delay below hotDelay at attempt
+// a with probability 0.01/2^a, so a run of hotRun such attempts has odds
+// of about 1e-13 per outage and device; hotOpens socket-opens within
+// hotSpan need ten delays summing to less than a second.
+const (
+	hotDelay = 0.01        // s: a wait (drawn delay plus rate-limit waits) below this is near zero
+	hotRun   = 5           // consecutive near-zero waits that make a tight loop
+	hotOpens = 10          // socket-opens of one device within hotSpan that make a tight loop
+	hotSpan  = time.Second // the window hotOpens are counted in
+)
+
+func init() { register(func() Rule { return &hotLoop{} }) }
+
+// hotLoop flags devices that retry in a tight loop: runs of near-zero
+// waits, or many socket-opens within a second.
+type hotLoop struct {
+	order []int // scratch: attempt indices sorted by socket-open
+}
+
+func (r *hotLoop) Info() RuleInfo {
+	return RuleInfo{ID: hotLoopID, Severity: Error, Title: "tight retry loop",
+		Help: fmt.Sprintf("At least %d consecutive attempts waiting less than %g s each, or at least %d socket-opens within %g s: "+
+			"a device retrying without backing off, which burns its battery and radio and, across a fleet, floods the broker.",
+			hotRun, hotDelay, hotOpens, hotSpan.Seconds())}
+}
+
+// hotRunStats describes a device's runs of near-zero waits.
+type hotRunStats struct {
+	hot        int // attempts in runs of at least hotRun
+	runs       int // such runs
+	start, end int // attempt indices of the longest run, end exclusive
+}
+
+// hotPeak is the most socket-opens of a device within hotSpan.
+type hotPeak struct {
+	n    int
+	from int // index in hotLoop.order of the first
+}
+
+func (r *hotLoop) Device(c *Context, d *Device) {
+	rs := hotRuns(d)
+	pk := r.peak(d)
+	if rs.end-rs.start < hotRun && pk.n < hotOpens {
+		return
+	}
+	var t tally
+	if rs.end-rs.start >= hotRun {
+		for i := rs.start; i < rs.end; i++ {
+			t.add(d.Attempts[i].Start, d.Events[d.Attempts[i].Backoff].Ref)
+		}
+	}
+	for _, i := range r.order[pk.from : pk.from+pk.n] {
+		t.add(d.Attempts[i].Start, d.Events[d.Attempts[i].Backoff].Ref)
+	}
+	f := t.finding(hotLoopID, Error, d)
+	f.Message, f.Explanation = r.text(d, rs, pk)
+	c.Report(f)
+}
+
+// hotRuns finds d's runs of consecutive attempts waiting less than
+// hotDelay; a connected outcome ends a run.
+func hotRuns(d *Device) hotRunStats {
+	var st hotRunStats
+	start := 0
+	closeRun := func(end int) {
+		if n := end - start; n >= hotRun {
+			st.hot += n
+			st.runs++
+			if n > st.end-st.start {
+				st.start, st.end = start, end
+			}
+		}
+	}
+	for i := range d.Attempts {
+		a := &d.Attempts[i]
+		if a.Delay+a.Wait >= hotDelay {
+			closeRun(i)
+			start = i + 1
+			continue
+		}
+		if a.Outcome >= 0 && d.Events[a.Outcome].Outcome == auditfmt.Connected {
+			closeRun(i + 1)
+			start = i + 1
+		}
+	}
+	closeRun(len(d.Attempts))
+	return st
+}
+
+// peak finds the most socket-opens of d within hotSpan, leaving r.order
+// sorted by socket-open.
+func (r *hotLoop) peak(d *Device) hotPeak {
+	r.order = r.order[:0]
+	for i := range d.Attempts {
+		r.order = append(r.order, i)
+	}
+	slices.SortStableFunc(r.order, func(x, y int) int { return cmp.Compare(d.Attempts[x].Open, d.Attempts[y].Open) })
+	var pk hotPeak
+	j := 0
+	for i, k := range r.order {
+		for d.Attempts[k].Open-d.Attempts[r.order[j]].Open >= int64(hotSpan) {
+			j++
+		}
+		if n := i - j + 1; n > pk.n {
+			pk = hotPeak{n: n, from: j}
+		}
+	}
+	return pk
+}
+
+// text returns the finding's message and explanation.
+func (r *hotLoop) text(d *Device, rs hotRunStats, pk hotPeak) (msg, expl string) {
+	var parts []string
+	if n := rs.end - rs.start; n >= hotRun {
+		first, last := &d.Attempts[rs.start], &d.Attempts[rs.end-1]
+		longest := 0.0
+		for i := rs.start; i < rs.end; i++ {
+			longest = max(longest, d.Attempts[i].Delay+d.Attempts[i].Wait)
+		}
+		msg = fmt.Sprintf("retried in a tight loop: %d attempts waiting less than %g s each, in %s of %d or more",
+			rs.hot, hotDelay, countNoun(rs.runs, "run", "runs"), hotRun)
+		parts = append(parts, fmt.Sprintf("%s made %d consecutive attempts (counter %d to %d) from %s to %s, each waiting less than %g s "+
+			"(drawn delay plus rate-limit waits; the longest %s s); a run of %d or more is a tight loop, and it had %s, %d attempts in all",
+			d.ID, n, first.Number, last.Number, fmtTime(first.Start), fmtTime(last.Start), hotDelay, fmtSeconds(longest), hotRun,
+			countNoun(rs.runs, "such run", "such runs"), rs.hot))
+	}
+	if pk.n >= hotOpens {
+		first, last := &d.Attempts[r.order[pk.from]], &d.Attempts[r.order[pk.from+pk.n-1]]
+		if msg == "" {
+			msg = fmt.Sprintf("retried in a tight loop: %d socket-opens within %s s", pk.n, fmtSeconds(hotSpan.Seconds()))
+		} else {
+			msg += fmt.Sprintf(", %d socket-opens within %s s", pk.n, fmtSeconds(hotSpan.Seconds()))
+		}
+		parts = append(parts, fmt.Sprintf("%s opened %d sockets between %s and %s (socket-open = backoff_wait time + delay + rate-limit waits), "+
+			"%s s apart; %d or more within %s s is a tight loop", d.ID, pk.n, fmtTime(first.Open), fmtTime(last.Open),
+			fmtSeconds(float64(last.Open-first.Open)/1e9), hotOpens, fmtSeconds(hotSpan.Seconds())))
+	}
+	for i, p := range parts {
+		if i > 0 {
+			expl += ". "
+		}
+		expl += p
+	}
+	return msg, expl + "."
+}
+
+func (r *hotLoop) Finish(*Context) {}

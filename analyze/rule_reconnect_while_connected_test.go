@@ -1,0 +1,40 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReconnectWhileConnected(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(l *devLog)
+		want  string // the message, "" for none
+	}{
+		{"three times", func(l *devLog) {
+			l.wait(0.4).connect().after(10).wait(0.3).connect().after(5).wait(0.2).connect().after(1).wait(0.1).connect()
+		}, "began 3 new attempts while its session was up"},
+		{"rate limit is no end", func(l *devLog) {
+			l.wait(0.4).connect().after(10).rec("rate_limited_wait", 0.2).wait(0.3).connect()
+		}, "began 1 new attempt while its session was up"},
+		{"disconnected", func(l *devLog) { l.wait(0.4).connect().after(10).drop().wait(0.3).connect() }, ""},
+		{"refused", func(l *devLog) { l.wait(0.4).connect().fail("refused", `"reason_code": 137`).wait(0.3).connect() }, ""},
+		{"stopped", func(l *devLog) { l.wait(0.4).connect().after(10).rec("stopped", 0).after(5).wait(0.3).connect() }, ""},
+		{"gave up", func(l *devLog) { l.wait(0.4).connect().rec("gave_up", 0).after(5).wait(0.3).connect() }, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var w strings.Builder
+			tc.write(newDevLog(&w, "dev-0001", 0.002).drop())
+			got := of(checkLog(t, w.String(), nil), reconnectWhileConnectedID)
+			switch {
+			case tc.want == "" && len(got) > 0:
+				t.Errorf("unexpected findings:%s", describe(got))
+			case tc.want != "" && (len(got) != 1 || got[0].Message != tc.want):
+				t.Errorf("want one finding %q, got:%s", tc.want, describe(got))
+			case tc.want != "" && got[0].Records[0] == got[0].Records[1]:
+				t.Errorf("records %v: want the backoff_wait, then the connected record", got[0].Records)
+			}
+		})
+	}
+}

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/report"
+	"github.com/urfave/cli/v3"
+)
+
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "check the reconnect rules on a dataset or on audit logs",
+		ArgsUsage: "INPUT...",
+		Description: `Runs every reconnect rule (--format json lists them, with what each flags)
+over INPUT: one dataset directory, or audit logs (NDJSON, CSV, gzip, "-" for
+stdin), which are first ingested into a temporary dataset; lines rejected at
+ingest are findings of the audit-gap rule. The policy is --policy (a file or
+a preset), or else what the log shows, reported as inferred.
+
+--format takes a comma-separated list of text, json, sarif, junit and github
+(GitHub Actions annotations); --output a list of as many paths ("-" for
+stdout, at most once): --format text,sarif --output -,check.sarif.
+
+Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
+2 usage, input or I/O errors.`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "policy", Usage: "the declared policy: a policy file or a preset name (default: inferred from the log)", Sources: cli.EnvVars("STORMAUDIT_POLICY")},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "comma-separated output formats: text, json, sarif, junit, github", Sources: cli.EnvVars("STORMAUDIT_FORMAT")},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: `comma-separated output paths, one per format ("-" for stdout; default "-")`, Sources: cli.EnvVars("STORMAUDIT_OUTPUT")},
+			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 on findings of this severity or worse: none, info, warning or error", Sources: cli.EnvVars("STORMAUDIT_FAIL_ON")},
+			&cli.DurationFlag{Name: "window", Value: analyze.DefaultWindow, Usage: "the window socket-opens are counted in for the fleet's figures"},
+			&cli.IntFlag{Name: "per-rule", Value: report.DefaultPerRule, Usage: "findings shown per rule in text (-1: all)"},
+			&cli.IntFlag{Name: "annotations", Value: report.DefaultGitHubMax, Usage: "findings annotated in github (-1: all)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+		},
+		Action: runCheck,
+	}
+}
+
+// failNone is the --fail-on threshold that no finding reaches.
+const failNone = analyze.Error + 1
+
+// junitDevices is the largest fleet whose devices each get a JUnit
+// testcase; larger fleets get one "N other devices" testcase per rule.
+const junitDevices = 1000
+
+// checkOutput is one format and where it goes.
+type checkOutput struct {
+	format, path string
+}
+
+func runCheck(ctx context.Context, cmd *cli.Command) error {
+	outs, err := checkOutputs(cmd.String("format"), cmd.String("output"))
+	if err != nil {
+		return err
+	}
+	failOn, err := parseFailOn(cmd.String("fail-on"))
+	if err != nil {
+		return err
+	}
+	opts, err := checkOptions(cmd)
+	if err != nil {
+		return err
+	}
+	in, err := openInput(ctx, cmd, "check")
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	res, err := analyze.Check(in.dir, opts)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+	}
+	in.settle(res)
+	code, failing := exitStatus(res, failOn)
+	if err := writeOutputs(cmd, outs, res, in, code, failOn); err != nil {
+		return err
+	}
+	if code != 0 {
+		return &exitError{code: code, err: fmt.Errorf("check: %s at or above --fail-on %s", plural(failing, "finding"), failOn)}
+	}
+	return nil
+}
+
+// checkOptions reads --window and --policy.
+func checkOptions(cmd *cli.Command) (analyze.Options, error) {
+	opts := analyze.Options{Window: cmd.Duration("window")}
+	if opts.Window <= 0 {
+		return opts, usageErr("check: --window: expected a duration > 0, found %v", opts.Window)
+	}
+	if name := cmd.String("policy"); name != "" {
+		p, err := policy.Resolve(name)
+		if err != nil {
+			return opts, usageErr("check: --policy: %v", err)
+		}
+		opts.Policy, opts.PolicyName = &p, name
+	}
+	return opts, nil
+}
+
+// checkOutputs pairs the formats with the outputs. No format (an empty
+// STORMAUDIT_FORMAT) is text.
+func checkOutputs(formats, outputs string) ([]checkOutput, error) {
+	fs := splitList(formats)
+	if len(fs) == 0 {
+		fs = []string{"text"}
+	}
+	for _, f := range fs {
+		if !slices.Contains([]string{"text", "json", "sarif", "junit", "github"}, f) {
+			return nil, usageErr("check: --format: expected text, json, sarif, junit or github, found %q", f)
+		}
+	}
+	ps := splitList(outputs)
+	if outputs == "" {
+		ps = slices.Repeat([]string{"-"}, len(fs))
+	}
+	if len(ps) != len(fs) {
+		return nil, usageErr("check: --output: expected one path per format (%d), found %d", len(fs), len(ps))
+	}
+	outs := make([]checkOutput, len(fs))
+	for i := range fs {
+		if slices.Contains(ps[:i], ps[i]) {
+			if ps[i] == "-" {
+				return nil, usageErr("check: --output: %s and %s both go to stdout; give --output a file for all but one", fs[slices.Index(ps, "-")], fs[i])
+			}
+			return nil, usageErr("check: --output: %s is given twice", ps[i])
+		}
+		outs[i] = checkOutput{fs[i], ps[i]}
+	}
+	return outs, nil
+}
+
+// splitList splits a comma-separated list, trimming spaces.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// parseFailOn reads --fail-on; none is failNone, and "" (an empty
+// STORMAUDIT_FAIL_ON) the default, error.
+func parseFailOn(s string) (analyze.Severity, error) {
+	switch s {
+	case "none":
+		return failNone, nil
+	case "":
+		return analyze.Error, nil
+	}
+	sev, ok := analyze.ParseSeverity(s)
+	if !ok {
+		return 0, usageErr("check: --fail-on: expected none, info, warning or error, found %q", s)
+	}
+	return sev, nil
+}
+
+// exitStatus returns 1 and the number of findings at or above failOn, or
+// 0 if there are none.
+func exitStatus(res *analyze.Result, failOn analyze.Severity) (code, failing int) {
+	for _, f := range res.Findings {
+		if f.Severity >= failOn {
+			failing++
+		}
+	}
+	if failing > 0 {
+		return 1, failing
+	}
+	return 0, 0
+}
+
+// writeOutputs renders the result in each format to its output.
+func writeOutputs(cmd *cli.Command, outs []checkOutput, res *analyze.Result, in *input, code int, failOn analyze.Severity) error {
+	for _, o := range outs {
+		if err := writeOutput(cmd, o, func(w io.Writer) error {
+			return render(cmd, o.format, w, res, in, code, failOn)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOutput calls fn with stdout or the created file o.path.
+func writeOutput(cmd *cli.Command, o checkOutput, fn func(io.Writer) error) error {
+	if o.path == "-" {
+		if err := fn(cmd.Root().Writer); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.format, err)}
+		}
+		return nil
+	}
+	f, err := os.Create(o.path)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("check: --output: %w", err)}
+	}
+	err = fn(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.path, err)}
+	}
+	return nil
+}
+
+func render(cmd *cli.Command, format string, w io.Writer, res *analyze.Result, in *input, code int, failOn analyze.Severity) error {
+	switch format {
+	case "json":
+		return report.JSON(w, res)
+	case "sarif":
+		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: version})
+	case "junit":
+		opts := report.JUnitOptions{FailOn: failOn}
+		if res.Summary.Devices <= junitDevices {
+			ids, err := analyze.DeviceIDs(in.dir)
+			if err != nil {
+				return err
+			}
+			opts.Devices = ids
+		}
+		return report.JUnit(w, res, opts)
+	case "github":
+		return report.GitHub(w, res, int(cmd.Int("annotations")))
+	}
+	return report.Text(w, res, report.TextOptions{PerRule: int(cmd.Int("per-rule"))})
+}
+
+// input is the dataset check and timeline read: the dataset directory
+// given as INPUT, or a temporary one ingested from the audit logs given.
+type input struct {
+	dir  string
+	temp bool // dir is removed by close
+	man  *dataset.Manifest
+}
+
+// openInput reads the command's INPUTs: exactly one dataset directory
+// (one with a manifest.json), or audit log files and "-", which it
+// ingests into a temporary dataset, printing the ingest's totals and first
+// rejects on stderr unless --quiet.
+func openInput(ctx context.Context, cmd *cli.Command, name string) (*input, error) {
+	args := cmd.Args().Slice()
+	if len(args) == 0 {
+		return nil, usageErr("%s: no INPUT given; expected a dataset directory, or audit log files or - for stdin", name)
+	}
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if a == "-" || err != nil || !st.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(a, "manifest.json")); err != nil {
+			return nil, usageErr("%s: %s is a directory but not a dataset (it has no manifest.json)", name, a)
+		}
+		if len(args) > 1 {
+			return nil, usageErr("%s: a dataset directory must be the only INPUT, found %d inputs (stormaudit ingest makes one dataset of several)", name, len(args))
+		}
+		man, err := dataset.ReadManifest(a)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("%s: %w", name, err)}
+		}
+		return &input{dir: a, man: man}, nil
+	}
+	return ingestTemp(ctx, cmd, name, args)
+}
+
+// ingestTemp ingests the audit logs into a new temporary dataset.
+func ingestTemp(ctx context.Context, cmd *cli.Command, name string, args []string) (*input, error) {
+	dir, err := os.MkdirTemp("", "stormaudit-"+name+"-")
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("%s: %w", name, err)}
+	}
+	in := &input{dir: dir, temp: true}
+	sources := make([]dataset.Source, len(args))
+	for i, a := range args {
+		sources[i] = dataset.Source{Name: a, Stdin: cmd.Root().Reader}
+	}
+	stderr := cmd.Root().ErrWriter
+	quiet := cmd.Bool("quiet")
+	bar := newProgressBar(stderr, quiet)
+	in.man, err = dataset.Ingest(ctx, dir, sources, dataset.IngestOptions{CreatedBy: "stormaudit " + version, Progress: bar.update})
+	bar.done()
+	if err != nil {
+		in.close()
+		return nil, &exitError{code: 2, err: fmt.Errorf("%s: ingest: %w", name, err)}
+	}
+	if t := in.man.Totals; !quiet {
+		fmt.Fprintf(stderr, "stormaudit: %s: read %s: %d lines = %d accepted + %d rejected + %d duplicates\n",
+			name, plural(len(args), "input"), t.Lines, t.Accepted, t.Rejected, t.Duplicates)
+		if t.Rejected > 0 {
+			printRejects(stderr, dir, "  ", 5)
+		}
+	}
+	return in, nil
+}
+
+// close removes a temporary dataset.
+func (in *input) close() {
+	if in.temp {
+		os.RemoveAll(in.dir)
+	}
+}
+
+// settle makes the result name what outlives the run: a temporary
+// dataset's files are gone, so records are named by input and line only;
+// inputs are named relative to the working directory where they can be.
+func (in *input) settle(res *analyze.Result) {
+	if in.temp {
+		res.Dataset, res.Files = "", nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	for i, s := range res.Sources {
+		if filepath.IsAbs(s) {
+			if rel, err := filepath.Rel(wd, s); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				res.Sources[i] = rel
+			}
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/report"
+	"github.com/urfave/cli/v3"
+)
+
+func timelineCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "timeline",
+		Usage:     "print one device's reconstructed timeline",
+		ArgsUsage: "INPUT...",
+		Description: `Prints the records of the device --device in its own order (device_seq,
+or the order it wrote them), with the socket-open each backoff_wait implies,
+then its sessions and outages. INPUT is read as by "stormaudit check": one
+dataset directory, or audit logs and "-" for stdin.
+
+Exit status: 0 printed; 2 usage, input or I/O errors, or a device that is
+not in the log.`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "the client_id of the device", Required: true},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+		},
+		Action: runTimeline,
+	}
+}
+
+func runTimeline(ctx context.Context, cmd *cli.Command) error {
+	format := cmd.String("format")
+	if format != "text" && format != "json" {
+		return usageErr("timeline: --format: expected text or json, found %q", format)
+	}
+	in, err := openInput(ctx, cmd, "timeline")
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	d, sources, err := analyze.Timeline(in.dir, cmd.String("device"))
+	var nd *analyze.NoDeviceError
+	if errors.As(err, &nd) {
+		return usageErr("timeline: --device: %v", err)
+	}
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("timeline: %w", err)}
+	}
+	res := &analyze.Result{Sources: sources}
+	in.settle(res)
+	t := report.Timeline{Device: d, Sources: res.Sources}
+	if !in.temp {
+		for _, f := range in.man.Files {
+			t.Files = append(t.Files, filepath.Join(in.dir, f.Name))
+		}
+	}
+	w := cmd.Root().Writer
+	if format == "json" {
+		return report.TimelineJSON(w, t)
+	}
+	return report.TimelineText(w, t)
+}

@@ -1,0 +1,103 @@
+// Package report renders the result of a check (an *analyze.Result) and
+// one device's timeline for people and for machines. Rendering is a step
+// of its own: every renderer reads the result and writes one document,
+// and changes nothing.
+//
+// Times are RFC 3339 in UTC with as many fractional digits as they need
+// (2026-11-30T14:17:35.05Z). A record is named by the input it was read
+// from and its line (or CSV row), as the result's Sources name the inputs:
+// "log.ndjson:12". Standard input, "-", is shown as "stdin". Callers that
+// want paths relative to the working directory make Result.Sources so
+// before rendering.
+//
+// # Text
+//
+// Text writes a report for a terminal or a CI log: what was checked and
+// against which policy, the number of findings by rule and severity
+// (rules without findings on one line), then for each rule with findings,
+// worst rule first, its worst findings with message, explanation and
+// records (TextOptions.PerRule of them), the notes on what could not be
+// checked, and the fleet's figures.
+//
+// # JSON
+//
+// JSON writes one document:
+//
+//	{"findings": [finding...], "summary": {...}}
+//
+// A finding has rule, severity ("error", "warning", "info"), device (a
+// client_id, or "fleet"), start and end (RFC 3339), message, explanation
+// and records. A record has source and line, and file (a Parquet file of
+// the dataset) and row (0-based) when Result.Files names the file. The
+// summary has dataset (when set), sources, devices, records, rejected
+// (lines rejected at ingest), findings, by_rule (every rule that ran,
+// zeros included), by_severity (all three), policy (source "declared",
+// "inferred" or "none"; name; the inferred keys; the policy's keys and
+// values), fleet (the fleet's figures, durations in seconds), notes and
+// rules (id, severity, title, help of every rule that ran).
+//
+// # SARIF
+//
+// SARIF writes a SARIF 2.1.0 log that GitHub code scanning accepts, with
+// one run. The driver, "stormaudit" with SARIFOptions.Version, lists every
+// rule that ran (id; a CamelCase name when it differs from the id in more
+// than case; shortDescription from the title; fullDescription and help
+// from the help text; defaultConfiguration.level). Each finding is a
+// result with ruleId, ruleIndex, level (error, warning, or note for info),
+// message.text (message, a blank line, explanation), and one location: the
+// input and line of the finding's first record as artifactLocation.uri
+// and region.startLine, with the device as a logical location of kind
+// "object". Its other records are relatedLocations. A finding without
+// records is placed at line 1 of the first input, since code scanning
+// rejects a file holding any result without a physical location.
+// partialFingerprints["stormauditFinding/v1"] is a hash of the rule,
+// device and first record (input and line), so that a finding keeps its
+// alert from one run to the next. The invocation records
+// SARIFOptions.ExitCode, and the summary's notes as notifications.
+//
+// # JUnit
+//
+// JUnit writes a JUnit XML report: one testsuite per rule that ran, named
+// by its id. Each device with findings of the rule is a testcase named by
+// its client_id (classname the rule id); it fails when one of them is at
+// or above JUnitOptions.FailOn, and otherwise passes with the findings in
+// its system-out. The devices without findings pass: one testcase each
+// when JUnitOptions.Devices lists them, or else one testcase named
+// "N other devices", so that a dashboard shows every rule, passing ones
+// included, without a fleet of 50,000 devices making 750,000 testcases.
+// Findings about the whole fleet are the testcase "fleet". The tests,
+// failures, errors and skipped counts of every suite and of the report
+// are those of its testcases.
+//
+// # GitHub annotations
+//
+// GitHub writes workflow commands that GitHub Actions shows as
+// annotations: "::error file=F,line=N,title=T::MESSAGE", with warning for
+// warnings and notice for info, worst first. Messages escape %, CR and LF;
+// properties also escape ":" and ",". At most limit findings are
+// annotated (DefaultGitHubMax unless told: GitHub shows 10 annotations of
+// each level for a step); one notice then says how many more there are,
+// by severity.
+//
+// # Timelines
+//
+// TimelineText writes one device's timeline as a table, one line per
+// record in the device's own order (time, outcome, attempt, delay, the
+// derived socket-open of a backoff_wait, input and line), then its
+// sessions and outages. TimelineJSON writes it as one JSON document.
+//
+// # Example
+//
+//	res, err := analyze.Check("incident.ds", analyze.Options{})
+//	if err != nil {
+//		return err
+//	}
+//	code := 0
+//	if res.Worst() >= analyze.Error {
+//		code = 1
+//	}
+//	report.Text(os.Stdout, res, report.TextOptions{})
+//	f, err := os.Create("check.sarif")
+//	...
+//	err = report.SARIF(f, res, report.SARIFOptions{ExitCode: code})
+package report

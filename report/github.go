@@ -1,0 +1,89 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/stormaudit/stormaudit/analyze"
+)
+
+// DefaultGitHubMax is the number of findings GitHub annotates when its
+// limit is 0: GitHub Actions shows at most 10 annotations of each level for
+// a step.
+const DefaultGitHubMax = 10
+
+// GitHub writes the findings, worst first, as GitHub Actions workflow
+// commands that annotate the input line of each finding's first record:
+// at most limit of them (DefaultGitHubMax if 0, all if negative), then a
+// notice of how many more there are.
+func GitHub(w io.Writer, r *analyze.Result, limit int) error {
+	if limit == 0 {
+		limit = DefaultGitHubMax
+	}
+	bw := bufio.NewWriter(w)
+	shown := r.Findings
+	if limit > 0 && len(shown) > limit {
+		shown = shown[:limit]
+	}
+	for _, f := range shown {
+		bw.WriteString(annotation(r, f))
+	}
+	if rest := r.Findings[len(shown):]; len(rest) > 0 {
+		var bySev [analyze.Error + 1]int
+		for _, f := range rest {
+			if f.Severity <= analyze.Error {
+				bySev[f.Severity]++
+			}
+		}
+		msg := fmt.Sprintf("%d more %s not annotated (%d error, %d warning, %d info): stormaudit check --format text lists them",
+			len(rest), pluralWord(len(rest), "finding"), bySev[analyze.Error], bySev[analyze.Warning], bySev[analyze.Info])
+		fmt.Fprintf(bw, "::notice title=%s::%s\n", EscapeProperty("stormaudit check"), EscapeData(msg))
+	}
+	return bw.Flush()
+}
+
+// annotation returns the workflow command of one finding.
+func annotation(r *analyze.Result, f analyze.Finding) string {
+	var props []string
+	if len(f.Records) > 0 {
+		ref := f.Records[0]
+		if ref.Source >= 0 && int(ref.Source) < len(r.Sources) && r.Sources[ref.Source] != "-" {
+			props = append(props, "file="+EscapeProperty(r.Sources[ref.Source]),
+				"line="+strconv.FormatInt(max(ref.Line, 1), 10))
+		}
+	}
+	props = append(props, "title="+EscapeProperty("stormaudit "+f.Rule+": "+f.Device))
+	msg := f.Message
+	if f.Explanation != "" {
+		msg += "\n" + f.Explanation
+	}
+	if len(f.Records) > 0 {
+		msg += "\nrecords: " + recordsText(r.Sources, f.Records, DefaultRecords)
+	}
+	return "::" + githubLevel(f.Severity) + " " + strings.Join(props, ",") + "::" + EscapeData(msg) + "\n"
+}
+
+func githubLevel(s analyze.Severity) string {
+	switch s {
+	case analyze.Error:
+		return "error"
+	case analyze.Warning:
+		return "warning"
+	}
+	return "notice"
+}
+
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+// EscapeData escapes the message of a workflow command: %, CR and LF.
+func EscapeData(s string) string { return dataEscaper.Replace(s) }
+
+// EscapeProperty escapes a property value of a workflow command: %, CR,
+// LF, ":" and ",".
+func EscapeProperty(s string) string { return propertyEscaper.Replace(s) }

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// decodedDoc is the JSON document as a consumer reads it.
+type decodedDoc struct {
+	Findings []struct {
+		Rule, Severity, Device, Start, End, Message, Explanation string
+		Records                                                  []struct {
+			Source string
+			Line   int64
+			File   *string
+			Row    *int64
+		}
+	}
+	Summary struct {
+		Dataset    string
+		Sources    []string
+		Devices    int
+		Records    int64
+		Rejected   int64
+		Findings   int
+		ByRule     map[string]int `json:"by_rule"`
+		BySeverity map[string]int `json:"by_severity"`
+		Policy     struct {
+			Source, Name string
+			Inferred     []string
+			Policy       map[string]any
+		}
+		Fleet *struct {
+			Devices, Lost, Recovered int
+			Records, Attempts, Peak  int64
+			WindowS                  float64 `json:"window_s"`
+			PeakAt                   string  `json:"peak_at"`
+			TTR50S                   float64 `json:"ttr_p50_s"`
+			TTR90S                   float64 `json:"ttr_p90_s"`
+			TTR99S                   float64 `json:"ttr_p99_s"`
+			TTRMaxS                  float64 `json:"ttr_max_s"`
+			Fairness                 *float64
+		}
+		Notes []string
+		Rules []struct{ ID, Severity, Title, Help string }
+	}
+}
+
+func decodeJSON(t *testing.T, b []byte) decodedDoc {
+	t.Helper()
+	var doc decodedDoc
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("decode: %v\n%s", err, b)
+	}
+	return doc
+}
+
+func TestJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := JSON(&b, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	doc := decodeJSON(t, b.Bytes())
+	if len(doc.Findings) != 5 {
+		t.Fatalf("got %d findings, want 5", len(doc.Findings))
+	}
+	f := doc.Findings[0]
+	if f.Rule != "delay-bounds" || f.Severity != "error" || f.Device != "dev-0002" ||
+		f.Start != "2026-11-30T14:17:35Z" || f.End != f.Start || f.Message == "" || f.Explanation == "" {
+		t.Errorf("finding 0 = %+v", f)
+	}
+	if len(f.Records) != 2 || f.Records[0].Source != "logs/gw-a.ndjson" || f.Records[0].Line != 12 ||
+		f.Records[0].File == nil || *f.Records[0].File != "ds/part-00000.parquet" || *f.Records[0].Row != 7 {
+		t.Errorf("finding 0 records = %+v", f.Records)
+	}
+	if got := doc.Findings[1].End; got != "2026-11-30T14:17:31.5Z" {
+		t.Errorf("end = %q, want 2026-11-30T14:17:31.5Z", got)
+	}
+	if r := doc.Findings[2].Records; r == nil || len(r) != 0 {
+		t.Errorf("records of a finding without records = %#v, want []", r)
+	}
+	if got := doc.Findings[3].Records[0].Source; got != "stdin" {
+		t.Errorf("source of stdin = %q", got)
+	}
+	s := doc.Summary
+	if s.Devices != 5 || s.Records != 40 || s.Rejected != 1 || s.Findings != 5 || s.Dataset != "ds" || len(s.Sources) != 3 {
+		t.Errorf("summary = %+v", s)
+	}
+	wantRule := map[string]int{"resync": 1, "delay-bounds": 2, "hot-loop": 2}
+	for k, v := range wantRule {
+		if s.ByRule[k] != v {
+			t.Errorf("by_rule[%s] = %d, want %d", k, s.ByRule[k], v)
+		}
+	}
+	if s.BySeverity["error"] != 3 || s.BySeverity["warning"] != 1 || s.BySeverity["info"] != 1 {
+		t.Errorf("by_severity = %v", s.BySeverity)
+	}
+	if s.Policy.Source != "declared" || s.Policy.Name != "full-jitter" || s.Policy.Policy["delay"] != "full_jitter" {
+		t.Errorf("policy = %+v", s.Policy)
+	}
+	if s.Fleet == nil || s.Fleet.Peak != 5 || s.Fleet.PeakAt != "2026-11-30T14:17:35Z" || s.Fleet.TTR50S != 2 || *s.Fleet.Fairness != 0.83 {
+		t.Errorf("fleet = %+v", s.Fleet)
+	}
+	if len(s.Rules) != 3 || s.Rules[1].ID != "delay-bounds" || s.Rules[1].Severity != "error" || s.Rules[1].Help == "" {
+		t.Errorf("rules = %+v", s.Rules)
+	}
+	if len(s.Notes) != 1 {
+		t.Errorf("notes = %v", s.Notes)
+	}
+}
+
+// TestJSONEmpty: no findings is an empty list, every rule and severity
+// still counted, and records of a dataset that is gone have no file.
+func TestJSONEmpty(t *testing.T) {
+	r := empty()
+	var b bytes.Buffer
+	if err := JSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte(`"findings": [],`)) || !bytes.Contains(b.Bytes(), []byte(`"notes": []`)) {
+		t.Errorf("want empty lists, not null:\n%s", b.Bytes())
+	}
+	doc := decodeJSON(t, b.Bytes())
+	if len(doc.Summary.ByRule) != 3 || doc.Summary.ByRule["resync"] != 0 || len(doc.Summary.BySeverity) != 3 {
+		t.Errorf("counts = %v %v", doc.Summary.ByRule, doc.Summary.BySeverity)
+	}
+	if doc.Summary.Policy.Source != "none" || doc.Summary.Policy.Policy != nil {
+		t.Errorf("policy = %+v", doc.Summary.Policy)
+	}
+
+	r = fixture()
+	r.Files, r.Dataset = nil, ""
+	b.Reset()
+	if err := JSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	doc = decodeJSON(t, b.Bytes())
+	if rec := doc.Findings[0].Records[0]; rec.File != nil || rec.Row != nil || rec.Line != 12 {
+		t.Errorf("record without a dataset = %+v, want source and line only", rec)
+	}
+	if doc.Summary.Dataset != "" {
+		t.Errorf("dataset = %q", doc.Summary.Dataset)
+	}
+}

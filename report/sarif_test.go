@@ -1,0 +1,187 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// decodedSARIF is the part of a SARIF log that code scanning reads.
+type decodedSARIF struct {
+	Schema  string `json:"$schema"`
+	Version string
+	Runs    []struct {
+		Tool struct {
+			Driver struct {
+				Name    string
+				Version string
+				Rules   []struct {
+					ID, Name                                string
+					ShortDescription, FullDescription, Help struct{ Text string }
+					DefaultConfiguration                    struct{ Level string }
+				}
+			}
+		}
+		Invocations []struct {
+			ExecutionSuccessful        bool
+			ExitCode                   int
+			ToolExecutionNotifications []struct {
+				Level   string
+				Message struct{ Text string }
+			}
+		}
+		Results []struct {
+			RuleID    string
+			RuleIndex int
+			Level     string
+			Message   struct{ Text string }
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct{ URI string }
+					Region           struct{ StartLine int64 }
+				}
+				LogicalLocations []struct{ Name, Kind string }
+			}
+			RelatedLocations []struct {
+				ID               int
+				PhysicalLocation struct {
+					ArtifactLocation struct{ URI string }
+					Region           struct{ StartLine int64 }
+				}
+			}
+			PartialFingerprints map[string]string
+			Properties          map[string]any
+		}
+	}
+}
+
+func sarifOf(t *testing.T, exit int) decodedSARIF {
+	t.Helper()
+	var b bytes.Buffer
+	if err := SARIF(&b, fixture(), SARIFOptions{ExitCode: exit, Version: "1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	var log decodedSARIF
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatalf("decode: %v\n%s", err, b.Bytes())
+	}
+	return log
+}
+
+func TestSARIF(t *testing.T) {
+	log := sarifOf(t, 1)
+	if log.Schema != SARIFSchema || log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("header = %q %q, %d runs", log.Schema, log.Version, len(log.Runs))
+	}
+	run := log.Runs[0]
+	d := run.Tool.Driver
+	if d.Name != "stormaudit" || d.Version != "1.2.3" || len(d.Rules) != 3 {
+		t.Fatalf("driver = %+v", d)
+	}
+	if r := d.Rules[1]; r.ID != "delay-bounds" || r.Name != "DelayBounds" || r.ShortDescription.Text == "" ||
+		r.FullDescription.Text == "" || r.Help.Text == "" || r.DefaultConfiguration.Level != "error" {
+		t.Errorf("rule 1 = %+v", r)
+	}
+	if d.Rules[0].Name != "" {
+		t.Errorf("resync: name %q, want none (a name must differ from the id)", d.Rules[0].Name)
+	}
+	if d.Rules[2].DefaultConfiguration.Level != "warning" {
+		t.Errorf("hot-loop level = %q", d.Rules[2].DefaultConfiguration.Level)
+	}
+	inv := run.Invocations
+	if len(inv) != 1 || !inv[0].ExecutionSuccessful || inv[0].ExitCode != 1 || len(inv[0].ToolExecutionNotifications) != 1 {
+		t.Errorf("invocations = %+v", inv)
+	}
+	if len(run.Results) != 5 {
+		t.Fatalf("%d results, want 5", len(run.Results))
+	}
+	for i, res := range run.Results {
+		if d.Rules[res.RuleIndex].ID != res.RuleID {
+			t.Errorf("result %d: ruleIndex %d is %s, not %s", i, res.RuleIndex, d.Rules[res.RuleIndex].ID, res.RuleID)
+		}
+		if len(res.Locations) != 1 || res.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" ||
+			res.Locations[0].PhysicalLocation.Region.StartLine < 1 {
+			t.Errorf("result %d: locations %+v, want one physical location", i, res.Locations)
+		}
+		if len(res.PartialFingerprints[FingerprintKey]) != 32 {
+			t.Errorf("result %d: fingerprints %v", i, res.PartialFingerprints)
+		}
+	}
+	r0 := run.Results[0]
+	if r0.Level != "error" || r0.Message.Text != "dev-0002 drew 41.2 s at attempt 3\n\nthe ceiling at attempt 3 is min(120, 1*2^3) = 8 s" {
+		t.Errorf("result 0 = %+v", r0)
+	}
+	loc := r0.Locations[0]
+	if loc.PhysicalLocation.ArtifactLocation.URI != "logs/gw-a.ndjson" || loc.PhysicalLocation.Region.StartLine != 12 {
+		t.Errorf("result 0 location = %+v", loc.PhysicalLocation)
+	}
+	if len(loc.LogicalLocations) != 1 || loc.LogicalLocations[0].Name != "dev-0002" || loc.LogicalLocations[0].Kind != "object" {
+		t.Errorf("result 0 logical locations = %+v", loc.LogicalLocations)
+	}
+	if rl := r0.RelatedLocations; len(rl) != 1 || rl[0].ID != 1 || rl[0].PhysicalLocation.Region.StartLine != 14 {
+		t.Errorf("result 0 related locations = %+v", rl)
+	}
+	if u := run.Results[1].Locations[0].PhysicalLocation.ArtifactLocation.URI; u != "./odd,name:x.ndjson" {
+		t.Errorf("uri = %q", u)
+	}
+	// A finding without records is placed at line 1 of the first input.
+	if p := run.Results[2].Locations[0].PhysicalLocation; p.ArtifactLocation.URI != "logs/gw-a.ndjson" || p.Region.StartLine != 1 {
+		t.Errorf("fleet finding location = %+v", p)
+	}
+	if u := run.Results[3].Locations[0].PhysicalLocation.ArtifactLocation.URI; u != "stdin" {
+		t.Errorf("stdin uri = %q", u)
+	}
+	if lv := run.Results[4].Level; lv != "note" {
+		t.Errorf("info level = %q, want note", lv)
+	}
+	if log := sarifOf(t, 0); log.Runs[0].Invocations[0].ExitCode != 0 {
+		t.Errorf("exit code not recorded")
+	}
+}
+
+// TestSARIFFingerprints: a finding's fingerprint depends on its rule,
+// device and first record only, and differs between findings.
+func TestSARIFFingerprints(t *testing.T) {
+	r := fixture()
+	seen := map[string]int{}
+	for i, f := range r.Findings {
+		fp := fingerprint(r, f)
+		if j, ok := seen[fp]; ok {
+			t.Errorf("findings %d and %d share fingerprint %s", j, i, fp)
+		}
+		seen[fp] = i
+	}
+	f := r.Findings[0]
+	fp := fingerprint(r, f)
+	f.Message, f.Explanation, f.End, f.Records = "another text", "", f.End+1, f.Records[:1]
+	if got := fingerprint(r, f); got != fp {
+		t.Errorf("fingerprint changed with the text: %s, was %s", got, fp)
+	}
+	f.Device = "dev-0009"
+	if got := fingerprint(r, f); got == fp {
+		t.Errorf("fingerprint did not change with the device")
+	}
+}
+
+func TestArtifactURI(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"log.ndjson", "log.ndjson"},
+		{"logs/gw a.ndjson", "logs/gw%20a.ndjson"},
+		{"-", "stdin"},
+		{"/var/log/gw.ndjson", "file:///var/log/gw.ndjson"},
+		{"a:b.ndjson", "./a:b.ndjson"},
+		{"100%.csv", "100%25.csv"},
+	} {
+		if got := artifactURI(tt.in); got != tt.want {
+			t.Errorf("artifactURI(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCamelCase(t *testing.T) {
+	for in, want := range map[string]string{"reset-without-connack": "ResetWithoutConnack", "resync": "Resync", "a--b": "AB"} {
+		if got := camelCase(in); got != want {
+			t.Errorf("camelCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

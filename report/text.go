@@ -1,0 +1,252 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/stormaudit/stormaudit/analyze"
+)
+
+// TextOptions configure Text.
+type TextOptions struct {
+	// PerRule is how many findings are shown for each rule, worst first
+	// (DefaultPerRule if 0; all if negative). The counts cover them all.
+	PerRule int
+	// Records is how many records of a finding are named (DefaultRecords
+	// if 0; all if negative).
+	Records int
+}
+
+// The defaults of TextOptions.
+const (
+	DefaultPerRule = 3
+	DefaultRecords = 5
+)
+
+// Text writes the result as a report for a terminal or a CI log (see the
+// package documentation).
+func Text(w io.Writer, r *analyze.Result, opts TextOptions) error {
+	if opts.PerRule == 0 {
+		opts.PerRule = DefaultPerRule
+	}
+	if opts.Records == 0 {
+		opts.Records = DefaultRecords
+	}
+	bw := bufio.NewWriter(w)
+	textHeader(bw, r)
+	groups := groupByRule(r)
+	textCounts(bw, r, groups)
+	for _, g := range groups {
+		textGroup(bw, r, g, opts)
+	}
+	if notes := r.Summary.Notes; len(notes) > 0 {
+		fmt.Fprintf(bw, "\nnotes:\n")
+		for _, n := range notes {
+			fmt.Fprintf(bw, "  %s\n", n)
+		}
+	}
+	if st := r.Summary.Fleet; st != nil {
+		fmt.Fprintf(bw, "\n%s\n", fleetText(st))
+	}
+	return bw.Flush()
+}
+
+// ruleGroup is one rule's findings, worst first.
+type ruleGroup struct {
+	info     analyze.RuleInfo
+	findings []analyze.Finding
+	bySev    [analyze.Error + 1]int
+	devices  int
+}
+
+// groupByRule groups the findings by rule, in the order the rules' first
+// (so worst) findings come in.
+func groupByRule(r *analyze.Result) []*ruleGroup {
+	rules := rulesOf(r)
+	idx := ruleIndex(rules)
+	var groups []*ruleGroup
+	byID := map[string]*ruleGroup{}
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		g := byID[f.Rule]
+		if g == nil {
+			g = &ruleGroup{info: rules[idx[f.Rule]]}
+			byID[f.Rule] = g
+			groups = append(groups, g)
+		}
+		g.findings = append(g.findings, f)
+		if f.Severity <= analyze.Error {
+			g.bySev[f.Severity]++
+		}
+		if k := f.Rule + "\x00" + f.Device; !seen[k] {
+			seen[k] = true
+			g.devices++
+		}
+	}
+	return groups
+}
+
+func textHeader(w io.Writer, r *analyze.Result) {
+	s := r.Summary
+	from := ""
+	switch {
+	case r.Dataset != "":
+		from = " in dataset " + r.Dataset
+	case len(r.Sources) == 1:
+		from = " from " + source(r.Sources, 0)
+	case len(r.Sources) > 1:
+		from = fmt.Sprintf(" from %d inputs", len(r.Sources))
+	}
+	fmt.Fprintf(w, "checked:  %s, %s%s", plural(s.Devices, "device"), plural(int(s.Records), "record"), from)
+	if s.Rejected > 0 {
+		fmt.Fprintf(w, "; %s rejected at ingest", plural(int(s.Rejected), "line"))
+	}
+	fmt.Fprintf(w, "\npolicy:   %s\n", policyText(s.Policy))
+	n := len(r.Findings)
+	if n == 0 {
+		fmt.Fprintf(w, "findings: none (%s)\n", plural(len(r.Rules), "rule"))
+		return
+	}
+	fmt.Fprintf(w, "findings: %d (%d error, %d warning, %d info)\n", n,
+		s.BySeverity["error"], s.BySeverity["warning"], s.BySeverity["info"])
+}
+
+// policyText says which policy the log was checked against.
+func policyText(p analyze.PolicyInfo) string {
+	sum := ""
+	if p.Policy != nil {
+		sum = ": " + p.Policy.Summary()
+	}
+	switch p.Source {
+	case "declared":
+		return "declared " + p.Name + sum
+	case "inferred":
+		return "inferred from the log (" + strings.Join(p.Inferred, ", ") + ")" + sum
+	}
+	return "none declared, none inferred from the log"
+}
+
+// textCounts writes the findings by rule and severity, and the rules that
+// found nothing.
+func textCounts(w io.Writer, r *analyze.Result, groups []*ruleGroup) {
+	if len(groups) > 0 {
+		width := len("rule")
+		for _, g := range groups {
+			width = max(width, len(g.info.ID))
+		}
+		fmt.Fprintf(w, "\n  %-*s  %5s  %7s  %4s  %7s\n", width, "rule", "error", "warning", "info", "devices")
+		for _, g := range groups {
+			fmt.Fprintf(w, "  %-*s  %5d  %7d  %4d  %7d\n", width, g.info.ID,
+				g.bySev[analyze.Error], g.bySev[analyze.Warning], g.bySev[analyze.Info], g.devices)
+		}
+	}
+	has := map[string]bool{}
+	for _, g := range groups {
+		has[g.info.ID] = true
+	}
+	var clean []string
+	for _, ri := range r.Rules {
+		if !has[ri.ID] {
+			clean = append(clean, ri.ID)
+		}
+	}
+	if len(clean) > 0 && len(groups) > 0 {
+		fmt.Fprintf(w, "%s\n", wrapList("  no findings: ", clean, 78))
+	}
+}
+
+// wrapList writes items after prefix, comma-separated, in lines of at
+// most width bytes (unless one item is longer), continued lines indented
+// as far as prefix.
+func wrapList(prefix string, items []string, width int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	col := len(prefix)
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if i > 0 {
+			if col+1+len(it) > width {
+				b.WriteString("\n" + strings.Repeat(" ", len(prefix)))
+				col = len(prefix)
+			} else {
+				b.WriteString(" ")
+				col++
+			}
+		}
+		b.WriteString(it)
+		col += len(it)
+	}
+	return b.String()
+}
+
+// textGroup writes a rule's worst findings.
+func textGroup(w io.Writer, r *analyze.Result, g *ruleGroup, opts TextOptions) {
+	fmt.Fprintf(w, "\n%s: %s (%s)\n", g.info.ID, g.info.Title, plural(len(g.findings), "finding"))
+	shown := g.findings
+	if opts.PerRule > 0 && len(shown) > opts.PerRule {
+		shown = shown[:opts.PerRule]
+	}
+	for _, f := range shown {
+		fmt.Fprintf(w, "  %s %s %s\n", f.Severity, f.Device, spanText(f.Start, f.End))
+		fmt.Fprintf(w, "    %s\n", f.Message)
+		if f.Explanation != "" {
+			fmt.Fprintf(w, "    %s\n", f.Explanation)
+		}
+		if len(f.Records) > 0 {
+			fmt.Fprintf(w, "    records: %s\n", recordsText(r.Sources, f.Records, opts.Records))
+		}
+	}
+	if more := len(g.findings) - len(shown); more > 0 {
+		fmt.Fprintf(w, "  ... and %d more %s %s (--format json lists every finding)\n", more, g.info.ID, pluralWord(more, "finding"))
+	}
+}
+
+func spanText(start, end int64) string {
+	if start == end {
+		return Time(start)
+	}
+	return Time(start) + " to " + Time(end)
+}
+
+func recordsText(sources []string, refs []analyze.Ref, n int) string {
+	shown := refs
+	if n > 0 && len(shown) > n {
+		shown = shown[:n]
+	}
+	parts := make([]string, len(shown))
+	for i, ref := range shown {
+		parts[i] = refText(sources, ref)
+	}
+	s := strings.Join(parts, ", ")
+	if more := len(refs) - len(shown); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+func pluralWord(n int, thing string) string {
+	if n == 1 {
+		return thing
+	}
+	return thing + "s"
+}
+
+// fleetText sums the fleet's figures up in two lines.
+func fleetText(st *analyze.FleetStats) string {
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	s := fmt.Sprintf("fleet:    %s, %d socket-opens", plural(st.Devices, "device"), st.Attempts)
+	if st.Peak > 0 {
+		s += fmt.Sprintf(", peak %d in %v at %s", st.Peak, st.Window, Time(st.PeakAt))
+	}
+	s += fmt.Sprintf("\nrecovery: %d of %d devices that lost the connection recovered", st.Recovered, st.Lost)
+	if len(st.TTR) > 0 {
+		s += fmt.Sprintf("; time to recover p50 %v, p90 %v, p99 %v, max %v; fairness %.2f",
+			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stormaudit/stormaudit/analyze"
+)
+
+func textOf(t *testing.T, r *analyze.Result, opts TextOptions) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Text(&b, r, opts); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestText checks the report's parts in order.
+func TestText(t *testing.T) {
+	out := textOf(t, fixture(), TextOptions{})
+	want := []string{
+		"checked:  5 devices, 40 records in dataset ds; 1 line rejected at ingest\n",
+		"policy:   declared full-jitter: delay full_jitter, base_delay_s 1,",
+		"findings: 5 (3 error, 1 warning, 1 info)\n",
+		"  rule          error  warning  info  devices\n" +
+			"  delay-bounds      2        0     0        2\n" +
+			"  resync            1        0     0        1\n" +
+			"  hot-loop          0        1     1        2\n",
+		"delay-bounds: a delay outside the policy's bounds (2 findings)\n" +
+			"  error dev-0002 2026-11-30T14:17:35Z\n" +
+			"    dev-0002 drew 41.2 s at attempt 3\n" +
+			"    the ceiling at attempt 3 is min(120, 1*2^3) = 8 s\n" +
+			"    records: logs/gw-a.ndjson:12, logs/gw-a.ndjson:14\n" +
+			"  error dev-0003 2026-11-30T14:17:30Z to 2026-11-30T14:17:31.5Z\n",
+		"resync: retry timers move in phase (1 finding)\n  error fleet 2026-11-30T14:17:30Z to 2026-11-30T14:18:30Z\n",
+		"hot-loop: a tight retry loop (2 findings)\n",
+		"    records: stdin:2\n",
+		"notes:\n  spacing: min_connect_spacing_s is not declared\n",
+		"fleet:    5 devices, 20 socket-opens, peak 5 in 1s at 2026-11-30T14:17:35Z\n",
+		"recovery: 4 of 5 devices that lost the connection recovered; time to recover p50 2s, p90 4s, p99 4s, max 4s; fairness 0.83\n",
+	}
+	rest := out
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Fatalf("missing, or out of order:\n%s\nin:\n%s", w, out)
+		}
+		rest = rest[i+len(w):]
+	}
+}
+
+func TestTextCaps(t *testing.T) {
+	r := fixture()
+	f := r.Findings[0]
+	for i := range 12 {
+		f.Records = append(f.Records, analyze.Ref{Source: 0, Line: int64(100 + i)})
+	}
+	r.Findings[0] = f
+	out := textOf(t, r, TextOptions{PerRule: 1})
+	for _, want := range []string{
+		"  ... and 1 more delay-bounds finding (--format json lists every finding)\n",
+		"  ... and 1 more hot-loop finding",
+		"logs/gw-a.ndjson:102 and 9 more\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "dev-0003") {
+		t.Errorf("PerRule 1 shows the second finding:\n%s", out)
+	}
+	all := textOf(t, r, TextOptions{PerRule: -1, Records: -1})
+	if strings.Contains(all, "more") || !strings.Contains(all, "logs/gw-a.ndjson:111\n") {
+		t.Errorf("PerRule and Records -1 do not show everything:\n%s", all)
+	}
+}
+
+func TestTextEmpty(t *testing.T) {
+	r := empty()
+	r.Dataset, r.Sources = "", []string{"-"}
+	out := textOf(t, r, TextOptions{})
+	for _, want := range []string{
+		"checked:  5 devices, 40 records from stdin; 1 line rejected at ingest\n",
+		"policy:   none declared, none inferred from the log\n",
+		"findings: none (3 rules)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "rule  ") || strings.Contains(out, "notes:") {
+		t.Errorf("empty report has a table or notes:\n%s", out)
+	}
+}
+
+func TestPolicyText(t *testing.T) {
+	p := fixture().Summary.Policy.Policy
+	for _, tt := range []struct {
+		in   analyze.PolicyInfo
+		want string
+	}{
+		{analyze.PolicyInfo{Source: "none"}, "none declared, none inferred from the log"},
+		{analyze.PolicyInfo{Source: "declared", Name: "fleet.toml", Policy: p}, "declared fleet.toml: delay full_jitter, "},
+		{analyze.PolicyInfo{Source: "inferred", Policy: p, Inferred: []string{"base_delay_s", "multiplier"}},
+			"inferred from the log (base_delay_s, multiplier): delay full_jitter, "},
+	} {
+		if got := policyText(tt.in); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("policyText(%s) = %q, want %q...", tt.in.Source, got, tt.want)
+		}
+	}
+}
+
+func TestWrapList(t *testing.T) {
+	items := []string{"audit-gap", "auth-backoff", "client-id-churn", "clock-anomaly", "connect-budget"}
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		{100, "  none: audit-gap, auth-backoff, client-id-churn, clock-anomaly, connect-budget"},
+		{40, "  none: audit-gap, auth-backoff,\n        client-id-churn, clock-anomaly,\n        connect-budget"},
+		{10, "  none: audit-gap,\n        auth-backoff,\n        client-id-churn,\n        clock-anomaly,\n        connect-budget"},
+	} {
+		if got := wrapList("  none: ", items, tt.width); got != tt.want {
+			t.Errorf("width %d:\ngot\n%s\nwant\n%s", tt.width, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/stormaudit/stormaudit/analyze"
+)
+
+// Timeline is one device's timeline and what its records' Refs index.
+type Timeline struct {
+	Device  *analyze.Device // built (Device.Build)
+	Sources []string        // the inputs Ref.Source indexes
+	Files   []string        // the dataset's Parquet files Ref.File indexes; nil when there is no lasting dataset
+}
+
+// TimelineText writes the timeline as a table, one line per record in the
+// device's own order, then the device's sessions and outages.
+func TimelineText(w io.Writer, t Timeline) error {
+	d := t.Device
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "device %s: %s, %s, %s, %s", d.ID, plural(len(d.Events), "record"),
+		plural(len(d.Attempts), "attempt"), plural(len(d.Sessions), "session"), plural(len(d.Episodes), "outage"))
+	if d.Host != "" {
+		fmt.Fprintf(bw, "; host %s", d.Host)
+		if d.Hosts > 1 {
+			fmt.Fprintf(bw, " (and %d others)", d.Hosts-1)
+		}
+	}
+	fmt.Fprintf(bw, "; clean_session %v", d.Clean)
+	if d.Mixed {
+		fmt.Fprint(bw, " (mixed)")
+	}
+	fmt.Fprint(bw, "\n\n")
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "time\toutcome\tattempt\tdelay_s\tsocket-open\trecord")
+	opens := socketOpens(d)
+	for i := range d.Events {
+		e := &d.Events[i]
+		rec := refText(t.Sources, e.Ref)
+		if x := eventExtras(e); x != "" {
+			rec += "  " + x
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", Time(e.At), e.Outcome, e.Attempt, seconds(e.Delay), opens[i], rec)
+	}
+	tw.Flush()
+	timelineSessions(bw, d)
+	timelineEpisodes(bw, d)
+	return bw.Flush()
+}
+
+// socketOpens returns, for each event, the derived socket-open of the
+// attempt its backoff_wait began, or "".
+func socketOpens(d *analyze.Device) []string {
+	opens := make([]string, len(d.Events))
+	for _, a := range d.Attempts {
+		opens[a.Backoff] = Time(a.Open)
+	}
+	return opens
+}
+
+// eventExtras lists the optional fields a record has.
+func eventExtras(e *analyze.Event) string {
+	var parts []string
+	if e.Fail != 0 {
+		parts = append(parts, "failure_class="+e.Fail.String())
+	}
+	if e.Reason >= 0 {
+		parts = append(parts, fmt.Sprintf("reason_code=%d", e.Reason))
+	}
+	if e.Stage != 0 {
+		parts = append(parts, "stage="+e.Stage.String())
+	}
+	if !math.IsNaN(e.Ceiling) {
+		parts = append(parts, "ceiling_s="+seconds(e.Ceiling))
+	}
+	if e.Presence >= 0 {
+		parts = append(parts, fmt.Sprintf("session_present=%v", e.Presence == 1))
+	}
+	if e.Seq >= 0 {
+		parts = append(parts, fmt.Sprintf("device_seq=%d", e.Seq))
+	}
+	return strings.Join(parts, " ")
+}
+
+func timelineSessions(w io.Writer, d *analyze.Device) {
+	fmt.Fprintf(w, "\nsessions:\n")
+	if len(d.Sessions) == 0 {
+		fmt.Fprintf(w, "  none\n")
+	}
+	for _, s := range d.Sessions {
+		if s.Down < 0 {
+			fmt.Fprintf(w, "  up %s, still up at the end\n", Time(s.Up))
+			continue
+		}
+		fmt.Fprintf(w, "  up %s, down %s (%v)\n", Time(s.Up), Time(s.Down), time.Duration(s.Down-s.Up))
+	}
+}
+
+func timelineEpisodes(w io.Writer, d *analyze.Device) {
+	fmt.Fprintf(w, "\noutages:\n")
+	if len(d.Episodes) == 0 {
+		fmt.Fprintf(w, "  none\n")
+	}
+	for _, e := range d.Episodes {
+		if e.End < 0 {
+			fmt.Fprintf(w, "  from %s, not recovered; %s\n", Time(e.Start), plural(e.Attempts, "attempt"))
+			continue
+		}
+		fmt.Fprintf(w, "  from %s to %s (%v); %s\n", Time(e.Start), Time(e.End), time.Duration(e.End-e.Start),
+			plural(e.Attempts, "attempt"))
+	}
+}
+
+type timelineDoc struct {
+	Device   string            `json:"device"`
+	Host     string            `json:"host,omitempty"`
+	Hosts    int               `json:"hosts"`
+	Clean    bool              `json:"clean_session"`
+	Mixed    bool              `json:"mixed_clean_session"`
+	Sources  []string          `json:"sources"`
+	Events   []timelineEvent   `json:"events"`
+	Attempts []timelineAttempt `json:"attempts"`
+	Sessions []timelineSession `json:"sessions"`
+	Outages  []timelineOutage  `json:"outages"`
+}
+
+type timelineEvent struct {
+	At             string   `json:"recorded_at"`
+	Outcome        string   `json:"outcome"`
+	Attempt        int64    `json:"attempt"`
+	Delay          *float64 `json:"backoff_delay_s"`
+	Clean          bool     `json:"clean_session"`
+	Ceiling        *float64 `json:"ceiling_s,omitempty"`
+	Seq            *int64   `json:"device_seq,omitempty"`
+	Reason         *int32   `json:"reason_code,omitempty"`
+	Fail           string   `json:"failure_class,omitempty"`
+	Stage          string   `json:"stage,omitempty"`
+	SessionPresent *bool    `json:"session_present,omitempty"`
+	SocketOpen     string   `json:"socket_open,omitempty"`
+	jsonRecord              // source, line, and file and row
+}
+
+type timelineAttempt struct {
+	Number   int64    `json:"number"`
+	Start    string   `json:"start"`
+	Delay    *float64 `json:"delay_s"`
+	Ceiling  *float64 `json:"ceiling_s,omitempty"`
+	Wait     *float64 `json:"wait_s"`
+	Open     string   `json:"socket_open"`
+	Backoff  int      `json:"event"`
+	Outcome  *int     `json:"outcome_event"`
+	Stage    string   `json:"stage,omitempty"`
+	AfterErr string   `json:"after_failure,omitempty"`
+}
+
+type timelineSession struct {
+	Up    string  `json:"up"`
+	Down  *string `json:"down"`
+	Event int     `json:"event"`
+}
+
+type timelineOutage struct {
+	Start    string  `json:"start"`
+	End      *string `json:"end"`
+	Attempts int     `json:"attempts"`
+}
+
+// TimelineJSON writes the timeline as one JSON document: the device, its
+// events (each with its record's input and line, and dataset file and
+// row when t.Files names the file), attempts, sessions and outages.
+// Events are numbered from 0 in the order listed; attempts and sessions
+// refer to them by that number.
+func TimelineJSON(w io.Writer, t Timeline) error {
+	d := t.Device
+	doc := timelineDoc{Device: d.ID, Host: d.Host, Hosts: d.Hosts, Clean: d.Clean, Mixed: d.Mixed,
+		Sources: append([]string{}, t.Sources...), Events: make([]timelineEvent, len(d.Events)),
+		Attempts: make([]timelineAttempt, len(d.Attempts)), Sessions: make([]timelineSession, len(d.Sessions)),
+		Outages: make([]timelineOutage, len(d.Episodes))}
+	res := &analyze.Result{Sources: t.Sources, Files: t.Files}
+	for i := range d.Events {
+		doc.Events[i] = timelineEventOf(res, &d.Events[i])
+	}
+	for i, a := range d.Attempts {
+		doc.Attempts[i] = timelineAttemptOf(a)
+		doc.Events[a.Backoff].SocketOpen = Time(a.Open)
+	}
+	for i, s := range d.Sessions {
+		doc.Sessions[i] = timelineSession{Up: Time(s.Up), Down: optTime(s.Down), Event: s.UpIndex}
+	}
+	for i, e := range d.Episodes {
+		doc.Outages[i] = timelineOutage{Start: Time(e.Start), End: optTime(e.End), Attempts: e.Attempts}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func timelineEventOf(res *analyze.Result, e *analyze.Event) timelineEvent {
+	te := timelineEvent{At: Time(e.At), Outcome: e.Outcome.String(), Attempt: e.Attempt, Delay: number(e.Delay),
+		Clean: e.Clean, Ceiling: number(e.Ceiling), jsonRecord: jsonRecordOf(res, e.Ref)}
+	if e.Seq >= 0 {
+		te.Seq = &e.Seq
+	}
+	if e.Reason >= 0 {
+		te.Reason = &e.Reason
+	}
+	if e.Fail != 0 {
+		te.Fail = e.Fail.String()
+	}
+	if e.Stage != 0 {
+		te.Stage = e.Stage.String()
+	}
+	if e.Presence >= 0 {
+		p := e.Presence == 1
+		te.SessionPresent = &p
+	}
+	return te
+}
+
+func timelineAttemptOf(a analyze.Attempt) timelineAttempt {
+	ta := timelineAttempt{Number: a.Number, Start: Time(a.Start), Delay: number(a.Delay), Ceiling: number(a.Ceiling),
+		Wait: number(a.Wait), Open: Time(a.Open), Backoff: a.Backoff}
+	if a.Outcome >= 0 {
+		o := a.Outcome
+		ta.Outcome = &o
+	}
+	if a.Stage != 0 {
+		ta.Stage = a.Stage.String()
+	}
+	if a.AfterErr != 0 {
+		ta.AfterErr = a.AfterErr.String()
+	}
+	return ta
+}
+
+func optTime(t int64) *string {
+	if t < 0 {
+		return nil
+	}
+	s := Time(t)
+	return &s
+}
