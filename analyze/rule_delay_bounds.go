@@ -11,7 +11,7 @@ import (
 
 const delayBoundsID = "delay-bounds"
 
-// The tolerances of delay-bounds (docs/rules/delay-bounds.md): a value
+// The tolerances of delay-bounds (docs/rules.md): a value
 // may miss its bound by one unit of the last decimal place the device
 // writes its values to (rounding or truncating a draw to it moves it by
 // less), at least loggedTolMin, the microseconds real clients log with,

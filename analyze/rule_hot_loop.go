@@ -11,7 +11,7 @@ import (
 
 const hotLoopID = "hot-loop"
 
-// The thresholds of hot-loop (docs/rules/hot-loop.md). A full-jitter
+// The thresholds of hot-loop (docs/rules.md). A full-jitter
 // fleet with a base delay of 1 s draws a delay below hotDelay at attempt
 // a with probability 0.01/2^a, so a run of hotRun such attempts has odds
 // of about 1e-13 per outage and device; hotOpens socket-opens within

@@ -20,7 +20,8 @@ func demoCommand() *cli.Command {
 		Usage: "run the whole path on the built-in sample incident",
 		Description: `Writes the built-in sample log (48 devices losing the broker for 75 s) to
 DIR/input, makes a signing key in DIR/keys, ingests the log into DIR/dataset
-with a signed checkpoint, verifies it, and exports it to DIR/incident.arrow.
+with a signed checkpoint, verifies it, exports it to DIR/incident.arrow, and
+checks it against the reference client's policy (the full-jitter preset).
 Then it simulates one outage of a 2,000-device fleet twice, on a fixed 5 s
 timer and with full jitter, against a broker that accepts 100 connects a
 second, ingests both into DIR/whatif-*, and compares them. It prints what
@@ -104,6 +105,9 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	}
 	st, _ := os.Stat(arrowPath)
 	fmt.Fprintf(out, "   %d rows as an Arrow IPC file (%d bytes), for pandas, polars or DuckDB\n", man.Rows, st.Size())
+	if err := demoCheck(out, ds); err != nil {
+		return err
+	}
 	if err := demoWhatIf(ctx, out, dir); err != nil {
 		return err
 	}
