@@ -37,7 +37,10 @@ func init() { register(func() Rule { return &delayBounds{} }) }
 
 // delayBounds flags drawn delays outside the policy's bounds, and ceilings
 // written in records that disagree with the policy's.
-type delayBounds struct{}
+type delayBounds struct {
+	sampler *policy.Sampler // c.Policy's bounds, cached
+	of      *policy.Policy  // the policy sampler was made of
+}
 
 func (r *delayBounds) Info() RuleInfo {
 	return RuleInfo{ID: delayBoundsID, Severity: Error, Title: "drawn delay outside the policy's bounds",
@@ -75,7 +78,10 @@ func (r *delayBounds) Device(c *Context, d *Device) {
 		// auth_min_delay_s governs and inference leaves out
 		after = authRetries(d)
 	}
-	k := boundsCheck{p: c.Policy,
+	if r.of != c.Policy {
+		r.sampler, r.of = c.Policy.Sampler(), c.Policy
+	}
+	k := boundsCheck{p: c.Policy, s: r.sampler,
 		tol:  loggedTolerance(d, func(a *Attempt) float64 { return a.Delay }),
 		ctol: loggedTolerance(d, func(a *Attempt) float64 { return a.Ceiling })}
 	if c.Inferred {
@@ -113,8 +119,9 @@ func (r *delayBounds) severity(c *Context) Severity {
 // boundsCheck checks one device's attempts against a policy.
 type boundsCheck struct {
 	p         *policy.Policy
-	tol, ctol float64 // the device's tolerances for delays and for ceilings
-	margin    float64 // the share of a bound an inferred policy allows beyond it
+	s         *policy.Sampler // p's bounds, cached
+	tol, ctol float64         // the device's tolerances for delays and for ceilings
+	margin    float64         // the share of a bound an inferred policy allows beyond it
 	out, ceil boundsMiss
 }
 
@@ -122,7 +129,7 @@ type boundsCheck struct {
 func (k *boundsCheck) attempt(d *Device, i int, prev float64) {
 	a := &d.Attempts[i]
 	k.out.total++
-	lo, hi := k.p.Bounds(a.Number, prev)
+	lo, hi := k.s.Bounds(a.Number, prev)
 	if by := max(a.Delay-hi-k.margin*hi, lo-a.Delay); by > k.tol+floatSlack*max(1, a.Delay) {
 		k.out.note(d, i, a.Delay, max(a.Delay-hi, lo-a.Delay), prev)
 		if a.Delay > hi {
@@ -135,7 +142,7 @@ func (k *boundsCheck) attempt(d *Device, i int, prev float64) {
 		return
 	}
 	k.ceil.total++
-	want := k.p.Ceiling(a.Number)
+	want := k.s.Ceiling(a.Number)
 	if by := math.Abs(a.Ceiling - want); by > k.ctol+k.margin*want+floatSlack*max(1, want) {
 		k.ceil.note(d, i, a.Ceiling, by, prev)
 	}

@@ -43,3 +43,11 @@ func (s *Sampler) Ceiling(attempt int64) float64 {
 	}
 	return s.p.Ceiling(attempt)
 }
+
+// Bounds returns p.Bounds(attempt, prev).
+func (s *Sampler) Bounds(attempt int64, prev float64) (lo, hi float64) {
+	if s.p.Delay != Decorrelated && attempt >= 0 && attempt < sampledAttempts {
+		return s.lo[attempt], s.hi[attempt]
+	}
+	return s.p.Bounds(attempt, prev)
+}

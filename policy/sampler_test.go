@@ -29,6 +29,11 @@ func TestSamplerAgreesWithDraw(t *testing.T) {
 					t.Fatalf("%s (%s): Sampler.Draw(%d, %v, %v) = %v, Draw = %v", p.Name, p.Delay, a, prev, u, got, want)
 				}
 			}
+			prev := rng.Float64() * 100
+			glo, ghi := s.Bounds(a, prev)
+			if wlo, whi := p.Bounds(a, prev); glo != wlo || ghi != whi {
+				t.Fatalf("%s (%s): Sampler.Bounds(%d, %v) = [%v, %v], Bounds = [%v, %v]", p.Name, p.Delay, a, prev, glo, ghi, wlo, whi)
+			}
 			if got, want := s.Ceiling(a), p.Ceiling(a); got != want {
 				t.Fatalf("%s (%s): Sampler.Ceiling(%d) = %v, Ceiling = %v", p.Name, p.Delay, a, got, want)
 			}
