@@ -19,7 +19,8 @@ func Timeline(dir, id string) (*Device, []string, error) {
 	var near nearIDs
 	_, sources, err := devices(dir, func(d *Device) error {
 		if d.ID == id {
-			found = d
+			found = d.clone() // d is reused for the next device
+			return errEnough
 		}
 		near.add(id, d.ID)
 		return nil

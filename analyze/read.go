@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/internal/ordered"
 )
 
 // readColumns are the dataset columns the analyzers read; dictColumns
@@ -113,13 +117,17 @@ func parseAll[T any](vals *array.String, parse func(string) (T, bool)) []T {
 	return out
 }
 
-// sourceTable numbers the input names records were read from.
+// sourceTable numbers the input names records were read from. It is
+// safe for concurrent use.
 type sourceTable struct {
+	mu    sync.Mutex
 	names []string
 	index map[string]int32
 }
 
 func (t *sourceTable) number(name string) int32 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.index == nil {
 		t.index = map[string]int32{}
 	}
@@ -135,135 +143,180 @@ func (t *sourceTable) number(name string) int32 {
 // errEnough ends a read early without error (see infer).
 var errEnough = errors.New("enough devices read")
 
+// part is one row group of the dataset, decoded: its events and the runs
+// of them that belong to one device.
+type part struct {
+	p      dataset.Part
+	events []Event
+	runs   []run
+	err    error
+}
+
+// run is a device's events in a part; a device's rows may span parts.
+type run struct {
+	id    string
+	n     int
+	hosts []string // distinct host_ids, the last one last
+}
+
 // devices reads the dataset in dir through Arrow record batches and calls
 // fn with each device, built, in dataset order. Rows of one device are
 // contiguous in a dataset (it is sorted by client_id), so one device is in
 // memory at a time; the Device and its slices are reused for the next one.
-// It returns the dataset's manifest and the names of the inputs that
+// The row groups are decoded in parallel and put back in order. It
+// returns the dataset's manifest and the names of the inputs that
 // Ref.Source indexes. fn returning errEnough ends the read without error.
 func devices(dir string, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
-	// The reader decodes the Parquet pages and extracts the events on one
-	// goroutine; fn builds and checks each device on this one.
-	full := make(chan *Device, 64)
-	free := make(chan *Device, 64)
-	for range cap(free) {
-		free <- &Device{}
-	}
-	stop := make(chan struct{})
-	type outcome struct {
-		man     *dataset.Manifest
-		sources []string
-		err     error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		man, sources, err := readDevices(dir, func(d *Device) (*Device, error) {
-			select {
-			case full <- d:
-			case <-stop:
-				return nil, errEnough
-			}
-			return <-free, nil
-		})
-		close(full)
-		done <- outcome{man, sources, err}
-	}()
-	var ferr error
-	for d := range full {
-		if ferr == nil {
-			d.Build()
-			if ferr = fn(d); ferr != nil {
-				close(stop)
-			}
-		}
-		free <- d
-	}
-	o := <-done
-	if ferr != nil && ferr != errEnough {
-		return nil, nil, ferr
-	}
-	if o.err == errEnough {
-		o.err = nil
-	}
-	return o.man, o.sources, o.err
-}
-
-// readDevices reads the devices, unbuilt, handing each to next, which
-// returns the Device to fill with the next one.
-func readDevices(dir string, next func(d *Device) (*Device, error)) (*dataset.Manifest, []string, error) {
 	man, err := dataset.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := dataset.OpenArrowWith(dir, dataset.ArrowOptions{Columns: readColumns, Dictionaries: dictColumns})
+	parts, err := dataset.Parts(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer r.Close()
-	var sources sourceTable
+	sources := &sourceTable{}
 	for _, in := range man.Inputs {
 		sources.number(in.Name) // Ref.Source follows the order the inputs were given
 	}
-	d := &Device{}
-	started := false
-	hosts := map[string]bool{}
-	flush := func() (err error) {
-		if !started {
-			return nil
+	todo := make(chan *part)
+	done := make(chan *part, runtime.GOMAXPROCS(0))
+	stop := make(chan struct{})
+	go func() {
+		defer close(todo)
+		for _, p := range parts {
+			select {
+			case todo <- &part{p: p}:
+			case <-stop:
+				return
+			}
 		}
-		d.Hosts = len(hosts)
-		clear(hosts)
-		d, err = next(d)
-		return err
+	}()
+	// event buffers go round: decoded parts hand theirs back once
+	// assembled, sparing a fresh zeroed allocation per row group
+	spare := make(chan []Event, runtime.GOMAXPROCS(0)+2)
+	go ordered.Run(runtime.GOMAXPROCS(0), todo, done, func(_ int, p *part) {
+		select {
+		case p.events = <-spare:
+		default:
+		}
+		p.decode(dir, sources)
+	})
+	asm := assembler{fn: fn, d: &Device{}, hosts: map[string]bool{}}
+	for p := range done {
+		if asm.err == nil {
+			if asm.err = p.err; asm.err == nil {
+				asm.add(p)
+			}
+			if asm.err != nil {
+				close(stop)
+			}
+		}
+		select {
+		case spare <- p.events[:0]:
+		default:
+		}
 	}
-	file, row := int32(0), int64(0)
+	if asm.err == nil {
+		asm.flush()
+	}
+	if asm.err != nil && asm.err != errEnough {
+		return nil, nil, asm.err
+	}
+	sources.mu.Lock()
+	defer sources.mu.Unlock()
+	return man, sources.names, nil
+}
+
+// assembler joins the runs of decoded parts into devices.
+type assembler struct {
+	fn      func(*Device) error
+	d       *Device
+	started bool
+	hosts   map[string]bool
+	err     error
+}
+
+func (a *assembler) add(p *part) {
+	events := p.events
+	for _, r := range p.runs {
+		if !a.started || r.id != a.d.ID {
+			if a.flush(); a.err != nil {
+				return
+			}
+			a.d.reset(r.id)
+			a.started = true
+		}
+		a.d.Events = append(a.d.Events, events[:r.n]...)
+		events = events[r.n:]
+		for _, h := range r.hosts {
+			a.hosts[h] = true
+			a.d.Host = h
+		}
+	}
+}
+
+// flush builds the device being assembled and hands it to fn.
+func (a *assembler) flush() {
+	if !a.started || a.err != nil {
+		return
+	}
+	a.d.Hosts = len(a.hosts)
+	clear(a.hosts)
+	a.d.Build()
+	a.err = a.fn(a.d)
+	a.started = false
+}
+
+// decode reads the part's rows into events and runs.
+func (p *part) decode(dir string, sources *sourceTable) {
+	r, err := dataset.OpenArrowWith(dir, dataset.ArrowOptions{Columns: readColumns, Dictionaries: dictColumns, Part: &p.p})
+	if err != nil {
+		p.err = err
+		return
+	}
+	defer r.Close()
+	if int64(cap(p.events)) < p.p.Rows {
+		p.events = make([]Event, 0, p.p.Rows)
+	}
+	p.events = p.events[:0]
+	row := p.p.FirstRow
+	var cur *run
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
-			break
+			return
 		}
 		if err != nil {
-			return nil, nil, err
+			p.err = err
+			return
 		}
-		b, err := newBatch(rec, &sources)
+		b, err := newBatch(rec, sources)
 		if err != nil {
 			rec.Release()
-			return nil, nil, fmt.Errorf("%s: %w", dir, err)
+			p.err = fmt.Errorf("%s: %w", dir, err)
+			return
 		}
-		lastClient := -1
+		last := -1
 		for i := range int(rec.NumRows()) {
-			if row == man.Files[file].Rows {
-				file, row = file+1, 0
-			}
-			if k := b.client.index(i); k != lastClient {
-				lastClient = k
-				if id := b.client.vals.Value(k); !started || d.ID != id {
-					if err := flush(); err != nil {
-						rec.Release()
-						return nil, nil, err
-					}
-					d.reset(strings.Clone(id)) // not the batch's memory: rules may keep it
-					started = true
+			if k := b.client.index(i); k != last {
+				last = k
+				if id := b.client.vals.Value(k); cur == nil || cur.id != id {
+					p.runs = append(p.runs, run{id: strings.Clone(id)}) // not the batch's memory
+					cur = &p.runs[len(p.runs)-1]
 				}
 			}
 			if b.host.a.IsValid(i) {
-				h := b.host.value(i)
-				if !hosts[h] {
-					hosts[h] = true
-				}
-				if h != d.Host {
-					d.Host = strings.Clone(h)
+				if h := b.host.value(i); len(cur.hosts) == 0 || cur.hosts[len(cur.hosts)-1] != h {
+					cur.hosts = append(slices.DeleteFunc(cur.hosts, func(x string) bool { return x == h }), strings.Clone(h))
 				}
 			}
-			d.Events = append(d.Events, b.event(i, file, row))
+			cur.n++
+			p.events = append(p.events, b.event(i, int32(p.p.File), row))
 			row++
 		}
 		rec.Release()
 	}
-	if err := flush(); err != nil {
-		return nil, nil, err
-	}
-	return man, sources.names, nil
 }
 
 // event returns row i of the batch as an Event.

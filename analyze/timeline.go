@@ -98,6 +98,14 @@ func (d *Device) seqIncreasing() bool {
 	return true
 }
 
+// clone returns a copy of d that shares no memory with it.
+func (d *Device) clone() *Device {
+	c := *d
+	c.Events, c.Attempts = slices.Clone(d.Events), slices.Clone(d.Attempts)
+	c.Sessions, c.Episodes = slices.Clone(d.Sessions), slices.Clone(d.Episodes)
+	return &c
+}
+
 // reset empties d for the device id, keeping its slices' memory.
 func (d *Device) reset(id string) {
 	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0]}

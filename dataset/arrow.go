@@ -70,6 +70,7 @@ type ArrowReader struct {
 	mem       memory.Allocator
 	cur       *arrowFile
 	proj      projection
+	rowGroups []int // of the one file read, when reading a Part
 }
 
 // projection is the columns a reader returns, in dataset column order.
@@ -118,6 +119,42 @@ func OpenArrow(dir string, batchRows int) (*ArrowReader, error) {
 	return OpenArrowWith(dir, ArrowOptions{BatchRows: batchRows})
 }
 
+// Part is one row group of one file of a dataset: a unit that can be read
+// on its own, in parallel with the others.
+type Part struct {
+	File     int   // index in Manifest.Files
+	RowGroup int   // index in the file
+	FirstRow int64 // the row group's first row in the file
+	Rows     int64
+}
+
+// Parts returns the row groups of the dataset in dir, in dataset order.
+func Parts(dir string) ([]Part, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	var parts []Part
+	for i, f := range m.Files {
+		path := filepath.Join(dir, f.Name)
+		pf, err := file.OpenParquetFile(path, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a Parquet file: %w", path, err)
+		}
+		var row int64
+		for g := range pf.NumRowGroups() {
+			n := pf.MetaData().RowGroup(g).NumRows()
+			parts = append(parts, Part{File: i, RowGroup: g, FirstRow: row, Rows: n})
+			row += n
+		}
+		pf.Close()
+		if row != f.Rows {
+			return nil, fmt.Errorf("%s: the file has %d rows, the manifest says %d", path, row, f.Rows)
+		}
+	}
+	return parts, nil
+}
+
 // OpenArrowColumns is OpenArrow reading only the named columns.
 func OpenArrowColumns(dir string, batchRows int, columns ...string) (*ArrowReader, error) {
 	return OpenArrowWith(dir, ArrowOptions{BatchRows: batchRows, Columns: columns})
@@ -131,6 +168,8 @@ type ArrowOptions struct {
 	// dataset column order; the others are not read at all. Empty means
 	// every column.
 	Columns []string
+	// Part, when set, restricts the reader to one row group of one file.
+	Part *Part
 	// Dictionaries names string columns to read as dictionary arrays
 	// (dictionary<values=utf8, indices=int32>) rather than as utf8: for a
 	// column of few distinct values (client_id, outcome, host_id, ...)
@@ -152,7 +191,14 @@ func OpenArrowWith(dir string, opts ArrowOptions) (*ArrowReader, error) {
 	if batchRows <= 0 {
 		batchRows = DefaultBatchRows
 	}
-	return &ArrowReader{dir: dir, files: m.Files, batchRows: int64(batchRows), mem: memory.DefaultAllocator, proj: proj}, nil
+	r := &ArrowReader{dir: dir, files: m.Files, batchRows: int64(batchRows), mem: memory.DefaultAllocator, proj: proj}
+	if p := opts.Part; p != nil {
+		if p.File < 0 || p.File >= len(m.Files) {
+			return nil, fmt.Errorf("%s: part of file %d: the dataset has %d files", dir, p.File, len(m.Files))
+		}
+		r.files, r.rowGroups = m.Files[p.File:p.File+1], []int{p.RowGroup}
+	}
+	return r, nil
 }
 
 // Schema returns the schema of every batch: the dataset file columns in
@@ -169,7 +215,7 @@ func (r *ArrowReader) Next() (arrow.RecordBatch, error) {
 			if len(r.files) == 0 {
 				return nil, io.EOF
 			}
-			f, err := openArrowFile(filepath.Join(r.dir, r.files[0].Name), r.files[0].Rows, r.batchRows, r.mem, &r.proj)
+			f, err := openArrowFile(filepath.Join(r.dir, r.files[0].Name), r.files[0].Rows, r.batchRows, r.mem, &r.proj, r.rowGroups)
 			if err != nil {
 				return nil, err
 			}
@@ -208,16 +254,19 @@ type arrowFile struct {
 	want    int64            // rows the manifest promises
 	rows    int64            // rows returned
 	proj    *projection
+	// rowGroups are the row groups to read (nil: all); want is then
+	// their rows.
+	rowGroups []int
 }
 
-func openArrowFile(path string, want, batchRows int64, mem memory.Allocator, proj *projection) (*arrowFile, error) {
+func openArrowFile(path string, want, batchRows int64, mem memory.Allocator, proj *projection, rowGroups []int) (*arrowFile, error) {
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true // read a page at a time, not a column chunk
 	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a Parquet file: %w", path, err)
 	}
-	f := &arrowFile{path: path, pf: pf, want: want, mem: mem, proj: proj}
+	f := &arrowFile{path: path, pf: pf, want: want, mem: mem, proj: proj, rowGroups: rowGroups}
 	if err := f.init(batchRows); err != nil {
 		pf.Close()
 		return nil, err
@@ -228,6 +277,15 @@ func openArrowFile(path string, want, batchRows int64, mem memory.Allocator, pro
 func (f *arrowFile) init(batchRows int64) error {
 	if n := f.pf.NumRows(); n != f.want {
 		return fmt.Errorf("%s: the file has %d rows, the manifest says %d", f.path, n, f.want)
+	}
+	if f.rowGroups != nil {
+		f.want = 0
+		for _, g := range f.rowGroups {
+			if g < 0 || g >= f.pf.NumRowGroups() {
+				return fmt.Errorf("%s: row group %d: the file has %d", f.path, g, f.pf.NumRowGroups())
+			}
+			f.want += f.pf.MetaData().RowGroup(g).NumRows()
+		}
 	}
 	props := pqarrow.ArrowReadProperties{BatchSize: batchRows}
 	for i, c := range f.proj.cols {
@@ -249,7 +307,7 @@ func (f *arrowFile) init(batchRows int64) error {
 	if err != nil || f.want == 0 {
 		return err
 	}
-	rr, err := fr.GetRecordReader(context.Background(), leaves, nil)
+	rr, err := fr.GetRecordReader(context.Background(), leaves, f.rowGroups)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.path, err)
 	}

@@ -367,3 +367,58 @@ func BenchmarkArrowRead(b *testing.B) {
 	}
 	reportRows(b, len(recs), cpu)
 }
+
+// TestArrowParts reads a dataset of several files and row groups part by
+// part and checks that the parts hold the rows of a whole read, in order.
+func TestArrowParts(t *testing.T) {
+	recs := typicalRecords(3000)
+	dir := writeDataset(t, [][]auditfmt.Record{recs[:1700], recs[1700:]}, nil)
+	whole := arrowColumn(t, dir, nil)
+	parts, err := Parts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range parts {
+		vals := arrowColumn(t, dir, &p)
+		if int64(len(vals)) != p.Rows {
+			t.Fatalf("part %+v: read %d rows", p, len(vals))
+		}
+		got = append(got, vals...)
+	}
+	if !slices.Equal(got, whole) {
+		t.Fatalf("the parts' rows differ from a whole read (%d and %d rows)", len(got), len(whole))
+	}
+	bad := Part{File: 9}
+	if _, err := OpenArrowWith(dir, ArrowOptions{Part: &bad}); err == nil {
+		t.Error("a part of a file the dataset does not have was accepted")
+	}
+}
+
+// arrowColumn returns client_id and line of every row read (of the part,
+// if given), read as dictionaries.
+func arrowColumn(t *testing.T, dir string, p *Part) []string {
+	t.Helper()
+	r, err := OpenArrowWith(dir, ArrowOptions{Columns: []string{"client_id", "line"}, Dictionaries: []string{"client_id"}, Part: p, BatchRows: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []string
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := rec.Column(0).(*array.Dictionary)
+		vals := ids.Dictionary().(*array.String)
+		lines := rec.Column(1).(*array.Int64)
+		for i := range int(rec.NumRows()) {
+			out = append(out, fmt.Sprintf("%s:%d", vals.Value(ids.GetValueIndex(i)), lines.Value(i)))
+		}
+		rec.Release()
+	}
+}
