@@ -213,7 +213,6 @@ func (ing *ingest) readNDJSON(source uint32, in *opened) error {
 	go decodeBatches(source, ing.names[source], lines, decoded)
 	var err error
 	for b := range decoded {
-		<-b.done
 		if err == nil {
 			err = ing.accept(source, int64(len(b.ends)), &b.recs, b.rejects)
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/internal/ordered"
 )
 
 const batchLines = 4096
@@ -23,7 +24,6 @@ type lineBatch struct {
 
 	recs    encoded
 	rejects []reject
-	done    chan struct{}
 }
 
 // reject is a line that did not decode.
@@ -107,30 +107,11 @@ func readLine(r *bufio.Reader) (s []byte, full int64, err error) {
 
 // decodeBatches decodes and hashes batches from in, the lines of the input
 // source named name, on all cores, and passes them on to out in input
-// order.
+// order. It closes out.
 func decodeBatches(source uint32, name string, in <-chan *lineBatch, out chan<- *lineBatch) {
-	work := make(chan *lineBatch, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var d auditfmt.Decoder
-			var h rowHasher
-			for b := range work {
-				b.decode(&d, &h, source, name)
-				close(b.done)
-			}
-		}()
-	}
-	for b := range in {
-		b.done = make(chan struct{})
-		work <- b
-		out <- b
-	}
-	close(work)
-	close(out)
-	wg.Wait()
+	n := runtime.GOMAXPROCS(0)
+	decoders, hashers := make([]auditfmt.Decoder, n), make([]rowHasher, n)
+	ordered.Run(n, in, out, func(w int, b *lineBatch) { b.decode(&decoders[w], &hashers[w], source, name) })
 }
 
 // decode decodes the batch's lines, computes the record hashes and
