@@ -146,7 +146,7 @@ func round3(x float64) float64 {
 // inferRecords is how many records infer reads: the devices it takes
 // until it has that many (the dataset's order, by client_id, is no order
 // of behaviour, so the first devices are a fair sample of the fleet).
-const inferRecords = 1 << 20
+const inferRecords = 1 << 18
 
 // infer reads the first devices of the dataset in dir, up to about
 // inferRecords records, to infer its policy.

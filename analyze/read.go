@@ -31,10 +31,11 @@ var (
 type dict struct {
 	a    *array.Dictionary
 	vals *array.String
+	idx  []int32 // the indices, read straight (the reader asks for int32)
 }
 
-func (d dict) index(i int) int    { return d.a.GetValueIndex(i) }
-func (d dict) value(i int) string { return d.vals.Value(d.a.GetValueIndex(i)) }
+func (d dict) index(i int) int    { return int(d.idx[i]) }
+func (d dict) value(i int) string { return d.vals.Value(int(d.idx[i])) }
 
 // batch is one Arrow batch of the columns the analyzers read, with the
 // enumerations of its dictionaries parsed once.
@@ -64,10 +65,12 @@ func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
 			return dict{}
 		}
 		v, ok := a.Dictionary().(*array.String)
-		if !ok {
+		ix, ok2 := a.Indices().(*array.Int32)
+		if !ok || !ok2 {
 			bad = append(bad, name)
+			return dict{}
 		}
-		return dict{a, v}
+		return dict{a, v, ix.Int32Values()}
 	}
 	typed := func(name string, ok bool) {
 		if !ok {

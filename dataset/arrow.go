@@ -191,7 +191,7 @@ func OpenArrowWith(dir string, opts ArrowOptions) (*ArrowReader, error) {
 	if batchRows <= 0 {
 		batchRows = DefaultBatchRows
 	}
-	r := &ArrowReader{dir: dir, files: m.Files, batchRows: int64(batchRows), mem: memory.DefaultAllocator, proj: proj}
+	r := &ArrowReader{dir: dir, files: m.Files, batchRows: int64(batchRows), mem: arrowMemory, proj: proj}
 	if p := opts.Part; p != nil {
 		if p.File < 0 || p.File >= len(m.Files) {
 			return nil, fmt.Errorf("%s: part of file %d: the dataset has %d files", dir, p.File, len(m.Files))
