@@ -55,7 +55,7 @@ type PolicyInfo struct {
 
 // Check runs every rule over the dataset in dir.
 func Check(dir string, opts Options) (*Result, error) {
-	c := &Context{Policy: opts.Policy}
+	c := &Context{Policy: opts.Policy, End: NoTime}
 	info := PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}
 	if opts.Policy == nil {
 		p, keys, err := infer(dir)

@@ -67,13 +67,13 @@ func (fc *fleetCounter) add(d *Device) {
 		}
 	}
 	lost := d.LostAt()
-	if lost < 0 {
+	if lost == NoTime {
 		return
 	}
 	fc.st.Lost++
-	if at, ok := d.Recovered(); ok && at >= lost {
+	if at, ok := d.Recovered(); ok {
 		fc.st.Recovered++
-		fc.st.TTR = append(fc.st.TTR, time.Duration(at-lost))
+		fc.st.TTR = append(fc.st.TTR, time.Duration(max(0, at-lost))) // a clock stepped back: clock-anomaly says so
 	}
 }
 

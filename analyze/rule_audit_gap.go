@@ -170,7 +170,11 @@ type rejectLine struct {
 // finding listing the first MaxRefs of rejects.ndjson.
 func rejectedFinding(c *Context, first int64) Finding {
 	t := c.Manifest.Totals
-	f := Finding{Rule: "audit-gap", Severity: Warning, Device: Fleet, Start: first, End: c.End,
+	end := c.End
+	if end == NoTime {
+		end = first // no record was accepted
+	}
+	f := Finding{Rule: "audit-gap", Severity: Warning, Device: Fleet, Start: first, End: end,
 		Message: fmt.Sprintf("%s rejected at ingest: not in the dataset", nOf(int(t.Rejected), "line"))}
 	var per []string
 	for _, in := range c.Manifest.Inputs {
@@ -188,9 +192,9 @@ func rejectedFinding(c *Context, first int64) Finding {
 		listed = fmt.Sprintf("it could not be read (%v)", err)
 	}
 	f.Explanation = fmt.Sprintf("The manifest accounts for %d lines read: %d accepted, %d rejected, %d duplicates (rejected by input: %s). "+
-		"A rejected line is a record no rule could check; %s lists each with its source, line and error, and %s. "+
+		"A rejected line is a record no rule could check; the dataset's %s lists each with its source, line and error, and %s. "+
 		"A device_seq gap or an unrecorded outcome of this rule may be one of these lines.",
-		t.Lines, t.Accepted, t.Rejected, t.Duplicates, strings.Join(per, ", "), path, listed)
+		t.Lines, t.Accepted, t.Rejected, t.Duplicates, strings.Join(per, ", "), dataset.RejectsName, listed)
 	return f
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -85,19 +86,20 @@ type group struct {
 }
 
 func (r *resync) Finish(c *Context) {
-	locked := make([]uint8, len(r.names)) // attempt numbers at which each device is in a group
+	locked := make([]uint16, len(r.names)) // per device: bit a set when it is in a group at attempt number a
 	var groups []group
 	for a := range r.fires {
 		for _, g := range lockstepGroups(a, r.fires[a]) {
 			for _, f := range g.members {
-				locked[f.dev]++
+				locked[f.dev] |= 1 << a
 			}
 			groups = append(groups, g)
 		}
 	}
+	inLockstep := func(dev int32) bool { return bits.OnesCount16(locked[dev]) >= resyncRepeats }
 	n := 0
-	for _, k := range locked {
-		if k >= resyncRepeats {
+	for dev := range locked {
+		if inLockstep(int32(dev)) {
 			n++
 		}
 	}
@@ -106,7 +108,7 @@ func (r *resync) Finish(c *Context) {
 	}
 	// keep the groups of the devices that are in lockstep
 	for i := range groups {
-		groups[i].members = slices.DeleteFunc(groups[i].members, func(f fire) bool { return locked[f.dev] < resyncRepeats })
+		groups[i].members = slices.DeleteFunc(groups[i].members, func(f fire) bool { return !inLockstep(f.dev) })
 	}
 	groups = slices.DeleteFunc(groups, func(g group) bool { return len(g.members) == 0 })
 	slices.SortStableFunc(groups, func(a, b group) int {
@@ -117,22 +119,36 @@ func (r *resync) Finish(c *Context) {
 
 // lockstepGroups returns the groups among the fires of attempt a: runs of
 // fires with the same delay whose times lie within resyncTick of the run's
-// first, of at least resyncGroup fires and resyncShare of all of them.
+// first, of at least resyncGroup devices and resyncShare of the devices
+// with a fire at attempt a. A device fires at one attempt number once per
+// outage, so it counts once.
 func lockstepGroups(a int, fs []fire) []group {
 	slices.SortFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.delay, y.delay), cmp.Compare(x.at, y.at)) })
-	least := max(resyncGroup, int(math.Ceil(resyncShare*float64(len(fs)))))
+	least := max(resyncGroup, int(math.Ceil(resyncShare*float64(distinctDevices(fs)))))
 	var out []group
 	for i := 0; i < len(fs); {
 		j := i + 1
 		for j < len(fs) && fs[j].delay == fs[i].delay && fs[j].at-fs[i].at <= int64(resyncTick) {
 			j++
 		}
-		if j-i >= least {
-			out = append(out, group{attempt: a, delay: fs[i].delay, at: fs[i].at, members: slices.Clone(fs[i:j])})
+		if j-i >= least && distinctDevices(fs[i:j]) >= least {
+			members := slices.Clone(fs[i:j])
+			slices.SortStableFunc(members, func(x, y fire) int { return cmp.Compare(x.dev, y.dev) })
+			members = slices.CompactFunc(members, func(x, y fire) bool { return x.dev == y.dev })
+			out = append(out, group{attempt: a, delay: fs[i].delay, at: fs[i].at, members: members})
 		}
 		i = j
 	}
 	return out
+}
+
+// distinctDevices counts the devices among fs.
+func distinctDevices(fs []fire) int {
+	seen := make(map[int32]bool, len(fs))
+	for _, f := range fs {
+		seen[f.dev] = true
+	}
+	return len(seen)
 }
 
 func (r *resync) finding(n int, groups []group) Finding {

@@ -4,6 +4,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // TestResyncSampleIncident checks the built-in sample: six of its 48
@@ -26,4 +30,36 @@ func TestResyncSampleIncident(t *testing.T) {
 	if len(f.Records) == 0 {
 		t.Error("the finding names no records")
 	}
+}
+
+// TestResyncCountsDevices pins what a lockstep group counts: devices, not
+// timer fires, and attempt numbers, not groups. A fixed-timer fleet that
+// flapped ten times (eleven fires per device at each attempt number) is
+// still in lockstep; a jittered fleet whose immediate first retry fires
+// together after every flap (attempt 0 only) is not.
+func TestResyncCountsDevices(t *testing.T) {
+	fixed := mustPreset(t, "fixed")
+	res := checkSimulated(t, simulate.Config{Devices: 100, Outage: 20 * time.Second, Policy: fixed, Seed: 1,
+		Flaps: 10, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}, &fixed)
+	if len(of(res, "resync")) != 1 {
+		t.Errorf("fixed timer with 10 flaps: want one resync finding, got:%s", describe(of(res, "resync")))
+	}
+	ifr, err := policy.Parse("ifr.toml", []byte("delay = \"full_jitter\"\nbase_delay_s = 1.0\nmax_delay_s = 120.0\nmultiplier = 2.0\nimmediate_first_retry = true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = checkSimulated(t, simulate.Config{Devices: 50, Outage: 30 * time.Second, Policy: ifr, Seed: 1,
+		Flaps: 2, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}, &ifr)
+	if fs := of(res, "resync"); len(fs) > 0 {
+		t.Errorf("jittered fleet with an immediate first retry and flaps: unexpected resync:%s", describe(fs))
+	}
+}
+
+func mustPreset(t *testing.T, name string) policy.Policy {
+	t.Helper()
+	p, err := policy.Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

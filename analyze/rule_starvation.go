@@ -50,17 +50,17 @@ func (*starvation) Info() RuleInfo {
 
 func (r *starvation) Device(_ *Context, d *Device) {
 	lost := d.LostAt()
-	if lost < 0 {
+	if lost == NoTime {
 		return
 	}
 	n := len(d.Events)
-	s := starveDevice{id: strings.Clone(d.ID), from: lost, until: -1, attempts: int32(len(d.Attempts)), last: d.Events[n-1].Outcome, ref: d.Events[n-1].Ref}
+	s := starveDevice{id: strings.Clone(d.ID), from: lost, until: NoTime, attempts: int32(len(d.Attempts)), last: d.Events[n-1].Outcome, ref: d.Events[n-1].Ref}
 	for i := range d.Events {
 		if e := &d.Events[i]; e.Outcome == auditfmt.AttemptFailed || e.Outcome == auditfmt.Refused {
 			s.failed[min(e.Fail, auditfmt.FailUnknown)]++
 		}
 	}
-	if at, ok := d.Recovered(); ok && at >= lost {
+	if at, ok := d.Recovered(); ok {
 		s.until, s.ref = at, d.Events[d.Sessions[len(d.Sessions)-1].UpIndex].Ref
 		var w time.Duration
 		for i := range d.Attempts {
@@ -69,7 +69,7 @@ func (r *starvation) Device(_ *Context, d *Device) {
 		r.waits = append(r.waits, w)
 	} else if s.last == auditfmt.Stopped {
 		return // stopped on purpose: not starving
-	} else if k := len(d.Episodes) - 1; k >= 0 && d.Episodes[k].End < 0 {
+	} else if k := len(d.Episodes) - 1; k >= 0 && d.Episodes[k].End == NoTime {
 		s.from = d.Episodes[k].Start
 	}
 	s.lost = lossRecord(d, s.from)
@@ -157,7 +157,7 @@ func (r *starvation) Finish(c *Context) {
 
 // of returns the bound s is held to.
 func (b starveBound) of(s *starveDevice) time.Duration {
-	if s.until >= 0 {
+	if s.until != NoTime {
 		return b.late
 	}
 	return b.never
@@ -166,7 +166,7 @@ func (b starveBound) of(s *starveDevice) time.Duration {
 // down returns how long s was without a lasting connection: its time to
 // recover, or, if it never recovered, from the outage it is in to end.
 func (s *starveDevice) down(end int64) int64 {
-	if s.until >= 0 {
+	if s.until != NoTime {
 		return s.until - s.from
 	}
 	return end - s.from
@@ -197,7 +197,7 @@ func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 	st := c.Fleet
 	f := Finding{Rule: "starvation", Severity: Warning, Device: s.id, Start: s.from, End: s.until, Records: []Ref{s.ref, s.lost}}
 	tries := fmt.Sprintf("%s in the log, of which %s", nOf(int(s.attempts), "attempt"), s.failures())
-	if s.until >= 0 {
+	if s.until != NoTime {
 		f.Message = fmt.Sprintf("recovered after %s, beyond the fleet's bound of %s", durMs(s.down(0)), durMs(b.late))
 		f.Explanation = fmt.Sprintf("The device lost its connection at %s and connected for good at %s, %s later, after %s. "+
 			"The fleet's %d recovered devices took %s at the median: %s.",
@@ -222,7 +222,7 @@ func fleetStarvation(c *Context, b starveBound, starved []starveDevice) Finding 
 	f := Finding{Rule: "starvation", Severity: Warning, Device: Fleet, Start: starved[0].from, End: end}
 	var names []string
 	for _, s := range starved {
-		if s.until < 0 {
+		if s.until == NoTime {
 			never++
 		}
 		f.Start = min(f.Start, s.from)

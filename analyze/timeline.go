@@ -48,11 +48,17 @@ type Attempt struct {
 	AfterErr auditfmt.FailureClass // failure class of the failure before it, 0 if none
 }
 
+// NoTime marks a time that has not come: the end of a session still up at
+// the end of the log, of an outage not over, the loss of a device that
+// never lost its connection. (Times before 1970 are negative, so no
+// small negative number will do.)
+const NoTime = math.MinInt64
+
 // Session is a connected interval: from a connected record to the record
 // that ended it (a disconnected record or a new attempt), or to the end of
 // the device's records.
 type Session struct {
-	Up, Down int64 // Unix ns; Down is -1 while the session is still up at the end
+	Up, Down int64 // Unix ns; Down is NoTime while the session is still up at the end
 	UpIndex  int   // index in Device.Events of the connected record
 }
 
@@ -60,7 +66,7 @@ type Session struct {
 // connection lost (disconnected, or the first attempt) to the connected
 // record that ended it, if any.
 type Episode struct {
-	Start, End int64 // Unix ns; End is -1 when the device did not reconnect
+	Start, End int64 // Unix ns; End is NoTime when the device did not reconnect
 	Attempts   int   // attempts made during it
 }
 
@@ -148,7 +154,7 @@ func (d *Device) Build() {
 	}
 	openEpisode := func(at int64) {
 		if ep < 0 {
-			d.Episodes = append(d.Episodes, Episode{Start: at, End: -1})
+			d.Episodes = append(d.Episodes, Episode{Start: at, End: NoTime})
 			ep = len(d.Episodes) - 1
 		}
 	}
@@ -166,12 +172,12 @@ func (d *Device) Build() {
 			d.Attempts = append(d.Attempts, Attempt{Number: e.Attempt, Start: e.At, Delay: e.Delay, Ceiling: e.Ceiling,
 				Backoff: i, Outcome: -1, Stage: e.Stage, AfterErr: lastFail})
 			cur = &d.Attempts[len(d.Attempts)-1]
-			cur.Open = e.At + nanos(e.Delay)
+			cur.Open = addSat(e.At, nanos(e.Delay))
 			lastFail = 0
 		case auditfmt.RateLimitedWait:
 			if cur != nil && cur.Outcome < 0 {
 				cur.Wait += e.Delay
-				cur.Open += nanos(e.Delay)
+				cur.Open = addSat(cur.Open, nanos(e.Delay))
 			}
 		case auditfmt.AttemptFailed, auditfmt.Refused:
 			if cur != nil && cur.Outcome < 0 {
@@ -195,7 +201,7 @@ func (d *Device) Build() {
 				d.Episodes[ep].End, ep = e.At, -1
 			}
 			endSession(e.At)
-			d.Sessions = append(d.Sessions, Session{Up: e.At, Down: -1, UpIndex: i})
+			d.Sessions = append(d.Sessions, Session{Up: e.At, Down: NoTime, UpIndex: i})
 			up = len(d.Sessions) - 1
 			lastFail = 0
 		}
@@ -226,19 +232,27 @@ func openInLog(d *Device, a *Attempt) bool {
 // Recovered reports whether the device ends connected after an outage,
 // and when it connected for good.
 func (d *Device) Recovered() (at int64, ok bool) {
-	if len(d.Sessions) == 0 || d.Sessions[len(d.Sessions)-1].Down >= 0 {
+	if len(d.Sessions) == 0 || d.Sessions[len(d.Sessions)-1].Down != NoTime {
 		return 0, false
 	}
 	return d.Sessions[len(d.Sessions)-1].Up, true
 }
 
 // LostAt returns when the device first lost its connection: the start of
-// its first episode, or -1 if it never did.
+// its first episode, or NoTime if it never did.
 func (d *Device) LostAt() int64 {
 	if len(d.Episodes) == 0 {
-		return -1
+		return NoTime
 	}
 	return d.Episodes[0].Start
+}
+
+// addSat returns a+d for d >= 0, saturating at math.MaxInt64.
+func addSat(a, d int64) int64 {
+	if a > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return a + d
 }
 
 func nanos(s float64) int64 {

@@ -138,8 +138,17 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 			sarifNotification{Level: "note", Message: sarifMessage{Text: n}})
 	}
 	idx := ruleIndex(rules)
+	seen := map[string]int{}
 	for _, f := range r.Findings {
-		run.Results = append(run.Results, sarifResultOf(r, f, idx[f.Rule]))
+		res := sarifResultOf(r, f, idx[f.Rule])
+		// findings that share rule, device and first record (a device's
+		// delays and its ceilings, say) are told apart by their order
+		fp := res.PartialFingerprints[FingerprintKey]
+		if k := seen[fp]; k > 0 {
+			res.PartialFingerprints[FingerprintKey] = fingerprintOf(fp + "\x00" + strconv.Itoa(k))
+		}
+		seen[fp]++
+		run.Results = append(run.Results, res)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -226,7 +235,11 @@ func fingerprint(r *analyze.Result, f analyze.Finding) string {
 	if len(f.Records) > 0 {
 		where = refText(r.Sources, f.Records[0])
 	}
-	sum := sha256.Sum256([]byte(f.Rule + "\x00" + f.Device + "\x00" + where))
+	return fingerprintOf(f.Rule + "\x00" + f.Device + "\x00" + where)
+}
+
+func fingerprintOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:16])
 }
 

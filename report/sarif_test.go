@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/stormaudit/stormaudit/analyze"
 )
 
 // decodedSARIF is the part of a SARIF log that code scanning reads.
@@ -183,5 +185,35 @@ func TestCamelCase(t *testing.T) {
 		if got := camelCase(in); got != want {
 			t.Errorf("camelCase(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestSARIFFingerprintsDistinct: two findings of one rule and device that
+// rest first on the same record (a device's delays and its ceilings) get
+// distinct fingerprints, or code scanning merges them into one alert.
+func TestSARIFFingerprintsDistinct(t *testing.T) {
+	ref := analyze.Ref{Source: 0, Line: 7}
+	r := &analyze.Result{Sources: []string{"log.ndjson"}, Rules: []analyze.RuleInfo{{ID: "delay-bounds", Severity: analyze.Error, Title: "t"}},
+		Findings: []analyze.Finding{
+			{Rule: "delay-bounds", Severity: analyze.Error, Device: "dev-1", Message: "delays", Records: []analyze.Ref{ref}},
+			{Rule: "delay-bounds", Severity: analyze.Error, Device: "dev-1", Message: "ceilings", Records: []analyze.Ref{ref}},
+		}}
+	var b bytes.Buffer
+	if err := SARIF(&b, r, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			Results []struct {
+				PartialFingerprints map[string]string `json:"partialFingerprints"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	rs := doc.Runs[0].Results
+	if len(rs) != 2 || rs[0].PartialFingerprints[FingerprintKey] == rs[1].PartialFingerprints[FingerprintKey] {
+		t.Fatalf("fingerprints %v, want two distinct", rs)
 	}
 }

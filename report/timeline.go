@@ -95,7 +95,7 @@ func timelineSessions(w io.Writer, d *analyze.Device) {
 		fmt.Fprintf(w, "  none\n")
 	}
 	for _, s := range d.Sessions {
-		if s.Down < 0 {
+		if s.Down == analyze.NoTime {
 			fmt.Fprintf(w, "  up %s, still up at the end\n", Time(s.Up))
 			continue
 		}
@@ -109,7 +109,7 @@ func timelineEpisodes(w io.Writer, d *analyze.Device) {
 		fmt.Fprintf(w, "  none\n")
 	}
 	for _, e := range d.Episodes {
-		if e.End < 0 {
+		if e.End == analyze.NoTime {
 			fmt.Fprintf(w, "  from %s, not recovered; %s\n", Time(e.Start), plural(e.Attempts, "attempt"))
 			continue
 		}
@@ -241,7 +241,7 @@ func timelineAttemptOf(a analyze.Attempt) timelineAttempt {
 }
 
 func optTime(t int64) *string {
-	if t < 0 {
+	if t == analyze.NoTime {
 		return nil
 	}
 	s := Time(t)

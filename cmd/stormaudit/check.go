@@ -129,8 +129,15 @@ func checkOutputs(formats, outputs string) ([]checkOutput, error) {
 		return nil, usageErr("check: --output: expected one path per format (%d), found %d", len(fs), len(ps))
 	}
 	outs := make([]checkOutput, len(fs))
+	same := make([]string, len(ps)) // the paths as files: ./a and a are one file
+	for i, p := range ps {
+		same[i] = p
+		if abs, err := filepath.Abs(p); p != "-" && err == nil {
+			same[i] = abs
+		}
+	}
 	for i := range fs {
-		if slices.Contains(ps[:i], ps[i]) {
+		if slices.Contains(same[:i], same[i]) {
 			if ps[i] == "-" {
 				return nil, usageErr("check: --output: %s and %s both go to stdout; give --output a file for all but one", fs[slices.Index(ps, "-")], fs[i])
 			}
