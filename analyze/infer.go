@@ -153,7 +153,7 @@ const inferRecords = 1 << 18
 func infer(dir string) (*policy.Policy, []string, error) {
 	var in inference
 	n := 0
-	_, _, err := devices(dir, func(d *Device) error {
+	_, _, err := devicesUpTo(dir, inferRecords, func(d *Device) error {
 		in.add(d)
 		if n += len(d.Events); n >= inferRecords {
 			return errEnough

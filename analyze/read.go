@@ -170,6 +170,13 @@ type run struct {
 // returns the dataset's manifest and the names of the inputs that
 // Ref.Source indexes. fn returning errEnough ends the read without error.
 func devices(dir string, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
+	return devicesUpTo(dir, math.MaxInt64, fn)
+}
+
+// devicesUpTo is devices reading only the row groups that hold the first
+// rows rows of the dataset (and, so, the devices that start in them; the
+// last one may be cut short).
+func devicesUpTo(dir string, rows int64, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
 	man, err := dataset.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
@@ -187,7 +194,12 @@ func devices(dir string, fn func(d *Device) error) (*dataset.Manifest, []string,
 	stop := make(chan struct{})
 	go func() {
 		defer close(todo)
+		var fed int64
 		for _, p := range parts {
+			if fed >= rows {
+				return
+			}
+			fed += p.Rows
 			select {
 			case todo <- &part{p: p}:
 			case <-stop:
