@@ -12,11 +12,14 @@
 // (input and line): a device's clock is not trusted to order its records.
 // Fleet-wide views use recorded_at.
 //
-// From the ordered records Device.Build derives the attempts (a
-// backoff_wait, the rate_limited_waits after it, and the record of its
-// outcome), the derived socket-open of each (the backoff_wait's time plus
-// its delay plus the waits), the sessions (connected intervals) and the
-// outage episodes (from a lost connection to the next connected record).
+// From the ordered records Device.Build derives, per stage (the MQTT
+// session, and the link and address stages when a device records them),
+// the attempts (a backoff_wait, the rate_limited_waits after it, and the
+// record of its outcome), the derived socket-open of each (the
+// backoff_wait's time plus its delay plus the waits), the sessions
+// (connected intervals) and the outage episodes (from a lost connection
+// to the next connected record). The rules read the session stage's
+// sessions and episodes; a record without a stage is of the session.
 //
 // # Rules
 //

@@ -70,6 +70,16 @@ type Episode struct {
 	Attempts   int   // attempts made during it
 }
 
+// StageLine is the timeline of one stage other than the MQTT session: a
+// device that records its link (Wi-Fi, modem) or address (DHCP, DNS)
+// attempts has one for each, built from that stage's records alone as the
+// session's is from its own.
+type StageLine struct {
+	Stage    auditfmt.Stage
+	Sessions []Session
+	Episodes []Episode
+}
+
 // Device is one client's reconstructed timeline.
 type Device struct {
 	ID     string
@@ -80,8 +90,12 @@ type Device struct {
 	Events []Event // in the device's own order (see Build)
 
 	Attempts []Attempt
-	Sessions []Session
+	Sessions []Session // of the MQTT session stage (stage absent or "session")
 	Episodes []Episode
+	// Stages holds the sessions and episodes of the other stages (link,
+	// address) when the device's records have them. Attempts holds every
+	// stage's attempts, each with its Stage.
+	Stages []StageLine
 }
 
 // seqComplete reports whether every event carries a device_seq.
@@ -109,12 +123,16 @@ func (d *Device) clone() *Device {
 	c := *d
 	c.Events, c.Attempts = slices.Clone(d.Events), slices.Clone(d.Attempts)
 	c.Sessions, c.Episodes = slices.Clone(d.Sessions), slices.Clone(d.Episodes)
+	c.Stages = slices.Clone(d.Stages)
+	for i := range c.Stages {
+		c.Stages[i].Sessions, c.Stages[i].Episodes = slices.Clone(c.Stages[i].Sessions), slices.Clone(c.Stages[i].Episodes)
+	}
 	return &c
 }
 
 // reset empties d for the device id, keeping its slices' memory.
 func (d *Device) reset(id string) {
-	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0]}
+	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0], Stages: d.Stages[:0]}
 }
 
 // Build orders the device's events and derives its attempts, sessions and
@@ -142,71 +160,108 @@ func (d *Device) Build() {
 		// a counter that restarted (a reboot) orders nothing: fall back
 		slices.SortStableFunc(d.Events, byLine)
 	}
-	d.Attempts, d.Sessions, d.Episodes = d.Attempts[:0], d.Sessions[:0], d.Episodes[:0]
-	var cur *Attempt
-	var lastFail auditfmt.FailureClass
-	up := -1 // index in Sessions of the open session
-	ep := -1 // index in Episodes of the open episode
-	endSession := func(at int64) {
-		if up >= 0 {
-			d.Sessions[up].Down, up = at, -1
-		}
-	}
-	openEpisode := func(at int64) {
-		if ep < 0 {
-			d.Episodes = append(d.Episodes, Episode{Start: at, End: NoTime})
-			ep = len(d.Episodes) - 1
-		}
+	d.Attempts, d.Sessions, d.Episodes, d.Stages = d.Attempts[:0], d.Sessions[:0], d.Episodes[:0], d.Stages[:0]
+	var st [auditfmt.StageSession + 1]stageBuild
+	for k := range st {
+		st[k] = stageBuild{cur: -1, up: -1, ep: -1}
 	}
 	for i := range d.Events {
 		e := &d.Events[i]
-		switch e.Outcome {
-		case auditfmt.Disconnected:
-			endSession(e.At)
-			openEpisode(e.At)
-			cur, lastFail = nil, 0
-		case auditfmt.BackoffWait:
-			endSession(e.At)
-			openEpisode(e.At)
-			d.Episodes[ep].Attempts++
-			d.Attempts = append(d.Attempts, Attempt{Number: e.Attempt, Start: e.At, Delay: e.Delay, Ceiling: e.Ceiling,
-				Backoff: i, Outcome: -1, Stage: e.Stage, AfterErr: lastFail})
-			cur = &d.Attempts[len(d.Attempts)-1]
-			cur.Open = addSat(e.At, nanos(e.Delay))
-			lastFail = 0
-		case auditfmt.RateLimitedWait:
-			if cur != nil && cur.Outcome < 0 {
-				cur.Wait += e.Delay
-				cur.Open = addSat(cur.Open, nanos(e.Delay))
-			}
-		case auditfmt.AttemptFailed, auditfmt.Refused:
-			if cur != nil && cur.Outcome < 0 {
-				cur.Outcome = i
-			}
-			lastFail = e.Fail
-			switch {
-			case authFailure(e):
-				lastFail = auditfmt.FailAuth // a reason code says so even without a failure_class
-			case lastFail == 0:
-				lastFail = auditfmt.FailUnknown
-			}
-		case auditfmt.GaveUp, auditfmt.Stopped:
-			endSession(e.At)
-			cur = nil
-		case auditfmt.Connected:
-			if cur != nil && cur.Outcome < 0 {
-				cur.Outcome = i
-			}
-			if ep >= 0 {
-				d.Episodes[ep].End, ep = e.At, -1
-			}
-			endSession(e.At)
-			d.Sessions = append(d.Sessions, Session{Up: e.At, Down: NoTime, UpIndex: i})
-			up = len(d.Sessions) - 1
-			lastFail = 0
+		k := e.Stage
+		if k == 0 || k > auditfmt.StageSession {
+			k = auditfmt.StageSession
 		}
+		d.step(&st[k], i)
 	}
 	d.summarise()
+}
+
+// stageBuild is Build's state for one stage: the open attempt, session
+// and episode (indices, -1 for none) and the last failure's class.
+type stageBuild struct {
+	cur, up, ep int
+	lastFail    auditfmt.FailureClass
+	line        int // index in Device.Stages, +1; 0 for the session stage or none yet
+}
+
+// lines returns the sessions and episodes a stage's records build: the
+// device's own for the MQTT session, a StageLine's for the others.
+func (d *Device) lines(s *stageBuild, stage auditfmt.Stage) (*[]Session, *[]Episode) {
+	if stage == auditfmt.StageSession || stage == 0 {
+		return &d.Sessions, &d.Episodes
+	}
+	if s.line == 0 {
+		d.Stages = append(d.Stages, StageLine{Stage: stage})
+		s.line = len(d.Stages)
+	}
+	l := &d.Stages[s.line-1]
+	return &l.Sessions, &l.Episodes
+}
+
+// step takes event i into the timeline of its stage.
+func (d *Device) step(s *stageBuild, i int) {
+	e := &d.Events[i]
+	sessions, episodes := d.lines(s, e.Stage)
+	endSession := func(at int64) {
+		if s.up >= 0 {
+			(*sessions)[s.up].Down, s.up = at, -1
+		}
+	}
+	openEpisode := func(at int64) {
+		if s.ep < 0 {
+			*episodes = append(*episodes, Episode{Start: at, End: NoTime})
+			s.ep = len(*episodes) - 1
+		}
+	}
+	open := func() *Attempt { // the attempt awaiting its outcome, or nil
+		if s.cur >= 0 && d.Attempts[s.cur].Outcome < 0 {
+			return &d.Attempts[s.cur]
+		}
+		return nil
+	}
+	switch e.Outcome {
+	case auditfmt.Disconnected:
+		endSession(e.At)
+		openEpisode(e.At)
+		s.cur, s.lastFail = -1, 0
+	case auditfmt.BackoffWait:
+		endSession(e.At)
+		openEpisode(e.At)
+		(*episodes)[s.ep].Attempts++
+		d.Attempts = append(d.Attempts, Attempt{Number: e.Attempt, Start: e.At, Delay: e.Delay, Ceiling: e.Ceiling,
+			Open: addSat(e.At, nanos(e.Delay)), Backoff: i, Outcome: -1, Stage: e.Stage, AfterErr: s.lastFail})
+		s.cur, s.lastFail = len(d.Attempts)-1, 0
+	case auditfmt.RateLimitedWait:
+		if a := open(); a != nil {
+			a.Wait += e.Delay
+			a.Open = addSat(a.Open, nanos(e.Delay))
+		}
+	case auditfmt.AttemptFailed, auditfmt.Refused:
+		if a := open(); a != nil {
+			a.Outcome = i
+		}
+		switch {
+		case authFailure(e):
+			s.lastFail = auditfmt.FailAuth // a reason code says so even without a failure_class
+		case e.Fail != 0:
+			s.lastFail = e.Fail
+		default:
+			s.lastFail = auditfmt.FailUnknown
+		}
+	case auditfmt.GaveUp, auditfmt.Stopped:
+		endSession(e.At)
+		s.cur = -1
+	case auditfmt.Connected:
+		if a := open(); a != nil {
+			a.Outcome = i
+		}
+		if s.ep >= 0 {
+			(*episodes)[s.ep].End, s.ep = e.At, -1
+		}
+		endSession(e.At)
+		*sessions = append(*sessions, Session{Up: e.At, Down: NoTime, UpIndex: i})
+		s.up, s.lastFail = len(*sessions)-1, 0
+	}
 }
 
 func (d *Device) summarise() {

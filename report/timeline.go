@@ -50,8 +50,12 @@ func TimelineText(w io.Writer, t Timeline) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", Time(e.At), e.Outcome, e.Attempt, seconds(e.Delay), opens[i], rec)
 	}
 	tw.Flush()
-	timelineSessions(bw, d)
-	timelineEpisodes(bw, d)
+	timelineSessions(bw, "", d.Sessions)
+	timelineEpisodes(bw, "", d.Episodes)
+	for _, l := range d.Stages {
+		timelineSessions(bw, l.Stage.String()+" ", l.Sessions)
+		timelineEpisodes(bw, l.Stage.String()+" ", l.Episodes)
+	}
 	return bw.Flush()
 }
 
@@ -89,12 +93,14 @@ func eventExtras(e *analyze.Event) string {
 	return strings.Join(parts, " ")
 }
 
-func timelineSessions(w io.Writer, d *analyze.Device) {
-	fmt.Fprintf(w, "\nsessions:\n")
-	if len(d.Sessions) == 0 {
+// timelineSessions writes a stage's sessions under a title of its name
+// (none for the MQTT session).
+func timelineSessions(w io.Writer, stage string, sessions []analyze.Session) {
+	fmt.Fprintf(w, "\n%ssessions:\n", stage)
+	if len(sessions) == 0 {
 		fmt.Fprintf(w, "  none\n")
 	}
-	for _, s := range d.Sessions {
+	for _, s := range sessions {
 		if s.Down == analyze.NoTime {
 			fmt.Fprintf(w, "  up %s, still up at the end\n", Time(s.Up))
 			continue
@@ -103,12 +109,12 @@ func timelineSessions(w io.Writer, d *analyze.Device) {
 	}
 }
 
-func timelineEpisodes(w io.Writer, d *analyze.Device) {
-	fmt.Fprintf(w, "\noutages:\n")
-	if len(d.Episodes) == 0 {
+func timelineEpisodes(w io.Writer, stage string, episodes []analyze.Episode) {
+	fmt.Fprintf(w, "\n%soutages:\n", stage)
+	if len(episodes) == 0 {
 		fmt.Fprintf(w, "  none\n")
 	}
-	for _, e := range d.Episodes {
+	for _, e := range episodes {
 		if e.End == analyze.NoTime {
 			fmt.Fprintf(w, "  from %s, not recovered; %s\n", Time(e.Start), plural(e.Attempts, "attempt"))
 			continue
@@ -129,6 +135,7 @@ type timelineDoc struct {
 	Attempts []timelineAttempt `json:"attempts"`
 	Sessions []timelineSession `json:"sessions"`
 	Outages  []timelineOutage  `json:"outages"`
+	Stages   []timelineStage   `json:"stages,omitempty"`
 }
 
 type timelineEvent struct {
@@ -160,6 +167,14 @@ type timelineAttempt struct {
 	AfterErr string   `json:"after_failure,omitempty"`
 }
 
+// timelineStage is the sessions and outages of a stage other than the
+// MQTT session.
+type timelineStage struct {
+	Stage    string            `json:"stage"`
+	Sessions []timelineSession `json:"sessions"`
+	Outages  []timelineOutage  `json:"outages"`
+}
+
 type timelineSession struct {
 	Up    string  `json:"up"`
 	Down  *string `json:"down"`
@@ -181,8 +196,7 @@ func TimelineJSON(w io.Writer, t Timeline) error {
 	d := t.Device
 	doc := timelineDoc{Device: d.ID, Host: d.Host, Hosts: d.Hosts, Clean: d.Clean, Mixed: d.Mixed,
 		Sources: append([]string{}, t.Sources...), Events: make([]timelineEvent, len(d.Events)),
-		Attempts: make([]timelineAttempt, len(d.Attempts)), Sessions: make([]timelineSession, len(d.Sessions)),
-		Outages: make([]timelineOutage, len(d.Episodes))}
+		Attempts: make([]timelineAttempt, len(d.Attempts))}
 	res := &analyze.Result{Sources: t.Sources, Files: t.Files}
 	for i := range d.Events {
 		doc.Events[i] = timelineEventOf(res, &d.Events[i])
@@ -191,15 +205,29 @@ func TimelineJSON(w io.Writer, t Timeline) error {
 		doc.Attempts[i] = timelineAttemptOf(a)
 		doc.Events[a.Backoff].SocketOpen = Time(a.Open)
 	}
-	for i, s := range d.Sessions {
-		doc.Sessions[i] = timelineSession{Up: Time(s.Up), Down: optTime(s.Down), Event: s.UpIndex}
-	}
-	for i, e := range d.Episodes {
-		doc.Outages[i] = timelineOutage{Start: Time(e.Start), End: optTime(e.End), Attempts: e.Attempts}
+	doc.Sessions, doc.Outages = sessionsJSON(d.Sessions), outagesJSON(d.Episodes)
+	for _, l := range d.Stages {
+		doc.Stages = append(doc.Stages, timelineStage{Stage: l.Stage.String(), Sessions: sessionsJSON(l.Sessions), Outages: outagesJSON(l.Episodes)})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+func sessionsJSON(ss []analyze.Session) []timelineSession {
+	out := make([]timelineSession, len(ss))
+	for i, s := range ss {
+		out[i] = timelineSession{Up: Time(s.Up), Down: optTime(s.Down), Event: s.UpIndex}
+	}
+	return out
+}
+
+func outagesJSON(es []analyze.Episode) []timelineOutage {
+	out := make([]timelineOutage, len(es))
+	for i, e := range es {
+		out[i] = timelineOutage{Start: Time(e.Start), End: optTime(e.End), Attempts: e.Attempts}
+	}
+	return out
 }
 
 func timelineEventOf(res *analyze.Result, e *analyze.Event) timelineEvent {
