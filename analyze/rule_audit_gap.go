@@ -151,14 +151,6 @@ func seqRange(lo, hi int64) string {
 	return fmt.Sprintf("%d..%d", lo, hi)
 }
 
-// moreText says how many items were left out of a list of the first shown.
-func moreText(n, shown int) string {
-	if n <= shown {
-		return ""
-	}
-	return fmt.Sprintf("; and %d more", n-shown)
-}
-
 // rejectLine is what audit-gap reads of a line of rejects.ndjson.
 type rejectLine struct {
 	Source string `json:"source"`

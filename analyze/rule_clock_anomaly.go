@@ -167,32 +167,10 @@ func clockRecord(e *Event) string {
 	return fmt.Sprintf("%s (line %d)", e.Outcome, e.Ref.Line)
 }
 
-// durText formats ns as a duration rounded to the microsecond.
-func durText(ns int64) string { return time.Duration(ns).Round(time.Microsecond).String() }
-
-// nTimes says "once", "twice" or "N times".
-func nTimes(n int) string {
-	switch n {
-	case 1:
-		return "once"
-	case 2:
-		return "twice"
-	}
-	return fmt.Sprintf("%d times", n)
-}
-
 // recordsAre says "1 of the device's records is" or "N ... are".
 func recordsAre(n int) string {
 	if n == 1 {
 		return "1 of the device's records is"
 	}
 	return fmt.Sprintf("%d of the device's records are", n)
-}
-
-// nOf says "1 record" or "N records".
-func nOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -113,14 +113,14 @@ func (r *budgetRule) finding(c *Context, o *overload, k int64, limit float64) Fi
 	from, to := o.peakAt*res, (o.peakAt+k)*res
 	w := durS(k * res)
 	msg := fmt.Sprintf("%d socket-opens in the %s s from %s, above the broker's budget of %s per %s s (connect_budget_per_s %s)",
-		o.peak, w, whenUTC(from), fmtNum(limit), w, fmtNum(r.budget))
+		o.peak, w, timeText(from), fmtNum(limit), w, fmtNum(r.budget))
 	var x strings.Builder
 	fmt.Fprintf(&x, "connect_budget_per_s = %s and connect_budget_window_s = %s (%s): at most %s × %s = %s socket-opens in any %s s window. ",
 		fmtNum(r.budget), fmtNum(r.window), budgetOrigin(c), fmtNum(r.budget), fmtNum(r.window), fmtNum(limit), w)
 	fmt.Fprintf(&x, "Counting the fleet's socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
 		"in %s s windows that start on whole multiples of %s s, %d window(s) held more than %s between %s and %s. ",
-		w, durS(res), o.windows, fmtNum(limit), whenUTC(o.first*res), whenUTC((o.last+1)*res))
-	fmt.Fprintf(&x, "The peak: %d socket-opens in [%s, %s), %.1f× the budget.", o.peak, whenUTC(from), whenUTC(to), float64(o.peak)/limit)
+		w, durS(res), o.windows, fmtNum(limit), timeText(o.first*res), timeText((o.last+1)*res))
+	fmt.Fprintf(&x, "The peak: %d socket-opens in [%s, %s), %.1f× the budget.", o.peak, timeText(from), timeText(to), float64(o.peak)/limit)
 	samples := r.hist.samplesIn(from, to, MaxRefs)
 	x.WriteString(sampleList(samples, 5))
 	var refs []Ref
@@ -138,7 +138,7 @@ func sampleList(samples []histSample, max int) string {
 	}
 	var parts []string
 	for _, s := range samples[:min(len(samples), max)] {
-		parts = append(parts, s.dev+" at "+whenUTC(s.at))
+		parts = append(parts, s.dev+" at "+timeText(s.at))
 	}
 	return " Among them: " + strings.Join(parts, ", ") + "."
 }
@@ -150,9 +150,6 @@ func budgetOrigin(c *Context) string {
 	}
 	return "the budget declared, the window its default"
 }
-
-// fmtNum formats a number as short as exact.
-func fmtNum(f float64) string { return fmt.Sprint(f) }
 
 // histChunkLen is the number of buckets in one chunk of a timeHist, and
 // histSamples the records a chunk keeps as examples.

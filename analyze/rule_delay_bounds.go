@@ -3,7 +3,6 @@ package analyze
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/policy"
@@ -281,26 +280,6 @@ func boundsFormula(p *policy.Policy, a int64, prev float64) string {
 	}
 	return fmt.Sprintf("the %s rule's bounds are %s", p.Delay, iv)
 }
-
-// fmtSeconds writes a number of seconds for explanations, to the
-// microsecond.
-func fmtSeconds(s float64) string {
-	if math.Abs(s) < 1e12 {
-		s = math.Round(s*1e6) / 1e6
-	}
-	return strconv.FormatFloat(s, 'f', -1, 64)
-}
-
-// countNoun writes n with the singular or plural noun: "1 time", "2 times".
-func countNoun(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
-// fmtTime writes Unix ns as an RFC 3339 UTC timestamp, for explanations.
-func fmtTime(ns int64) string { return string(auditfmt.AppendTimestamp(nil, ns, 0)) }
 
 // tally gathers the occurrences of one problem on one device, for one
 // aggregated finding: how many, the time they span, and the first

@@ -137,7 +137,7 @@ func (r *capacityRule) finding(c *Context, l capacityLoad) Finding {
 		l.n, fmtNum(math.Round(l.rate)), fmtNum(l.w), fmtNum(r.budget))
 	var x strings.Builder
 	fmt.Fprintf(&x, "N = %d devices lost their connection within %s s of each other (the largest such group; outages starting from %s). ",
-		l.n, durS(int64(LostTogether)), whenUTC(l.from))
+		l.n, durS(int64(LostTogether)), timeText(l.from))
 	fmt.Fprintf(&x, "Under the policy (%s: %s), attempt 0 draws its delay from [%s, %s] s: a first window W = %s s. ",
 		paramOrigin(c), delayTerms(p), fmtNum(l.lo), fmtNum(l.hi), fmtNum(l.w))
 	switch {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -158,8 +157,8 @@ func (r *spacingRule) finding(c *Context, host string, opens []hostOpen, devs []
 		spacing, paramOrigin(c), durS(r.spacing-int64(SpacingTolerance)), durS(int64(SpacingTolerance)))
 	fmt.Fprintf(&x, "%s made %d socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
 		"from %d device(s) (%s); %d followed the previous open of the host too soon, between %s and %s. ",
-		upperFirst(who), len(opens), len(devs), deviceList(devs, 5), n, whenUTC(v.first[0].a.at), whenUTC(v.last.b.at))
-	fmt.Fprintf(&x, "Closest: %s opened at %s and %s at %s, %s s apart.", a, whenUTC(closest.a.at), b, whenUTC(closest.b.at), durS(closest.gap()))
+		upperFirst(who), len(opens), len(devs), deviceList(devs, 5), n, timeText(v.first[0].a.at), timeText(v.last.b.at))
+	fmt.Fprintf(&x, "Closest: %s opened at %s and %s at %s, %s s apart.", a, timeText(closest.a.at), b, timeText(closest.b.at), durS(closest.gap()))
 	refs := []Ref{closest.a.ref, closest.b.ref}
 	for _, p := range v.first {
 		refs = appendRef(refs, p.a.ref)
@@ -241,20 +240,4 @@ func paramOrigin(c *Context) string {
 		return "inferred from the log"
 	}
 	return "declared"
-}
-
-// whenUTC formats Unix ns as an RFC 3339 UTC timestamp with the fraction
-// it needs.
-func whenUTC(ns int64) string {
-	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.999999999Z")
-}
-
-// durS formats ns as seconds, as short as exact.
-func durS(ns int64) string { return strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64) }
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
