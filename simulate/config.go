@@ -13,6 +13,13 @@ import (
 var DefaultStart = time.Date(2026, 11, 30, 14, 17, 30, 0, time.UTC)
 
 // Defaults of the Config fields left zero.
+// The range of instants a run may cover: records carry nanosecond Unix
+// timestamps, which ingest reads for the years 1678 to 2261.
+var (
+	earliestStart = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	latestEnd     = time.Date(2261, 12, 31, 0, 0, 0, 0, time.UTC)
+)
+
 const (
 	DefaultLatency    = 50 * time.Millisecond // socket-open to CONNACK or failure
 	DefaultAfterUp    = 15 * time.Minute      // horizon after the broker is up for good
@@ -71,13 +78,47 @@ func (c Config) withDefaults() (Config, error) {
 	if c.DevicesPerHost == 0 {
 		c.DevicesPerHost = 1
 	}
+	if c.DevicesPerHost > c.Devices && c.Devices > 0 {
+		c.DevicesPerHost = c.Devices // one host for all: more changes nothing
+	}
 	if c.CapacityWindow == 0 {
 		c.CapacityWindow = defaultCapWindow
+	}
+	if err := c.checkSchedule(); err != nil {
+		return c, err
 	}
 	if c.Horizon == 0 {
 		c.Horizon = c.brokerUp() + DefaultAfterUp
 	}
 	return c, c.check()
+}
+
+// Validate reports the first field of c that is out of range, as Run
+// would, without running anything: a caller checks before it creates
+// its outputs.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
+// checkSchedule checks the broker's schedule before the default horizon
+// is derived from it: its length must not overflow.
+func (c *Config) checkSchedule() error {
+	bad := func(field, expected string, found any) error {
+		return &ConfigError{Field: field, Expected: expected, Found: fmt.Sprint(found)}
+	}
+	switch {
+	case c.Outage < 0 || c.Outage > maxSimulatedRange:
+		return bad("Outage", "a duration between 0 and 720h", c.Outage)
+	case c.Flaps < 0:
+		return bad("Flaps", "a count >= 0", c.Flaps)
+	case c.Flaps > 0 && (c.FlapUp <= 0 || c.FlapDown <= 0):
+		return bad("FlapUp and FlapDown", "durations > 0 when Flaps is set", fmt.Sprintf("%v and %v", c.FlapUp, c.FlapDown))
+	case c.Flaps > 0 && (c.FlapUp > maxSimulatedRange || c.FlapDown > maxSimulatedRange ||
+		c.FlapUp+c.FlapDown > (maxSimulatedRange-c.Outage)/time.Duration(c.Flaps)):
+		return bad("Flaps", "flaps that end within 720h of the drop", fmt.Sprintf("%d of %v up and %v down", c.Flaps, c.FlapUp, c.FlapDown))
+	}
+	return nil
 }
 
 func (c *Config) check() error {
@@ -87,12 +128,8 @@ func (c *Config) check() error {
 	switch {
 	case c.Devices < 1 || c.Devices > math.MaxInt32:
 		return bad("Devices", "between 1 and 2147483647", c.Devices)
-	case c.Outage < 0:
-		return bad("Outage", "a duration >= 0", c.Outage)
-	case c.Flaps < 0:
-		return bad("Flaps", "a count >= 0", c.Flaps)
-	case c.Flaps > 0 && (c.FlapUp <= 0 || c.FlapDown <= 0):
-		return bad("FlapUp and FlapDown", "durations > 0 when Flaps is set", fmt.Sprintf("%v and %v", c.FlapUp, c.FlapDown))
+	case c.Start.Before(earliestStart) || c.Start.Add(c.Horizon).After(latestEnd):
+		return bad("Start", "an instant from 1678 on, with the run ending before 2262 (the range of nanosecond timestamps)", c.Start.Format(time.RFC3339))
 	case !(c.BadAuth >= 0 && c.BadAuth <= 1):
 		return bad("BadAuth", "a fraction in [0, 1]", c.BadAuth)
 	case c.DevicesPerHost < 1:

@@ -41,7 +41,8 @@
 //
 // The run ends at the horizon: records are written up to it and no later;
 // a device still retrying then is counted as not recovered, and its last
-// record is the backoff_wait whose socket-open lies beyond the horizon.
+// record is the backoff_wait (or rate_limited_wait) of an attempt whose
+// connect resolves beyond the horizon.
 //
 // # Randomness and determinism
 //

@@ -73,7 +73,7 @@ type fleet struct {
 	isDown   bool
 	spacing  int64
 	latency  int64
-	tick     float64
+	tick     int64 // microseconds
 	horizon  int64
 	capWin   int64 // the current capacity window and the connects accepted in it
 	capUsed  int
@@ -85,10 +85,11 @@ type fleet struct {
 
 func newFleet(cfg *Config, emit func([]rec), reuse <-chan []rec, st *counter) *fleet {
 	f := &fleet{cfg: cfg, pol: &cfg.Policy, draw: cfg.Policy.Sampler(), emit: emit, reuse: reuse, stats: st,
-		up:      make([]device, cfg.Devices),
-		spacing: seconds(cfg.Policy.MinConnectSpacingS),
+		up: make([]device, cfg.Devices),
+		// a spacing longer than the run is as long as the run, and no sum of them overflows
+		spacing: min(seconds(cfg.Policy.MinConnectSpacingS), cfg.Horizon.Microseconds()+1),
 		latency: cfg.Latency.Microseconds(),
-		tick:    cfg.Tick.Seconds(),
+		tick:    cfg.Tick.Microseconds(),
 		horizon: cfg.Horizon.Microseconds(),
 		capWin:  -1,
 	}
@@ -114,6 +115,9 @@ func newFleet(cfg *Config, emit func([]rec), reuse <-chan []rec, st *counter) *f
 	t := cfg.Outage.Microseconds()
 	f.down = append(f.down, 0, t)
 	for range cfg.Flaps {
+		if t > f.horizon {
+			break // the transitions after the horizon never come
+		}
 		t += cfg.FlapUp.Microseconds()
 		f.down = append(f.down, t)
 		t += cfg.FlapDown.Microseconds()
@@ -204,7 +208,6 @@ func (f *fleet) open(d *device, check bool) {
 			*next = t + f.spacing
 		}
 	}
-	f.stats.open(t)
 	d.t, d.phase = t+f.latency, phaseResolve
 	f.q.push(*d)
 }
@@ -212,6 +215,9 @@ func (f *fleet) open(d *device, check bool) {
 // resolve decides d's connect at d.t.
 func (f *fleet) resolve(d *device) {
 	t := d.t
+	// counted here, not at the socket-open: an open whose outcome the
+	// horizon cuts off is not in the log
+	f.stats.open(t - f.latency)
 	switch {
 	case f.isDown:
 		f.fail(d, auditfmt.AttemptFailed, auditfmt.FailTransient, 0)
@@ -263,10 +269,10 @@ func (f *fleet) backoff(d *device, t int64) {
 	if d.authFailed && delay < f.pol.AuthMinDelayS {
 		delay = f.pol.AuthMinDelayS
 	}
-	if f.tick > 0 {
-		delay = math.Ceil(delay/f.tick) * f.tick
-	}
 	us := seconds(delay)
+	if f.tick > 0 {
+		us = (us + f.tick - 1) / f.tick * f.tick // in whole microseconds: 2.1 s is 7 ticks of 0.3 s, not 8
+	}
 	delay = float64(us) / microsPerSecond
 	d.prev, d.delay, d.phase = delay, delay, phaseWait
 	f.record(d, rec{t: t, delay: delay, outcome: auditfmt.BackoffWait, ceiling: f.draw.Ceiling(a)})

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/policy"
 )
 
 // TestTimelineSemantics walks every device's records and checks the
@@ -166,7 +168,7 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{Config{Devices: 0, Policy: p}, "Devices: expected between 1 and 2147483647, found 0"},
-		{Config{Devices: 1, Outage: -time.Second, Policy: p}, "Outage: expected a duration >= 0, found -1s"},
+		{Config{Devices: 1, Outage: -time.Second, Policy: p}, "Outage: expected a duration between 0 and 720h, found -1s"},
 		{Config{Devices: 1, Flaps: 2, Policy: p}, "FlapUp and FlapDown: expected durations > 0 when Flaps is set, found 0s and 0s"},
 		{Config{Devices: 1, BadAuth: math.NaN(), Policy: p}, "BadAuth: expected a fraction in [0, 1], found NaN"},
 		{Config{Devices: 1, BadAuth: 1.5, Policy: p}, "BadAuth: expected a fraction in [0, 1], found 1.5"},
@@ -207,5 +209,38 @@ func TestCancel(t *testing.T) {
 	_, err := Run(ctx, Config{Devices: 100000, Outage: time.Hour, Policy: preset(t, "fixed"), Seed: 1}, io.Discard)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
+	}
+}
+
+// TestReviewedEdges pins edges a review found: a delay already a whole
+// number of ticks stays as it is; socket-opens whose outcome the horizon
+// cuts off are not counted; a host larger than the fleet and a start
+// outside the range of timestamps do not break the run.
+func TestReviewedEdges(t *testing.T) {
+	fixed21, err := policy.Parse("f.toml", []byte("delay = \"fixed\"\nbase_delay_s = 2.1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _ := run(t, Config{Devices: 1, Outage: 3 * time.Second, Policy: fixed21, Seed: 1, Tick: 300 * time.Millisecond})
+	if recs[1].BackoffDelayS != 2.1 {
+		t.Errorf("2.1 s on a 0.3 s tick became %v s", recs[1].BackoffDelayS)
+	}
+	recs, st, _ := run(t, Config{Devices: 1000, Outage: time.Hour, Policy: preset(t, "full-jitter"), Seed: 1, Latency: 5 * time.Second, Horizon: 70 * time.Second})
+	outcomes := 0
+	for i := range recs {
+		switch recs[i].Outcome {
+		case auditfmt.AttemptFailed, auditfmt.Refused, auditfmt.Connected:
+			outcomes++
+		}
+	}
+	if st.Attempts != int64(outcomes) {
+		t.Errorf("%d socket-opens counted, the log has %d outcomes", st.Attempts, outcomes)
+	}
+	if _, err := Run(context.Background(), Config{Devices: 10, DevicesPerHost: math.MaxInt, Policy: preset(t, "full-jitter")}, io.Discard); err != nil {
+		t.Errorf("one host for all: %v", err)
+	}
+	err = Config{Devices: 1, Policy: preset(t, "fixed"), Start: time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "Start: expected an instant from 1678 on") {
+		t.Errorf("a start in 1600: %v", err)
 	}
 }

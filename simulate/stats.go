@@ -13,7 +13,8 @@ type Stats struct {
 	Devices int   // fleet size
 	Records int64 // audit records written
 
-	// Attempts counts socket-opens (the work the fleet put on the broker).
+	// Attempts counts socket-opens whose outcome is in the log (the work
+	// the fleet put on the broker).
 	Attempts int64
 	// PeakPerS is the most socket-opens in one second (seconds counted
 	// from the drop), PeakAt the start of that second.

@@ -65,6 +65,9 @@ func runSimulate(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.Validate(); err != nil {
+		return simulateErr(err) // before any output is created or emptied
+	}
 	var st simulate.Stats
 	if dir := cmd.String("dataset"); dir != "" {
 		if cmd.IsSet("output") {
@@ -173,7 +176,7 @@ func simulateDataset(ctx context.Context, cfg simulate.Config, dir string) (simu
 var configFlags = map[string]string{
 	"Devices": "--devices", "Outage": "--outage", "Flaps": "--flaps", "FlapUp and FlapDown": "--flap-up and --flap-down",
 	"BadAuth": "--bad-auth", "DevicesPerHost": "--devices-per-host", "Capacity": "--capacity",
-	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon",
+	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon", "Start": "--start",
 }
 
 // errIngestEnded tells the simulation that nobody reads its records any more.
