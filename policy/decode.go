@@ -124,11 +124,10 @@ func decodeTOML(data []byte) (*document, error) {
 // The toml package keeps the positions of keys to itself.
 func tomlKeyLines(data []byte) map[string]int {
 	lines := map[string]int{}
-	inString, inTable := false, false
+	open, inTable := "", false // open: the delimiter of a multi-line string still open
 	for i, line := range strings.Split(string(data), "\n") {
 		s := strings.TrimSpace(line)
-		quotes := strings.Count(s, `"""`) + strings.Count(s, `'''`)
-		if !inString {
+		if open == "" {
 			name, ok := "", false
 			if rest, header := strings.CutPrefix(s, "["); header {
 				inTable = true
@@ -140,11 +139,43 @@ func tomlKeyLines(data []byte) map[string]int {
 				lines[name] = i + 1
 			}
 		}
-		if quotes%2 == 1 {
-			inString = !inString
-		}
+		open = scanTOMLLine(line, open)
 	}
 	return lines
+}
+
+// scanTOMLLine returns the delimiter (""" or ”') of the multi-line
+// string open at the end of line, or "" for none, given the one open at
+// its start. It skips comments and single-line strings, whose quotes
+// open nothing.
+func scanTOMLLine(line, open string) string {
+	for i := 0; i < len(line); {
+		if open != "" {
+			j := strings.Index(line[i:], open)
+			if j < 0 {
+				return open
+			}
+			i, open = i+j+3, ""
+			continue
+		}
+		switch rest := line[i:]; {
+		case rest[0] == '#':
+			return ""
+		case strings.HasPrefix(rest, `"""`), strings.HasPrefix(rest, `'''`):
+			open, i = rest[:3], i+3
+		case rest[0] == '"' || rest[0] == '\'':
+			q := rest[0]
+			for i++; i < len(line) && line[i] != q; i++ {
+				if q == '"' && line[i] == '\\' {
+					i++ // an escaped character
+				}
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return open
 }
 
 // leadingKey returns the bare or quoted key at the start of s, if white

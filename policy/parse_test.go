@@ -188,3 +188,19 @@ func TestLoadAndResolve(t *testing.T) {
 		t.Errorf("Resolve(bad) error = %v", err)
 	}
 }
+
+// TestTOMLLinesAfterTripleQuotes: three quotes inside a string or a
+// comment open no multi-line string, so later errors keep their line.
+func TestTOMLLinesAfterTripleQuotes(t *testing.T) {
+	for _, text := range []string{
+		"name = \"it'''s\"\ndelay = \"fixed\"\nbase_delay_s = -1\n",
+		"# a comment with ''' in it\ndelay = \"fixed\"\nbase_delay_s = -1\n",
+		"name = \"\"\"two\nlines\"\"\"\nbase_delay_s = -1\ndelay = \"fixed\"\n",
+	} {
+		_, err := Parse("q.toml", []byte(text))
+		want := "q.toml:3: base_delay_s:"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: got %v, want an error starting %q", text, err, want)
+		}
+	}
+}
