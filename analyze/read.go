@@ -55,13 +55,10 @@ type batch struct {
 
 func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
 	b := &batch{}
-	sc := rec.Schema()
 	var bad []string
-	col := func(name string) arrow.Array { return rec.Column(sc.FieldIndices(name)[0]) }
 	dictOf := func(name string) dict {
-		a, ok := col(name).(*array.Dictionary)
-		if !ok {
-			bad = append(bad, name)
+		a := column[*array.Dictionary](rec, name, &bad)
+		if a == nil {
 			return dict{}
 		}
 		v, ok := a.Dictionary().(*array.String)
@@ -72,32 +69,17 @@ func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
 		}
 		return dict{a, v, ix.Int32Values()}
 	}
-	typed := func(name string, ok bool) {
-		if !ok {
-			bad = append(bad, name)
-		}
-	}
 	b.client, b.outcome, b.host = dictOf("client_id"), dictOf("outcome"), dictOf("host_id")
 	b.stage, b.fail, b.source = dictOf("stage"), dictOf("failure_class"), dictOf("source")
-	var ok bool
-	b.at, ok = col("recorded_at").(*array.Timestamp)
-	typed("recorded_at", ok)
-	b.attempt, ok = col("attempt").(*array.Int64)
-	typed("attempt", ok)
-	b.delay, ok = col("backoff_delay_s").(*array.Float64)
-	typed("backoff_delay_s", ok)
-	b.clean, ok = col("clean_session").(*array.Boolean)
-	typed("clean_session", ok)
-	b.seq, ok = col("device_seq").(*array.Int64)
-	typed("device_seq", ok)
-	b.reason, ok = col("reason_code").(*array.Int32)
-	typed("reason_code", ok)
-	b.ceiling, ok = col("ceiling_s").(*array.Float64)
-	typed("ceiling_s", ok)
-	b.present, ok = col("session_present").(*array.Boolean)
-	typed("session_present", ok)
-	b.line, ok = col("line").(*array.Int64)
-	typed("line", ok)
+	b.at = column[*array.Timestamp](rec, "recorded_at", &bad)
+	b.attempt = column[*array.Int64](rec, "attempt", &bad)
+	b.delay = column[*array.Float64](rec, "backoff_delay_s", &bad)
+	b.clean = column[*array.Boolean](rec, "clean_session", &bad)
+	b.seq = column[*array.Int64](rec, "device_seq", &bad)
+	b.reason = column[*array.Int32](rec, "reason_code", &bad)
+	b.ceiling = column[*array.Float64](rec, "ceiling_s", &bad)
+	b.present = column[*array.Boolean](rec, "session_present", &bad)
+	b.line = column[*array.Int64](rec, "line", &bad)
 	if len(bad) > 0 {
 		return nil, fmt.Errorf("columns %v: unexpected Arrow types", bad)
 	}
@@ -109,6 +91,15 @@ func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
 		b.sourceIndex[i] = sources.number(b.source.vals.Value(i))
 	}
 	return b, nil
+}
+
+// column returns the named column of rec as a T, or adds its name to bad.
+func column[T arrow.Array](rec arrow.RecordBatch, name string, bad *[]string) T {
+	a, ok := rec.Column(rec.Schema().FieldIndices(name)[0]).(T)
+	if !ok {
+		*bad = append(*bad, name)
+	}
+	return a
 }
 
 // parseAll parses each value of a dictionary once.
