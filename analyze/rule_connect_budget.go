@@ -38,22 +38,32 @@ func (r *budgetRule) Info() RuleInfo {
 			"connects, healthy clients included, and the refused ones retry into the next window."}
 }
 
+// budgetOf returns the broker's declared accept budget and its window
+// (1 s unless declared), for rule; a budget that is missing or 0 is noted
+// once, and ok is false.
+func budgetOf(c *Context, rule string) (budget, window float64, ok bool) {
+	b, ok := c.Param(rule, "connect_budget_per_s", func(p *policy.Policy) float64 { return p.ConnectBudgetPerS })
+	if !ok {
+		return 0, 0, false
+	}
+	if b <= 0 {
+		c.Note(rule, "connect_budget_per_s is 0 (undeclared): nothing to check")
+		return 0, 0, false
+	}
+	window = c.Policy.ConnectBudgetWindowS
+	if window <= 0 {
+		window = 1
+	}
+	return b, window, true
+}
+
 func (r *budgetRule) init(c *Context) bool {
 	if r.ready {
 		return r.on
 	}
 	r.ready = true
-	b, ok := c.Param("connect-budget", "connect_budget_per_s", func(p *policy.Policy) float64 { return p.ConnectBudgetPerS })
-	if !ok {
+	if r.budget, r.window, r.on = budgetOf(c, "connect-budget"); !r.on {
 		return false
-	}
-	if b <= 0 {
-		c.Note("connect-budget", "connect_budget_per_s is 0 (undeclared): nothing to check")
-		return false
-	}
-	r.on, r.budget, r.window = true, b, c.Policy.ConnectBudgetWindowS
-	if r.window <= 0 {
-		r.window = 1
 	}
 	r.hist = newTimeHist(min(int64(BudgetResolution), max(nanos(r.window), 1)))
 	return true

@@ -49,12 +49,8 @@ func (r *capacityRule) init(c *Context) bool {
 	r.ready = true
 	// a valid policy with a delay rule has the numbers the rule needs
 	_, okDelay := c.Param("policy-capacity", "delay", func(*policy.Policy) float64 { return 0 })
-	b, okBudget := c.Param("policy-capacity", "connect_budget_per_s", func(p *policy.Policy) float64 { return p.ConnectBudgetPerS })
-	if okBudget && b <= 0 {
-		c.Note("policy-capacity", "connect_budget_per_s is 0 (undeclared): nothing to check")
-	}
-	r.on = okDelay && okBudget && b > 0
-	r.budget = b
+	b, _, okBudget := budgetOf(c, "policy-capacity")
+	r.on, r.budget = okDelay && okBudget, b
 	if r.on {
 		r.starts = newTimeHist(int64(time.Millisecond))
 	}
