@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+"""A fleet of real paho-mqtt 1.x clients for stormaudit's real-client corpus.
+
+Each device is one paho.mqtt.client.Client with a reconnect manager beside
+it, written the way the reference client's manager is: capped exponential
+backoff with full jitter, the counter reset on a successful CONNACK, and an
+audit record (the ReconnectAudit schema) for every step, appended as one
+JSON line to --audit. The manager never writes what the MQTT library does
+on its own, so the audit log is exactly what such a fleet would collect.
+
+Modes:
+
+  library  paho's loop_start() runs the library's own automatic reconnect
+           (1, 2, 4 ... s, no jitter) beside the manager: two reconnect
+           owners. The manager does not record disconnects.
+  manual   the manager runs the network loop itself (client.loop()), so it
+           is the only reconnect owner, and it records disconnects
+           (outcome "disconnected"). --churn F makes that fraction of the
+           devices restart a healthy connection now and then without
+           recording why (a stale-callback bug): reconnect churn.
+
+SIGTERM or SIGINT stops the fleet: every manager writes "stopped" and
+disconnects. Run by internal/realcorpus/gen (see docs/corpus.md); it needs
+Debian's python3-paho-mqtt (1.6).
+"""
+import argparse
+import json
+import random
+import signal
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+
+import paho.mqtt.client as mqtt
+
+
+class Audit:
+    """Appends audit records, one JSON line each, from many threads."""
+
+    def __init__(self, path):
+        self.f = open(path, "a", buffering=1)
+        self.lock = threading.Lock()
+
+    def write(self, cid, outcome, attempt, delay, clean, **extra):
+        # The time is taken before the lock, as a logging call does: two
+        # threads of one device may write in the other order.
+        rec = {"client_id": cid, "attempt": attempt, "backoff_delay_s": round(delay, 6),
+               "outcome": outcome, "clean_session": clean,
+               "recorded_at": datetime.now(timezone.utc).isoformat()}
+        rec.update(extra)
+        line = json.dumps(rec)
+        with self.lock:
+            self.f.write(line + "\n")
+
+
+class Policy:
+    def __init__(self, base, cap, mult):
+        self.base, self.cap, self.mult = base, cap, mult
+
+    def ceiling(self, attempt):
+        return min(self.cap, self.base * self.mult ** min(attempt, 64))
+
+    def draw(self, rng, attempt):
+        return rng.uniform(0, self.ceiling(attempt))
+
+
+class Device:
+    def __init__(self, cid, args, audit, stop, rng):
+        self.cid, self.args, self.audit, self.stop, self.rng = cid, args, audit, stop, rng
+        self.policy = Policy(args.base, args.cap, args.multiplier)
+        self.up = threading.Event()
+        self.lost = threading.Event()
+        self.attempt = 0
+        self.churner = rng.random() < args.churn
+        self.configured = self.looping = False
+        c = mqtt.Client(client_id=cid, clean_session=False)
+        c.reconnect_delay_set(1, 120)  # paho's defaults, stated
+        c.on_connect = self.on_connect
+        c.on_disconnect = self.on_disconnect
+        self.c = c
+
+    def rec(self, outcome, delay=0.0, **extra):
+        self.audit.write(self.cid, outcome, self.attempt, delay, False, **extra)
+
+    def on_connect(self, client, userdata, flags, rc):
+        if rc == 0:
+            self.attempt = 0
+            self.rec("connected", session_present=bool(flags.get("session present")))
+            self.lost.clear()
+            self.up.set()
+        else:
+            self.rec("refused", reason_code=rc)
+
+    def on_disconnect(self, client, userdata, rc):
+        was_up = self.up.is_set()
+        self.up.clear()
+        if rc != 0 and not self.stop.is_set():
+            if self.args.mode == "manual" and was_up:
+                self.rec("disconnected", reason_code=rc)
+            self.lost.set()
+
+    def wait_connack(self, timeout):
+        """Waits for the CONNACK of a connect just sent."""
+        if self.args.mode == "library":
+            return self.up.wait(timeout)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and not self.up.is_set():
+            if self.c.loop(timeout=0.1) != mqtt.MQTT_ERR_SUCCESS:
+                return False
+        return self.up.is_set()
+
+    def open_socket(self):
+        """One socket-open: connect or reconnect; True once CONNACK came."""
+        try:
+            if not self.configured:
+                self.configured = True
+                self.c.connect(self.args.host, self.args.port, keepalive=self.args.keepalive)
+            else:
+                self.c.reconnect()
+        except OSError:
+            return False
+        if self.args.mode == "library" and not self.looping:
+            self.looping = True
+            self.c.loop_start()
+        return self.wait_connack(5)
+
+    def backoff(self):
+        """Retries until connected, as the reference manager does."""
+        self.attempt = 0
+        while not self.stop.is_set():
+            if self.up.is_set():
+                return  # another owner (the library) connected the client
+            delay = self.policy.draw(self.rng, self.attempt)
+            self.rec("backoff_wait", delay, ceiling_s=self.policy.ceiling(self.attempt))
+            if self.stop.wait(delay):
+                return
+            if self.up.is_set():
+                return
+            if self.open_socket():
+                return
+            if self.up.is_set():
+                return
+            self.attempt += 1
+            self.rec("attempt_failed", delay, failure_class="transient")
+
+    def run(self):
+        self.backoff()
+        next_churn = time.monotonic() + self.rng.uniform(8, 16)
+        while not self.stop.is_set():
+            if self.args.mode == "library":
+                if self.lost.wait(0.2):
+                    self.backoff()
+                continue
+            if not self.up.is_set():
+                self.backoff()
+                continue
+            if self.c.loop(timeout=0.2) != mqtt.MQTT_ERR_SUCCESS and not self.up.is_set():
+                self.lost.set()
+                continue
+            if self.churner and time.monotonic() >= next_churn:
+                next_churn = time.monotonic() + self.rng.uniform(8, 16)
+                self.churn()
+        self.rec("stopped")
+        try:
+            self.c.disconnect()
+            if self.args.mode == "library":
+                self.c.loop_stop()
+            else:
+                self.c.loop(timeout=0.2)
+        except OSError:
+            pass
+
+    def churn(self):
+        """Restarts a healthy connection without recording why."""
+        delay = self.policy.draw(self.rng, 0)
+        self.rec("backoff_wait", delay, ceiling_s=self.policy.ceiling(0))
+        if self.stop.wait(delay):
+            return
+        self.up.clear()
+        if not self.open_socket():
+            self.attempt += 1
+            self.rec("attempt_failed", delay, failure_class="transient")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--devices", type=int, default=100)
+    ap.add_argument("--prefix", default="py")
+    ap.add_argument("--mode", choices=["library", "manual"], required=True)
+    ap.add_argument("--audit", required=True)
+    ap.add_argument("--base", type=float, default=1.0)
+    ap.add_argument("--cap", type=float, default=30.0)
+    ap.add_argument("--multiplier", type=float, default=2.0)
+    ap.add_argument("--keepalive", type=int, default=30)
+    ap.add_argument("--boot-spread", type=float, default=4.0, help="devices boot over this many seconds")
+    ap.add_argument("--churn", type=float, default=0.0)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    audit = Audit(args.audit)
+    master = random.Random(args.seed)
+    threads = []
+    for i in range(args.devices):
+        d = Device("%s-%04d" % (args.prefix, i + 1), args, audit, stop, random.Random(master.getrandbits(64)))
+        t = threading.Thread(target=d.run, daemon=True)
+        threads.append(t)
+    gap = args.boot_spread / max(1, args.devices)
+    for t in threads:
+        t.start()
+        time.sleep(gap)
+    print("fleet: %d devices running" % args.devices, file=sys.stderr, flush=True)
+    while not stop.is_set():
+        stop.wait(0.5)
+    for t in threads:
+        t.join(10)
+    print("fleet: stopped", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()
