@@ -24,9 +24,11 @@ type FleetStats struct {
 	Peak   int64
 	PeakAt int64
 
-	// Lost counts devices that lost their connection; Recovered those of
-	// them that end connected. TTR holds each recovered device's time to
-	// recover: from losing the connection to connecting for good.
+	// Lost counts devices that lost their connection at least once (a
+	// start is not a loss); Recovered those of them that connected after
+	// their last loss. TTR holds a time to recover for every loss a
+	// connect ended: from the device's own loss to its first successful
+	// connect after it.
 	Lost, Recovered int
 	TTR             []time.Duration // sorted
 	// TTR50 ... TTRMax are nearest-rank percentiles of TTR.
@@ -34,6 +36,10 @@ type FleetStats struct {
 	// Fairness is Jain's index over TTR: (Σx)² / (n·Σx²), 1 when every
 	// device took as long, 1/n when one took all the time.
 	Fairness float64
+
+	// Incidents are the losses that took many devices down together, in
+	// time order (see Incident).
+	Incidents []Incident
 }
 
 // DefaultWindow is the window socket-opens are counted in by default.
@@ -48,6 +54,7 @@ type fleetCounter struct {
 	st     FleetStats
 	window int64
 	opens  map[int64]int64 // window index -> socket-opens
+	inc    incidentCounter
 }
 
 func newFleetCounter(window time.Duration) *fleetCounter {
@@ -66,16 +73,24 @@ func (fc *fleetCounter) add(d *Device) {
 			fc.st.Attempts++
 		}
 	}
-	lost := d.LostAt()
-	if lost == NoTime {
+	fc.inc.add(d)
+	if !d.Lost() {
 		return
 	}
 	fc.st.Lost++
-	if at, ok := d.Recovered(); ok {
+	if d.Recovered() {
 		fc.st.Recovered++
-		fc.st.TTR = append(fc.st.TTR, time.Duration(max(0, at-lost))) // a clock stepped back: clock-anomaly says so
+	}
+	for i := range d.Episodes {
+		if ep := &d.Episodes[i]; ep.Loss() && ep.End != NoTime {
+			fc.st.TTR = append(fc.st.TTR, ep.recovery())
+		}
 	}
 }
+
+// recovery returns the time a loss took to recover: from the loss to the
+// connect that ended it (0 for a clock stepped back: clock-anomaly says so).
+func (e *Episode) recovery() time.Duration { return time.Duration(max(0, e.End-e.Start)) }
 
 // stats returns the figures, once every device is added.
 func (fc *fleetCounter) stats() *FleetStats {
@@ -98,6 +113,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 			}
 		}
 	}
+	st.Incidents = fc.inc.incidents()
 	slices.Sort(st.TTR)
 	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)
 	var sum, sq float64

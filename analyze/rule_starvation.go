@@ -27,14 +27,15 @@ type starvation struct {
 // connection.
 type starveDevice struct {
 	id string
-	// from is when it lost its connection: for a recovered device the
-	// first loss (as FleetStats.TTR counts), else the start of the outage
-	// it is still in; until is its connect for good, -1 if none.
+	// from is when it lost its connection: for a recovered device its
+	// slowest loss to recover from, else the start of the outage it is
+	// still in; until is the connect that ended that loss, NoTime if none.
 	from, until int64
+	starting    bool // the outage it is still in is its start: it never connected
 	attempts    int32
 	failed      [auditfmt.FailUnknown + 1]int32 // failures and refusals by failure class (0: none given)
 	last        auditfmt.Outcome                // its last record's outcome
-	ref, lost   Ref                             // its connect for good (else its last record); the record it lost the connection at
+	ref, lost   Ref                             // the connect that ended the loss (else its last record); the record it lost the connection at
 }
 
 func init() { register(func() Rule { return &starvation{} }) }
@@ -49,42 +50,37 @@ func (*starvation) Info() RuleInfo {
 }
 
 func (r *starvation) Device(_ *Context, d *Device) {
-	lost := d.LostAt()
-	if lost == NoTime {
+	out, down := d.Outage()
+	if !down && !d.Lost() {
 		return
 	}
 	n := len(d.Events)
-	s := starveDevice{id: strings.Clone(d.ID), from: lost, until: NoTime, attempts: int32(len(d.Attempts)), last: d.Events[n-1].Outcome, ref: d.Events[n-1].Ref}
+	s := starveDevice{id: strings.Clone(d.ID), until: NoTime, attempts: int32(len(d.Attempts)), last: d.Events[n-1].Outcome, ref: d.Events[n-1].Ref}
 	for i := range d.Events {
 		if e := &d.Events[i]; e.Outcome == auditfmt.AttemptFailed || e.Outcome == auditfmt.Refused {
 			s.failed[min(e.Fail, auditfmt.FailUnknown)]++
 		}
 	}
-	if at, ok := d.Recovered(); ok {
-		s.until, s.ref = at, d.Events[d.Sessions[len(d.Sessions)-1].UpIndex].Ref
+	switch {
+	case down && s.last == auditfmt.Stopped:
+		return // stopped on purpose: not starving
+	case down:
+		s.from, s.lost, s.starting = out.Start, d.Events[out.First].Ref, out.Starting
+	default: // recovered from every loss: judged by the slowest
+		var worst *Episode
+		for i := range d.Episodes {
+			if ep := &d.Episodes[i]; ep.Loss() && (worst == nil || ep.recovery() > worst.recovery()) {
+				worst = ep
+			}
+		}
+		s.from, s.until, s.lost, s.ref = worst.Start, worst.End, d.Events[worst.First].Ref, d.Events[worst.Last].Ref
 		var w time.Duration
 		for i := range d.Attempts {
 			w = max(w, time.Duration(nanos(d.Attempts[i].Delay)+nanos(d.Attempts[i].Wait)))
 		}
 		r.waits = append(r.waits, w)
-	} else if s.last == auditfmt.Stopped {
-		return // stopped on purpose: not starving
-	} else if k := len(d.Episodes) - 1; k >= 0 && d.Episodes[k].End == NoTime {
-		s.from = d.Episodes[k].Start
 	}
-	s.lost = lossRecord(d, s.from)
 	r.devs = append(r.devs, s)
-}
-
-// lossRecord returns the record at which d's outage starting at from
-// began: the first disconnected or backoff_wait recorded then.
-func lossRecord(d *Device, from int64) Ref {
-	for i := range d.Events {
-		if e := &d.Events[i]; e.At == from && (e.Outcome == auditfmt.Disconnected || e.Outcome == auditfmt.BackoffWait) {
-			return e.Ref
-		}
-	}
-	return d.Events[0].Ref
 }
 
 // starveBound holds the fleet's bounds on the time without a lasting
@@ -205,6 +201,13 @@ func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 		return f
 	}
 	f.Severity, f.End = Error, c.End
+	if s.starting {
+		f.Message = fmt.Sprintf("never connected: trying for %s while %d of %d devices recovered", durMs(s.down(c.End)), st.Recovered, st.Lost)
+		f.Explanation = fmt.Sprintf("The device's first record is at %s and it has not connected since; its last record is %s, and the log ends at %s, "+
+			"%s later. It made %s. Of the %d devices that lost their connection, %d recovered, the median in %s: %s.",
+			timeText(s.from), s.last, timeText(c.End), durMs(s.down(c.End)), tries, st.Lost, st.Recovered, durMs(b.median), b.text(false))
+		return f
+	}
 	f.Message = fmt.Sprintf("never recovered: without a connection for %s while %d of %d devices recovered", durMs(s.down(c.End)), st.Recovered, st.Lost)
 	f.Explanation = fmt.Sprintf("The device lost its connection at %s and has not connected since; its last record is %s, and the log ends at %s, "+
 		"%s later. It made %s. Of the %d devices that lost their connection, %d recovered, the median in %s: %s.",

@@ -65,10 +65,24 @@ type Session struct {
 // Episode is an outage of one device: from the record that shows the
 // connection lost (disconnected, or the first attempt) to the connected
 // record that ended it, if any.
+//
+// An episode is a loss unless it is a start: the records of a device that
+// has not been connected before them (in this stage, in the log, or since
+// it was stopped) and that did not record a disconnect are the device
+// starting, not recovering. A loss is inferred when the log has no record
+// of it: the episode began with a new attempt after a connected record.
 type Episode struct {
 	Start, End int64 // Unix ns; End is NoTime when the device did not reconnect
 	Attempts   int   // attempts made during it
+	// First and Last are the indices in Device.Events of the record that
+	// began it and of the connected record that ended it (-1 if none).
+	First, Last int
+	Starting    bool // a start, not a loss
+	Inferred    bool // a loss the log has no record of
 }
+
+// Loss reports whether the episode is a lost connection (not a start).
+func (e *Episode) Loss() bool { return !e.Starting }
 
 // StageLine is the timeline of one stage other than the MQTT session: a
 // device that records its link (Wi-Fi, modem) or address (DHCP, DNS)
@@ -181,7 +195,8 @@ func (d *Device) Build() {
 type stageBuild struct {
 	cur, up, ep int
 	lastFail    auditfmt.FailureClass
-	line        int // index in Device.Stages, +1; 0 for the session stage or none yet
+	line        int  // index in Device.Stages, +1; 0 for the session stage or none yet
+	wasUp       bool // the stage has been connected (since the device last stopped)
 }
 
 // lines returns the sessions and episodes a stage's records build: the
@@ -207,9 +222,10 @@ func (d *Device) step(s *stageBuild, i int) {
 			(*sessions)[s.up].Down, s.up = at, -1
 		}
 	}
-	openEpisode := func(at int64) {
+	openEpisode := func(loss bool) {
 		if s.ep < 0 {
-			*episodes = append(*episodes, Episode{Start: at, End: NoTime})
+			*episodes = append(*episodes, Episode{Start: e.At, End: NoTime, First: i, Last: -1,
+				Starting: !loss && !s.wasUp, Inferred: !loss && s.wasUp})
 			s.ep = len(*episodes) - 1
 		}
 	}
@@ -222,11 +238,11 @@ func (d *Device) step(s *stageBuild, i int) {
 	switch e.Outcome {
 	case auditfmt.Disconnected:
 		endSession(e.At)
-		openEpisode(e.At)
+		openEpisode(true)
 		s.cur, s.lastFail = -1, 0
 	case auditfmt.BackoffWait:
 		endSession(e.At)
-		openEpisode(e.At)
+		openEpisode(false)
 		(*episodes)[s.ep].Attempts++
 		d.Attempts = append(d.Attempts, Attempt{Number: e.Attempt, Start: e.At, Delay: e.Delay, Ceiling: e.Ceiling,
 			Open: addSat(e.At, nanos(e.Delay)), Backoff: i, Outcome: -1, Stage: e.Stage, AfterErr: s.lastFail})
@@ -251,16 +267,20 @@ func (d *Device) step(s *stageBuild, i int) {
 	case auditfmt.GaveUp, auditfmt.Stopped:
 		endSession(e.At)
 		s.cur = -1
+		if e.Outcome == auditfmt.Stopped {
+			s.wasUp = false // what follows is the client starting again
+		}
 	case auditfmt.Connected:
 		if a := open(); a != nil {
 			a.Outcome = i
 		}
 		if s.ep >= 0 {
-			(*episodes)[s.ep].End, s.ep = e.At, -1
+			ep := &(*episodes)[s.ep]
+			ep.End, ep.Last, s.ep = e.At, i, -1
 		}
 		endSession(e.At)
 		*sessions = append(*sessions, Session{Up: e.At, Down: NoTime, UpIndex: i})
-		s.up, s.lastFail = len(*sessions)-1, 0
+		s.up, s.lastFail, s.wasUp = len(*sessions)-1, 0, true
 	}
 }
 
@@ -284,22 +304,38 @@ func openInLog(d *Device, a *Attempt) bool {
 	return a.Outcome >= 0 || len(d.Events) > 0 && a.Open <= d.Events[len(d.Events)-1].At
 }
 
-// Recovered reports whether the device ends connected after an outage,
-// and when it connected for good.
-func (d *Device) Recovered() (at int64, ok bool) {
-	if len(d.Sessions) == 0 || d.Sessions[len(d.Sessions)-1].Down != NoTime {
-		return 0, false
+// Lost reports whether the device lost its connection (in the session
+// stage) at least once in the log.
+func (d *Device) Lost() bool {
+	for i := range d.Episodes {
+		if d.Episodes[i].Loss() {
+			return true
+		}
 	}
-	return d.Sessions[len(d.Sessions)-1].Up, true
+	return false
 }
 
-// LostAt returns when the device first lost its connection: the start of
-// its first episode, or NoTime if it never did.
-func (d *Device) LostAt() int64 {
-	if len(d.Episodes) == 0 {
-		return NoTime
+// Outage returns the session-stage episode the device is still in at the
+// end of its records (a loss, or a start that never connected), if any.
+func (d *Device) Outage() (*Episode, bool) {
+	if k := len(d.Episodes) - 1; k >= 0 && d.Episodes[k].End == NoTime {
+		return &d.Episodes[k], true
 	}
-	return d.Episodes[0].Start
+	return nil, false
+}
+
+// Recovered reports whether the device recovered from every loss: it lost
+// its connection and connected after its last loss (whether it then
+// stayed up, stopped on purpose or lost the session again is another
+// matter).
+func (d *Device) Recovered() bool {
+	last := -1
+	for i := range d.Episodes {
+		if d.Episodes[i].Loss() {
+			last = i
+		}
+	}
+	return last >= 0 && d.Episodes[last].End != NoTime
 }
 
 // addSat returns a+d for d >= 0, saturating at math.MaxInt64.

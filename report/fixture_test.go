@@ -50,7 +50,10 @@ func fixture() *analyze.Result {
 		Policy:     analyze.PolicyInfo{Source: "declared", Name: "full-jitter", Policy: &pol},
 		Fleet: &analyze.FleetStats{Devices: 5, Records: 40, Attempts: 20, Window: time.Second, Peak: 5, PeakAt: t0 + 5e9,
 			Lost: 5, Recovered: 4, TTR: []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second},
-			TTR50: 2 * time.Second, TTR90: 4 * time.Second, TTR99: 4 * time.Second, TTRMax: 4 * time.Second, Fairness: 0.83},
+			TTR50: 2 * time.Second, TTR90: 4 * time.Second, TTR99: 4 * time.Second, TTRMax: 4 * time.Second, Fairness: 0.83,
+			Incidents: []analyze.Incident{{LostAt: t0, LastLoss: t0 + 2e6, DevicesLost: 5, LossInferred: true,
+				FirstConnectAt: t0 + 1e9, Recovered: 4, TTR50: 2 * time.Second, TTR90: 4 * time.Second, TTR99: 4 * time.Second,
+				TTRMax: 4 * time.Second, ConnectsPeak: 3, ConnectsPeakAt: t0 + 2e9}}},
 		Notes: []string{"spacing: min_connect_spacing_s is not declared"},
 	}
 	return r

@@ -66,6 +66,24 @@ type jsonFleet struct {
 	TTR99S    float64  `json:"ttr_p99_s"`
 	TTRMaxS   float64  `json:"ttr_max_s"`
 	Fairness  *float64 `json:"fairness"`
+
+	Incidents []jsonIncident `json:"incidents"`
+}
+
+// jsonIncident is one incident of summary.fleet.incidents.
+type jsonIncident struct {
+	LostAt           string  `json:"lost_at"`
+	LastLossAt       string  `json:"last_loss_at"`
+	DevicesLost      int     `json:"devices_lost"`
+	LossInferred     bool    `json:"loss_inferred"`
+	FirstConnectAt   *string `json:"first_connect_at"`
+	Recovered        int     `json:"recovered"`
+	TTR50S           float64 `json:"ttr_p50_s"`
+	TTR90S           float64 `json:"ttr_p90_s"`
+	TTR99S           float64 `json:"ttr_p99_s"`
+	TTRMaxS          float64 `json:"ttr_max_s"`
+	ConnectsPeakPerS int     `json:"connects_peak_per_s"`
+	ConnectsPeakAt   *string `json:"connects_peak_at"`
 }
 
 type jsonRuleEntry struct {
@@ -149,5 +167,17 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 	if len(st.TTR) > 0 {
 		jf.Fairness = number(st.Fairness)
 	}
+	jf.Incidents = make([]jsonIncident, 0, len(st.Incidents))
+	for i := range st.Incidents {
+		jf.Incidents = append(jf.Incidents, jsonIncidentOf(&st.Incidents[i]))
+	}
 	return jf
 }
+
+func jsonIncidentOf(in *analyze.Incident) jsonIncident {
+	return jsonIncident{LostAt: Time(in.LostAt), LastLossAt: Time(in.LastLoss), DevicesLost: in.DevicesLost,
+		LossInferred: in.LossInferred, FirstConnectAt: optTime(in.FirstConnectAt), Recovered: in.Recovered,
+		TTR50S: in.TTR50.Seconds(), TTR90S: in.TTR90.Seconds(), TTR99S: in.TTR99.Seconds(), TTRMaxS: in.TTRMax.Seconds(),
+		ConnectsPeakPerS: in.ConnectsPeak, ConnectsPeakAt: optTime(in.ConnectsPeakAt)}
+}
+

@@ -41,6 +41,20 @@ type decodedDoc struct {
 			TTR99S                   float64 `json:"ttr_p99_s"`
 			TTRMaxS                  float64 `json:"ttr_max_s"`
 			Fairness                 *float64
+			Incidents                []struct {
+				LostAt           string  `json:"lost_at"`
+				LastLossAt       string  `json:"last_loss_at"`
+				DevicesLost      int     `json:"devices_lost"`
+				LossInferred     bool    `json:"loss_inferred"`
+				FirstConnectAt   *string `json:"first_connect_at"`
+				Recovered        int
+				TTR50S           float64 `json:"ttr_p50_s"`
+				TTR90S           float64 `json:"ttr_p90_s"`
+				TTR99S           float64 `json:"ttr_p99_s"`
+				TTRMaxS          float64 `json:"ttr_max_s"`
+				ConnectsPeakPerS int     `json:"connects_peak_per_s"`
+				ConnectsPeakAt   *string `json:"connects_peak_at"`
+			}
 		}
 		Notes []string
 		Rules []struct{ ID, Severity, Title, Help string }
@@ -103,6 +117,11 @@ func TestJSON(t *testing.T) {
 	}
 	if s.Fleet == nil || s.Fleet.Peak != 5 || s.Fleet.PeakAt != "2026-11-30T14:17:35Z" || s.Fleet.TTR50S != 2 || *s.Fleet.Fairness != 0.83 {
 		t.Errorf("fleet = %+v", s.Fleet)
+	}
+	if in := s.Fleet.Incidents; len(in) != 1 || in[0].LostAt != "2026-11-30T14:17:30Z" || in[0].DevicesLost != 5 || !in[0].LossInferred ||
+		*in[0].FirstConnectAt != "2026-11-30T14:17:31Z" || in[0].Recovered != 4 || in[0].TTR50S != 2 || in[0].TTRMaxS != 4 ||
+		in[0].ConnectsPeakPerS != 3 || *in[0].ConnectsPeakAt != "2026-11-30T14:17:32Z" {
+		t.Errorf("incidents = %+v", in)
 	}
 	if len(s.Rules) != 3 || s.Rules[1].ID != "delay-bounds" || s.Rules[1].Severity != "error" || s.Rules[1].Help == "" {
 		t.Errorf("rules = %+v", s.Rules)

@@ -36,6 +36,11 @@ func Text(w io.Writer, r *analyze.Result, opts TextOptions) error {
 		opts.Records = DefaultRecords
 	}
 	bw := bufio.NewWriter(w)
+	if st := r.Summary.Fleet; st != nil {
+		for i := range st.Incidents {
+			fmt.Fprintln(bw, IncidentText(&st.Incidents[i]))
+		}
+	}
 	textHeader(bw, r)
 	groups := groupByRule(r)
 	textCounts(bw, r, groups)
@@ -248,5 +253,23 @@ func fleetText(st *analyze.FleetStats) string {
 		s += fmt.Sprintf("; time to recover p50 %v, p90 %v, p99 %v, max %v; fairness %.2f",
 			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)
 	}
+	return s
+}
+
+// IncidentText says what an incident was in two lines a reviewer can read
+// aloud.
+func IncidentText(in *analyze.Incident) string {
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	how := "recorded disconnects"
+	if in.LossInferred {
+		how = "no disconnect recorded: inferred from the new attempts"
+	}
+	s := fmt.Sprintf("incident: at %s %s lost the connection together (%s)", Time(in.LostAt), plural(in.DevicesLost, "device"), how)
+	if in.FirstConnectAt == analyze.NoTime {
+		return s + ";\n          none had connected again when the log ends."
+	}
+	s += fmt.Sprintf("; the first connected again %v later.\n          %d of %d recovered, time to recover p50 %v, p90 %v, p99 %v, max %v; connects peaked at %d in 1s at %s.",
+		ms(time.Duration(in.FirstConnectAt-in.LostAt)), in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax),
+		in.ConnectsPeak, Time(in.ConnectsPeakAt))
 	return s
 }

@@ -268,6 +268,7 @@ func timelineAttemptOf(a analyze.Attempt) timelineAttempt {
 	return ta
 }
 
+// optTime formats t, or gives nil (JSON null) for NoTime.
 func optTime(t int64) *string {
 	if t == analyze.NoTime {
 		return nil
