@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
@@ -12,27 +14,43 @@ func init() { register(func() Rule { return &reconnectWhileConnected{} }) }
 
 // reconnectWhileConnected flags attempts that begin while the session is
 // up: a backoff_wait after a connected record with no record between that
-// ends the session.
-type reconnectWhileConnected struct{}
+// ends the session, unless an incident explains it. Incidents are known
+// only once every device is read, so Device keeps each occurrence and
+// Finish decides.
+type reconnectWhileConnected struct {
+	devs []churnDevice
+}
+
+// churnDevice is a device with new attempts while its session was up.
+type churnDevice struct {
+	id  string
+	occ []churnOcc
+}
+
+// churnOcc is one new attempt while the session was up: the connected
+// record of the session and the backoff_wait that began the attempt.
+type churnOcc struct {
+	connAt, at   int64
+	attempt      int64
+	delay        float64
+	connRef, ref Ref
+}
 
 func (r *reconnectWhileConnected) Info() RuleInfo {
 	return RuleInfo{ID: reconnectWhileConnectedID, Severity: Warning, Title: "new attempt while the session is up",
 		Help: "After a connected record the device backs off and connects again with no disconnected, attempt_failed or refused " +
-			"record between: reconnect churn, two reconnect loops owning one client, or a stale callback; " +
-			"if the session really was lost, the record of it is missing."}
+			"record between, at a time no incident explains (many devices losing the connection together): reconnect churn, " +
+			"two reconnect loops owning one client, or a stale callback; if the session really was lost, the record of it is missing."}
 }
 
-// churn is what reconnect-while-connected found on one device.
-type churn struct {
-	tally
-	conn, wait int // indices in Device.Events of the first occurrence: the connected record and the backoff_wait
-}
-
-func (r *reconnectWhileConnected) Device(c *Context, d *Device) {
-	var m churn
+func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
+	var cd churnDevice
 	up := -1 // index of the connected record of the session that is up
 	for i := range d.Events {
 		e := &d.Events[i]
+		if e.Stage != 0 && e.Stage != auditfmt.StageSession {
+			continue
+		}
 		switch e.Outcome {
 		case auditfmt.Connected:
 			up = i
@@ -40,29 +58,56 @@ func (r *reconnectWhileConnected) Device(c *Context, d *Device) {
 			up = -1
 		case auditfmt.BackoffWait:
 			if up >= 0 {
-				m.add(e.At, e.Ref, d.Events[up].Ref)
-				m.span(d.Events[up].At)
-				if m.n == 1 {
-					m.conn, m.wait = up, i
-				}
+				c := &d.Events[up]
+				cd.occ = append(cd.occ, churnOcc{connAt: c.At, at: e.At, attempt: e.Attempt, delay: e.Delay, connRef: c.Ref, ref: e.Ref})
 			}
 			up = -1
 		}
 	}
-	if m.n > 0 {
-		c.Report(r.finding(d, &m))
+	if len(cd.occ) > 0 {
+		cd.id = strings.Clone(d.ID)
+		r.devs = append(r.devs, cd)
 	}
 }
 
-func (r *reconnectWhileConnected) finding(d *Device, m *churn) Finding {
-	conn, wait := &d.Events[m.conn], &d.Events[m.wait]
-	f := m.finding(reconnectWhileConnectedID, Warning, d)
-	f.Message = fmt.Sprintf("began %s while its session was up", countNoun(m.n, "new attempt", "new attempts"))
-	f.Explanation = fmt.Sprintf("%s connected at %s and wrote backoff_wait (attempt %d, %s s) at %s, %s s later, "+
-		"with no disconnected, attempt_failed or refused record between: either the session was lost and its record is missing, "+
-		"or a second reconnect loop owns the client. It happened %s in all.",
-		d.ID, fmtTime(conn.At), wait.Attempt, fmtSeconds(wait.Delay), fmtTime(wait.At), fmtSeconds(float64(wait.At-conn.At)/1e9), countNoun(m.n, "time", "times"))
-	return f
+func (r *reconnectWhileConnected) Finish(c *Context) {
+	incs := c.Fleet.Incidents
+	for _, cd := range r.devs {
+		kept := slices.DeleteFunc(slices.Clone(cd.occ), func(o churnOcc) bool { return inIncident(incs, o.at) })
+		if len(kept) > 0 {
+			c.Report(r.finding(cd.id, kept, len(cd.occ)-len(kept)))
+		}
+	}
+	r.devs = nil
 }
 
-func (r *reconnectWhileConnected) Finish(*Context) {}
+// inIncident reports whether a loss at t is one of an incident's.
+func inIncident(incs []Incident, t int64) bool {
+	for i := range incs {
+		if t >= incs[i].LostAt && t <= incs[i].LastLoss {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained int) Finding {
+	var t tally
+	for _, o := range occ {
+		t.add(o.at, o.ref, o.connRef)
+		t.span(o.connAt)
+	}
+	first := occ[0]
+	f := t.finding(reconnectWhileConnectedID, Warning, &Device{ID: id})
+	f.Message = fmt.Sprintf("began %s while its session was up", countNoun(len(occ), "new attempt", "new attempts"))
+	f.Explanation = fmt.Sprintf("%s connected at %s and wrote backoff_wait (attempt %d, %s s) at %s, %s s later, "+
+		"with no disconnected, attempt_failed or refused record between, and no incident (many devices losing the connection together) "+
+		"at that time: either the session was lost and its record is missing, or a second reconnect loop owns the client. It happened %s in all.",
+		id, fmtTime(first.connAt), first.attempt, fmtSeconds(first.delay), fmtTime(first.at), fmtSeconds(float64(first.at-first.connAt)/1e9),
+		countNoun(len(occ), "time", "times"))
+	if explained > 0 {
+		f.Explanation += fmt.Sprintf(" %s at an incident's loss %s not counted: the incident explains them.",
+			countNoun(explained, "Another new attempt", "Other new attempts"), countNoun(explained, "is", "are"))
+	}
+	return f
+}
