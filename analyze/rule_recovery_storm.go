@@ -1,0 +1,288 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+const recoveryStormID = "recovery-storm"
+
+// The thresholds of recovery-storm (docs/rules.md): a peak of successful
+// connects in one StormWindow is a storm when it holds at least StormMin
+// connects, more than StormFactor times the most the policy's draws put
+// in any such window, and is that unlikely (StormTail, summed over the
+// windows of the recovery) for a Poisson count with that mean.
+const (
+	StormWindow = time.Second
+	StormMin    = 10
+	StormFactor = 3.0
+	StormTail   = 1e-3
+	// stormBin is the resolution of the expected-density histogram, and
+	// stormSpan the longest recovery it covers.
+	stormBin  = 10 * time.Millisecond
+	stormSpan = time.Hour
+	// stormSteps bounds how many failed draws the schedule of one device
+	// is carried forward by to reach the broker's return.
+	stormSteps = 64
+)
+
+func init() { register(func() Rule { return &recoveryStorm{} }) }
+
+// recoveryStorm flags incidents after which the fleet's successful connects
+// bunch far beyond what the policy's draws allow. Device keeps, for every
+// loss that a connect ended, the connect and the schedule it was drawn
+// from; Finish judges each incident.
+type recoveryStorm struct {
+	losses []stormLoss
+}
+
+// stormLoss is one recovered loss: when it began, the connect that ended
+// it, and the attempt pending then (what the device was drawing from).
+type stormLoss struct {
+	lossAt, conn int64
+	ref          Ref
+	// the pending attempt: its backoff_wait's time, the waits imposed on
+	// it, its number, its delay, and the delay drawn before it (s)
+	start       int64
+	wait        float64
+	number      int64
+	delay, prev float64
+	hasAttempt  bool
+}
+
+func (*recoveryStorm) Info() RuleInfo {
+	return RuleInfo{ID: recoveryStormID, Severity: Error, Title: "the fleet's connects bunch after an incident beyond what the policy allows",
+		Help: "After an incident, more successful connects in one second than the policy's draws could put there: at least 10, over 3 times " +
+			"the expected most (from the delay each device was drawing from when the broker came back), and improbable by chance. " +
+			"The fleet hit the returning broker in phase, whatever its recorded delays say; a second reconnect loop " +
+			"(the MQTT library's own) is the usual cause."}
+}
+
+func (r *recoveryStorm) Device(_ *Context, d *Device) {
+	for i := range d.Episodes {
+		ep := &d.Episodes[i]
+		if !ep.Loss() || ep.End == NoTime {
+			continue
+		}
+		l := stormLoss{lossAt: ep.Start, conn: ep.End, ref: d.Events[ep.Last].Ref}
+		prev := 0.0
+		for k := range d.Attempts {
+			a := &d.Attempts[k]
+			if a.Stage != 0 && a.Stage != auditfmt.StageSession {
+				continue
+			}
+			if a.Start >= ep.Start && a.Start <= ep.End {
+				l.start, l.wait, l.number, l.delay, l.prev, l.hasAttempt = a.Start, a.Wait, a.Number, a.Delay, prev, true
+			}
+			prev = a.Delay
+		}
+		r.losses = append(r.losses, l)
+	}
+}
+
+func (r *recoveryStorm) Finish(c *Context) {
+	incs := c.Fleet.Incidents
+	if len(incs) == 0 {
+		return
+	}
+	if _, ok := c.Param(recoveryStormID, "delay", noValue); !ok {
+		return
+	}
+	slices.SortFunc(r.losses, func(a, b stormLoss) int { return cmp.Compare(a.lossAt, b.lossAt) })
+	for k := range incs {
+		in := &incs[k]
+		if in.FirstConnectAt == NoTime {
+			continue
+		}
+		lo, _ := slices.BinarySearchFunc(r.losses, in.LostAt, func(l stormLoss, t int64) int { return cmp.Compare(l.lossAt, t) })
+		hi, _ := slices.BinarySearchFunc(r.losses, in.LastLoss+1, func(l stormLoss, t int64) int { return cmp.Compare(l.lossAt, t) })
+		if s, ok := judgeStorm(c.Policy, r.losses[lo:hi], in.FirstConnectAt); ok {
+			c.Report(s.finding(in, c))
+		}
+	}
+	r.losses = nil
+}
+
+// storm is what judgeStorm found of one incident's recovery.
+type storm struct {
+	observed   int     // the most connects in one window
+	at         int64   // that window's start
+	expected   float64 // the most the policy's draws put in one window
+	expectedAt int64
+	windows    int     // windows of the recovery the peak was looked for in
+	tail       float64 // P(Poisson(expected) >= observed) × windows
+	devices    int
+	refs       []Ref
+}
+
+// judgeStorm compares the connects that ended ls, the losses of an
+// incident whose broker came back at back, with what the policy's draws
+// allow.
+func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
+	if len(ls) < StormMin {
+		return storm{}, false
+	}
+	conns := make([]int64, len(ls))
+	for i := range ls {
+		conns[i] = ls[i].conn
+	}
+	slices.Sort(conns)
+	w := int64(StormWindow)
+	s := storm{devices: len(ls)}
+	s.observed, s.at = peakPerWindow(conns, math.MinInt64+1, NoTime, w)
+	if s.observed < StormMin {
+		return s, false
+	}
+	s.expected, s.expectedAt, s.windows = expectedPeak(p, ls, back)
+	s.tail = poissonTail(s.expected, s.observed) * float64(s.windows)
+	if float64(s.observed) <= StormFactor*s.expected || s.tail >= StormTail {
+		return s, false
+	}
+	for i := range ls {
+		if ls[i].conn >= s.at && ls[i].conn < s.at+w && len(s.refs) < MaxRefs {
+			s.refs = append(s.refs, ls[i].ref)
+		}
+	}
+	return s, true
+}
+
+// expectedPeak returns the most connects the policy's draws put in one
+// StormWindow after back, where, and the number of windows the recovery
+// spans. Each device connects at a time drawn uniformly from the window
+// of the attempt it was drawing from when the broker came back (its
+// pending attempt, carried forward a draw at a time while that window
+// ended before back), cut to begin at back; a draw with no spread is a
+// point.
+func expectedPeak(p *policy.Policy, ls []stormLoss, back int64) (float64, int64, int) {
+	bin := int64(stormBin)
+	type span struct{ lo, hi int64 }
+	spans := make([]span, len(ls))
+	end := back
+	for i := range ls {
+		lo, hi := pendingWindow(p, &ls[i], back)
+		spans[i] = span{lo, hi}
+		end = max(end, hi)
+	}
+	end = min(end, back+int64(stormSpan))
+	n := int((end-back)/bin) + 2
+	dens := make([]float64, n+1) // difference array of the expected connects per bin
+	for _, sp := range spans {
+		a, b := float64(sp.lo-back)/float64(bin), float64(min(sp.hi, end)-back)/float64(bin)
+		if b-a < 1e-9 {
+			k := min(int(a), n-1)
+			dens[k]++
+			dens[k+1]--
+			continue
+		}
+		addUniform(dens, a, b, 1/(b-a))
+	}
+	per := int(int64(StormWindow) / bin)
+	var run, best float64
+	bestAt := 0
+	cum := 0.0
+	bins := make([]float64, n)
+	for k := range n {
+		cum += dens[k]
+		bins[k] = cum
+	}
+	for k := range n {
+		run += bins[k]
+		if k >= per {
+			run -= bins[k-per]
+		}
+		if run > best {
+			best, bestAt = run, max(0, k-per+1)
+		}
+	}
+	return best, back + int64(bestAt)*bin, max(1, int((end-back+int64(StormWindow)-1)/int64(StormWindow)))
+}
+
+// addUniform adds a density of rate per bin over the bins [a, b) of a
+// difference array (a and b in bins, fractional).
+func addUniform(dens []float64, a, b, rate float64) {
+	ia, ib := int(a), int(b)
+	if ia == ib {
+		dens[ia] += rate * (b - a)
+		dens[ia+1] -= rate * (b - a)
+		return
+	}
+	dens[ia] += rate * (float64(ia+1) - a) // the partial first bin
+	dens[ia+1] -= rate * (float64(ia+1) - a)
+	dens[ia+1] += rate // the whole bins
+	dens[ib] -= rate
+	dens[ib] += rate * (b - float64(ib)) // the partial last bin
+	dens[ib+1] -= rate * (b - float64(ib))
+}
+
+// pendingWindow returns the times [lo, hi] at which the policy let the
+// device of l open its socket once the broker was back at back.
+func pendingWindow(p *policy.Policy, l *stormLoss, back int64) (int64, int64) {
+	if !l.hasAttempt {
+		at := max(l.conn, back)
+		return at, at
+	}
+	start, number, prev := l.start, l.number, l.prev
+	wait := nanos(l.wait)
+	for step := 0; ; step++ {
+		lo, hi := p.Bounds(number, prev)
+		a, b := addSat(start, nanos(lo)+wait), addSat(start, nanos(hi)+wait)
+		if b >= back || step == stormSteps {
+			return max(a, back), max(b, back)
+		}
+		// this draw's socket-open came before the broker was back and
+		// failed: the next draw follows it
+		d := (lo + hi) / 2
+		if step == 0 {
+			d = l.delay
+		}
+		start, number, prev, wait = addSat(start, nanos(d)+wait), number+1, d, 0
+	}
+}
+
+// poissonTail returns P(X >= k) for X Poisson with mean m.
+func poissonTail(m float64, k int) float64 {
+	if m <= 0 {
+		return 0
+	}
+	// the sum of the terms from k on; they fall once past the mean
+	logTerm := float64(k)*math.Log(m) - m - lgamma(float64(k)+1)
+	term, sum := math.Exp(logTerm), 0.0
+	for i := k; i < k+10000 && term > sum*1e-16; i++ {
+		sum += term
+		term *= m / float64(i+1)
+	}
+	return min(1, sum)
+}
+
+func lgamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+// finding reports the storm after incident in.
+func (s storm) finding(in *Incident, c *Context) Finding {
+	src := "declared"
+	if c.Inferred {
+		src = "inferred"
+	}
+	f := Finding{Rule: recoveryStormID, Severity: Error, Device: Fleet, Start: s.at, End: s.at + int64(StormWindow), Records: s.refs}
+	f.Message = fmt.Sprintf("%d devices connected in the 1s from %s after the incident at %s; the policy's draws put at most %.1f in any second",
+		s.observed, fmtTime(s.at), fmtTime(in.LostAt), s.expected)
+	f.Explanation = fmt.Sprintf("Of the %d devices the incident at %s took down, %d recovered; the broker was back at %s (the first connect). "+
+		"Each device was then drawing its next socket-open from its pending attempt's window under the %s policy (%s), cut to begin at "+
+		"the broker's return and carried forward a draw at a time while it ended before; spread uniformly over those windows, the fleet's "+
+		"connects would number at most %.2f in any 1s (from %s). Observed: %d in the 1s from %s, %.1f× that. For a Poisson count of mean %.2f, "+
+		"%d or more in one of the recovery's %d seconds has probability %.2g (a storm needs at least %d connects, above %.0f× the expected "+
+		"and below %g). The fleet hit the returning broker in phase, whatever its recorded delays say: look for a second reconnect loop "+
+		"(the MQTT library's own automatic reconnect; see unscheduled-connect) or a shared timer.",
+		in.DevicesLost, fmtTime(in.LostAt), in.Recovered, fmtTime(in.FirstConnectAt), src, c.Policy.Summary(), s.expected, fmtTime(s.expectedAt),
+		s.observed, fmtTime(s.at), float64(s.observed)/max(s.expected, 1e-9), s.expected, s.observed, s.windows, s.tail,
+		StormMin, StormFactor, StormTail)
+	return f
+}

@@ -1,0 +1,146 @@
+package analyze
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+const unscheduledConnectID = "unscheduled-connect"
+
+// The window around an attempt's socket-open in which its connected
+// record is explained by it: from UnscheduledEarly before the open
+// (logging precision, two threads of one client stamping records) to
+// UnscheduledLate after it (the longest connect timeout clients use).
+const (
+	UnscheduledEarly = 100 * time.Millisecond
+	UnscheduledLate  = 30 * time.Second
+)
+
+func init() { register(func() Rule { return &unscheduledConnect{} }) }
+
+// unscheduledConnect flags connected records that the device's recorded
+// schedule does not explain.
+type unscheduledConnect struct{}
+
+func (*unscheduledConnect) Info() RuleInfo {
+	return RuleInfo{ID: unscheduledConnectID, Severity: Warning, Title: "a connect the recorded schedule does not explain",
+		Help: "A connected record that no socket-open of the device's recorded schedule explains (none due from 100 ms before it " +
+			"to 30 s after), or a second connected record with no loss between: another reconnect loop (often the MQTT library's " +
+			"own automatic reconnect) owns the client, so the audited schedule is not what the broker saw."}
+}
+
+// offSchedule is one connect the schedule does not explain.
+type offSchedule struct {
+	conn    int // index in Device.Events of the connected record
+	attempt int // index in Device.Attempts of the attempt it ended, -1 if none
+	prev    int // for a second connect, the index of the connected record before it; else -1
+}
+
+func (r *unscheduledConnect) Device(c *Context, d *Device) {
+	ended := map[int]int{} // connected record -> the attempt it ended
+	for k := range d.Attempts {
+		if a := &d.Attempts[k]; a.Outcome >= 0 && d.Events[a.Outcome].Outcome == auditfmt.Connected {
+			ended[a.Outcome] = k
+		}
+	}
+	var found []offSchedule
+	up, seen := -1, false // the connected record of the session up; whether a session-stage record came before
+	for i := range d.Events {
+		e := &d.Events[i]
+		if e.Stage != 0 && e.Stage != auditfmt.StageSession {
+			continue
+		}
+		switch e.Outcome {
+		case auditfmt.Connected:
+			k, ok := ended[i]
+			switch {
+			case up >= 0:
+				found = append(found, offSchedule{conn: i, attempt: -1, prev: up})
+			case ok && !explains(&d.Attempts[k], e.At):
+				found = append(found, offSchedule{conn: i, attempt: k, prev: -1})
+			case !ok && seen:
+				found = append(found, offSchedule{conn: i, attempt: -1, prev: -1})
+			}
+			up = i
+		case auditfmt.RateLimitedWait:
+		default:
+			up = -1
+		}
+		seen = true
+	}
+	if len(found) > 0 {
+		c.Report(r.finding(d, found))
+	}
+}
+
+// explains reports whether attempt a's socket-open explains a connect at t.
+func explains(a *Attempt, t int64) bool {
+	return t >= a.Open-int64(UnscheduledEarly) && t <= addSat(a.Open, int64(UnscheduledLate))
+}
+
+func (r *unscheduledConnect) finding(d *Device, found []offSchedule) Finding {
+	var t tally
+	var early, late, second, none int
+	for _, o := range found {
+		e := &d.Events[o.conn]
+		refs := []Ref{e.Ref}
+		switch {
+		case o.prev >= 0:
+			second++
+			refs = append(refs, d.Events[o.prev].Ref)
+		case o.attempt >= 0:
+			a := &d.Attempts[o.attempt]
+			if e.At < a.Open {
+				early++
+			} else {
+				late++
+			}
+			refs = append(refs, d.Events[a.Backoff].Ref)
+		default:
+			none++
+		}
+		t.add(e.At, refs...)
+	}
+	f := t.finding(unscheduledConnectID, Warning, d)
+	f.Message = fmt.Sprintf("connected %s when its recorded schedule had no socket-open due", nTimes(len(found)))
+	f.Explanation = r.evidence(d, found[0]) + fmt.Sprintf(" In all: %d before the socket-open due, %d more than %s after it, "+
+		"%d with no attempt pending, %d a second connected with no loss between. "+
+		"Likely cause: a second reconnect loop owns the client, such as the MQTT library's own automatic reconnect "+
+		"(paho-mqtt's loop_start() or loop_forever(), paho.mqtt.golang's AutoReconnect) running beside the manager that writes "+
+		"the audit records, so the audited schedule is not what the broker saw.", early, late, UnscheduledLate, none, second)
+	return f
+}
+
+// evidence describes one unexplained connect.
+func (r *unscheduledConnect) evidence(d *Device, o offSchedule) string {
+	e := &d.Events[o.conn]
+	switch {
+	case o.prev >= 0:
+		return fmt.Sprintf("%s connected at %s and again at %s, %s later, with no disconnected, backoff_wait, attempt_failed "+
+			"or refused record between: a second connect while its session was up.",
+			d.ID, fmtTime(d.Events[o.prev].At), fmtTime(e.At), durText(e.At-d.Events[o.prev].At))
+	case o.attempt >= 0:
+		a := &d.Attempts[o.attempt]
+		rel := fmt.Sprintf("%s before it", durText(a.Open-e.At))
+		if e.At >= a.Open {
+			rel = fmt.Sprintf("%s after it", durText(e.At-a.Open))
+		}
+		return fmt.Sprintf("%s's recorded schedule would have opened the socket at %s (backoff_wait at %s, attempt %d, delay %s s%s); "+
+			"it connected at %s, %s. A connect is explained by a socket-open from %s before it to %s after it.",
+			d.ID, fmtTime(a.Open), fmtTime(a.Start), a.Number, fmtSeconds(a.Delay), waitText(a), fmtTime(e.At), rel, UnscheduledEarly, UnscheduledLate)
+	}
+	return fmt.Sprintf("%s connected at %s with no attempt pending: no backoff_wait began one since its last failure or loss.",
+		d.ID, fmtTime(e.At))
+}
+
+// waitText names an attempt's rate-limit waits, if it had any.
+func waitText(a *Attempt) string {
+	if a.Wait == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", rate-limit waits %s s", fmtSeconds(a.Wait))
+}
+
+func (*unscheduledConnect) Finish(*Context) {}
