@@ -85,6 +85,15 @@ func (in *inference) policy() (*policy.Policy, []string) {
 	if top[0] > 0 {
 		p.Multiplier = max(1, math.Round(growth(top[:], in)*100)/100)
 	}
+	if jitter && in.maxCeil[0] == 0 {
+		// estimated from medians: a value within the estimate's error
+		// of the round one a policy is written with is that one
+		n0 := float64(len(in.delays[0]))
+		p.BaseDelayS = snap(p.BaseDelayS, roundBases, min(0.15, max(0.05, 1.5/math.Sqrt(n0))))
+		p.Multiplier = snap(p.Multiplier, roundMultipliers, 0.05)
+		p.MaxDelayS = snapUp(p.MaxDelayS, roundCaps, 0.03)
+		p.MaxDelayS = max(p.MaxDelayS, p.BaseDelayS)
+	}
 	if !jitter {
 		p.Delay = policy.Exponential
 		if p.Multiplier == 1 {
@@ -95,6 +104,48 @@ func (in *inference) policy() (*policy.Policy, []string) {
 		return nil, nil
 	}
 	return p, []string{"delay", "base_delay_s", "max_delay_s", "multiplier"}
+}
+
+// The round values policies are written with: bases of 1, 1.5, 2, 2.5,
+// 3, 5 and 7.5 times a power of ten, multipliers, and caps.
+var (
+	roundBases       = roundSeries([]float64{1, 1.5, 2, 2.5, 3, 5, 7.5}, -3, 3)
+	roundMultipliers = []float64{1, 1.5, 2, 2.5, 3, 4, 5, 10}
+	roundCaps        = append(roundSeries([]float64{1, 1.5, 2, 2.5, 3, 5, 7.5}, -3, 4), 60, 90, 120, 180, 240, 300, 600, 900, 1200, 1800, 3600)
+)
+
+func roundSeries(mantissas []float64, lo, hi int) []float64 {
+	var out []float64
+	for e := lo; e <= hi; e++ {
+		for _, m := range mantissas {
+			out = append(out, m*math.Pow(10, float64(e)))
+		}
+	}
+	return out
+}
+
+// snap returns the round value nearest x if it lies within the relative
+// tolerance tol of it, else x.
+func snap(x float64, round []float64, tol float64) float64 {
+	best, dist := x, math.Inf(1)
+	for _, r := range round {
+		if d := math.Abs(x - r); d <= tol*r && d < dist {
+			best, dist = r, d
+		}
+	}
+	return best
+}
+
+// snapUp returns the least round value at or above x within the relative
+// tolerance tol of it, else x: a cap is at least the largest delay seen.
+func snapUp(x float64, round []float64, tol float64) float64 {
+	best := x
+	for _, r := range round {
+		if r >= x && r-x <= tol*r && (best == x || r < best) {
+			best = r
+		}
+	}
+	return best
 }
 
 // drawn returns the delays that look drawn at random: without the values
