@@ -180,4 +180,3 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 		TTR50S: in.TTR50.Seconds(), TTR90S: in.TTR90.Seconds(), TTR99S: in.TTR99.Seconds(), TTRMaxS: in.TTRMax.Seconds(),
 		ConnectsPeakPerS: in.ConnectsPeak, ConnectsPeakAt: optTime(in.ConnectsPeakAt)}
 }
-
