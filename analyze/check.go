@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
@@ -71,8 +72,13 @@ func Check(dir string, opts Options) (*Result, error) {
 	rules := Rules()
 	fc := newFleetCounter(opts.Window)
 	c.Fleet = &fc.st
+	var moved, movedDevices int
+	var movedGap int64
 	man, sources, err := devices(dir, func(d *Device) error {
 		fc.add(d)
+		if d.Reordered > 0 {
+			moved, movedDevices, movedGap = moved+d.Reordered, movedDevices+1, max(movedGap, d.ReorderGap)
+		}
 		for i := range d.Events {
 			c.End = max(c.End, d.Events[i].At) // the device's last record need not be its latest
 		}
@@ -86,6 +92,11 @@ func Check(dir string, opts Options) (*Result, error) {
 	}
 	c.Dataset, c.Manifest = dir, man
 	c.Fleet = fc.stats()
+	if moved > 0 {
+		c.Note("timelines", fmt.Sprintf("%s on %s came just after a counter reset it caused, written up to %s before it "+
+			"(two threads of one client writing out of order); judged in the order they happened", nOf(moved, "connected record"),
+			nOf(movedDevices, "device"), time.Duration(movedGap).Round(time.Microsecond)))
+	}
 	for _, r := range rules {
 		r.Finish(c)
 	}

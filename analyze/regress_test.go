@@ -1,6 +1,9 @@
 package analyze
 
 import (
+	"strings"
+
+	"github.com/stormaudit/stormaudit/policy"
 	"path/filepath"
 	"testing"
 )
@@ -30,5 +33,27 @@ func TestBefore1970(t *testing.T) {
 	}
 	if st := res.Summary.Fleet; st.Lost != 2 || st.Recovered != 2 {
 		t.Errorf("%d of %d devices recovered, want 2 of 2", st.Recovered, st.Lost)
+	}
+}
+
+// TestReorderedReset: two threads of one client wrote a counter reset 3 ms
+// before the connected record that caused it. The reset is judged as the
+// CONNACK's, the connect as its attempt's, and the summary says what was
+// put back in order.
+func TestReorderedReset(t *testing.T) {
+	pol, err := policy.Preset("full-jitter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkFiles(t, t.TempDir(), &pol, filepath.Join("testdata", "regress", "reordered-reset.ndjson"))
+	if len(res.Findings) > 0 {
+		t.Errorf("unexpected findings:%s", describe(res.Findings))
+	}
+	found := false
+	for _, n := range res.Summary.Notes {
+		found = found || strings.HasPrefix(n, "timelines: 1 connected record on 1 device came just after a counter reset it caused, written up to 3ms before it")
+	}
+	if !found {
+		t.Errorf("notes %q do not say what was reordered", res.Summary.Notes)
 	}
 }

@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"slices"
+	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
@@ -110,7 +111,17 @@ type Device struct {
 	// address) when the device's records have them. Attempts holds every
 	// stage's attempts, each with its Stage.
 	Stages []StageLine
+	// Reordered counts the connected records Build moved before the
+	// counter reset they caused (see ReorderWindow), and ReorderGap is the
+	// widest gap between such a pair.
+	Reordered  int
+	ReorderGap int64
 }
+
+// ReorderWindow is how far apart two threads of one client may write a
+// counter reset and the connected record that caused it, in the wrong
+// order, for Build to put them back in the order they happened.
+const ReorderWindow = 50 * time.Millisecond
 
 // seqComplete reports whether every event carries a device_seq.
 func (d *Device) seqComplete() bool {
@@ -173,6 +184,11 @@ func (d *Device) Build() {
 	if seq && !d.seqIncreasing() {
 		// a counter that restarted (a reboot) orders nothing: fall back
 		slices.SortStableFunc(d.Events, byLine)
+		seq = false
+	}
+	d.Reordered, d.ReorderGap = 0, 0
+	if !seq {
+		d.reorder()
 	}
 	d.Attempts, d.Sessions, d.Episodes, d.Stages = d.Attempts[:0], d.Sessions[:0], d.Episodes[:0], d.Stages[:0]
 	var st [auditfmt.StageSession + 1]stageBuild
@@ -188,6 +204,46 @@ func (d *Device) Build() {
 		d.step(&st[k], i)
 	}
 	d.summarise()
+}
+
+// reorder puts back in the order they happened a counter reset and the
+// connected record that caused it, when two threads of one client wrote
+// them the other way round: a session-stage counter record (backoff_wait,
+// attempt_failed, refused) whose attempt is lower than the counter record
+// before it, with no connected record since, immediately followed by a
+// connected record of the session stage stamped within ReorderWindow of
+// it. The connected record moves before it.
+func (d *Device) reorder() {
+	last, up := -1, false
+	for i := range d.Events {
+		e := &d.Events[i]
+		if !isSessionStage(e.Stage) {
+			continue
+		}
+		switch e.Outcome {
+		case auditfmt.Connected:
+			up = true
+		case auditfmt.BackoffWait, auditfmt.AttemptFailed, auditfmt.Refused:
+			if last >= 0 && !up && e.Attempt < d.Events[last].Attempt && i+1 < len(d.Events) {
+				n := &d.Events[i+1]
+				if gap := abs64(n.At - e.At); n.Outcome == auditfmt.Connected && isSessionStage(n.Stage) && gap <= int64(ReorderWindow) {
+					d.Events[i], d.Events[i+1] = d.Events[i+1], d.Events[i]
+					d.Reordered++
+					d.ReorderGap = max(d.ReorderGap, gap)
+					up = true // the counter record, now at i+1, comes next
+					continue
+				}
+			}
+			last, up = i, false
+		}
+	}
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // stageBuild is Build's state for one stage: the open attempt, session
