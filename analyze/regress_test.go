@@ -1,11 +1,11 @@
 package analyze
 
 import (
+	"path/filepath"
 	"strings"
+	"testing"
 
 	"github.com/stormaudit/stormaudit/policy"
-	"path/filepath"
-	"testing"
 )
 
 // TestClockStepBackBeforeConnect: a device whose connected record is
