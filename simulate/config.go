@@ -51,6 +51,10 @@ type Config struct {
 	DevicesPerHost int           // devices sharing one host_id and its connect spacing (default 1)
 	Capacity       int           // connects the broker accepts per window (0: unlimited)
 	CapacityWindow time.Duration // the capacity's window (default 1 s)
+	// Library, when set, gives every device the MQTT library's own
+	// automatic reconnect loop beside its manager, under this policy (a
+	// second reconnect owner; see the package documentation).
+	Library *policy.Policy
 }
 
 // ConfigError is a Config field with a value it cannot have.
@@ -142,6 +146,11 @@ func (c *Config) check() error {
 		return bad("Tick", "a duration >= 0", c.Tick)
 	case c.Horizon <= 0 || c.Horizon > maxSimulatedRange:
 		return bad("Horizon", "a duration > 0 and at most 720h", c.Horizon)
+	}
+	if c.Library != nil {
+		if err := c.Library.Validate(); err != nil {
+			return &ConfigError{Field: "Library", Expected: "a valid policy", Found: err.Error()}
+		}
 	}
 	return c.Policy.Validate()
 }

@@ -42,7 +42,8 @@ type device struct {
 	seq        int32   // device_seq of the next record
 	phase      uint8
 	badAuth    bool
-	authFailed bool // the last failure was an authentication failure
+	authFailed bool  // the last failure was an authentication failure
+	gen        uint8 // with a library loop: the manager's events of an older gen are stale
 }
 
 func (d *device) index() int { return int(d.who - 1) }
@@ -81,6 +82,7 @@ type fleet struct {
 	emit     func([]rec)  // takes ownership of a full batch
 	reuse    <-chan []rec // batches the emitter is done with
 	stats    *counter
+	lib      *library // the library's own reconnect loop, or nil
 }
 
 func newFleet(cfg *Config, emit func([]rec), reuse <-chan []rec, st *counter) *fleet {
@@ -94,6 +96,9 @@ func newFleet(cfg *Config, emit func([]rec), reuse <-chan []rec, st *counter) *f
 		capWin:  -1,
 	}
 	f.batch = f.newBatch()
+	if cfg.Library != nil {
+		f.lib = newLibrary(cfg)
+	}
 	if cfg.DevicesPerHost > 1 {
 		f.hostNext = make([]int64, cfg.hosts())
 		for i := range f.hostNext {
@@ -111,6 +116,9 @@ func newFleet(cfg *Config, emit func([]rec), reuse <-chan []rec, st *counter) *f
 		d.rng.Seed(splitmix(cfg.Seed^splitmix(k)), splitmix(cfg.Seed+k))
 		// bad credentials spread evenly over the fleet, exactly bad of them
 		d.badAuth = (int64(i)+1)*bad/int64(cfg.Devices) > int64(i)*bad/int64(cfg.Devices)
+		if f.lib != nil {
+			f.lib.state[i] = *d
+		}
 	}
 	t := cfg.Outage.Microseconds()
 	f.down = append(f.down, 0, t)
@@ -142,10 +150,17 @@ func (f *fleet) run(stop <-chan struct{}) bool {
 		if d.t > f.horizon {
 			break
 		}
-		if d.who == 0 {
+		switch {
+		case d.who == 0:
 			f.transition(d.t)
-		} else {
+		case f.lib == nil:
 			f.step(&d)
+		case d.who >= libWho:
+			f.lib.step(f, &d)
+		default:
+			if st := &f.lib.state[d.index()]; st.gen == d.gen {
+				f.step(st) // else another owner connected the device meanwhile
+			}
 		}
 	}
 	if len(f.batch) > 0 {
@@ -166,6 +181,10 @@ func (f *fleet) transition(t int64) {
 	}
 	for i := range f.up {
 		d := &f.up[i]
+		if f.lib != nil {
+			d = &f.lib.state[d.index()]
+			f.lib.start(f, d.index(), t)
+		}
 		if f.pol.StableResetS > 0 && t > 0 && t-d.upAt >= seconds(f.pol.StableResetS) {
 			d.attempt = 0
 		}

@@ -30,6 +30,11 @@ type Stats struct {
 	MeanPerS   float64
 	PeakToMean float64
 
+	// LibraryAttempts counts the socket-opens of the library's own
+	// reconnect loop (Config.Library), which the log does not show; the
+	// peaks count them too, since the broker sees them.
+	LibraryAttempts int64
+
 	Failed          int64 // attempts that found the broker down
 	RefusedOverload int64 // attempts refused over the broker's capacity
 	RefusedAuth     int64 // attempts refused for bad credentials
@@ -50,6 +55,7 @@ type counter struct {
 	records  int64
 	perS     []int64 // socket-opens by second from the drop
 	failures [auditfmt.FailUnknown + 1]int64
+	libOpens int64
 }
 
 func (c *counter) open(t int64) {
@@ -58,6 +64,12 @@ func (c *counter) open(t int64) {
 		c.perS = append(c.perS, 0)
 	}
 	c.perS[s]++
+}
+
+// libOpen counts a socket-open of a library loop at t.
+func (c *counter) libOpen(t int64) {
+	c.open(t)
+	c.libOpens++
 }
 
 func (c *counter) failed(class auditfmt.FailureClass) { c.failures[class]++ }
@@ -75,7 +87,7 @@ func (c *counter) stats(f *fleet) Stats {
 		if s >= upS && n > st.PeakUpPerS {
 			st.PeakUpPerS, st.PeakUpAt = n, time.Duration(s)*time.Second
 		}
-		st.Attempts += n
+		st.Attempts += n // the library's opens are taken out below
 		if n > 0 && first < 0 {
 			first = s
 		}
@@ -86,11 +98,16 @@ func (c *counter) stats(f *fleet) Stats {
 	if first >= 0 {
 		last := len(c.perS) - 1 // perS ends at the last second with an open
 		st.MeanPerS = float64(st.Attempts) / float64(last-first+1)
+		st.Attempts -= c.libOpens
+		st.LibraryAttempts = c.libOpens
 		st.PeakToMean = float64(st.PeakPerS) / st.MeanPerS
 	}
 	ttr := make([]int64, len(f.up))
 	for i := range f.up {
 		ttr[i] = f.up[i].upAt
+		if f.lib != nil {
+			ttr[i] = f.lib.state[f.up[i].index()].upAt
+		}
 	}
 	st.Recovered, st.NotRecovered = len(ttr), f.cfg.Devices-len(ttr)
 	slices.Sort(ttr)

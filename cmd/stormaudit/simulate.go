@@ -30,7 +30,9 @@ Pathologies: --same-seed (a copied image), --tick (timer quantisation),
 --flaps (the broker comes back briefly and drops again), --bad-auth (a
 fraction of devices with bad credentials), --devices-per-host (devices
 sharing a host's connect spacing), --capacity (the broker refuses connects
-beyond N per window). docs/simulate.md describes the model.`,
+beyond N per window), --library-reconnect (a second reconnect owner: the MQTT
+library's own loop, such as paho-python, beside the manager that writes the
+records). docs/simulate.md describes the model.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "devices", Aliases: []string{"n"}, Value: 1000, Usage: "fleet size"},
@@ -51,6 +53,7 @@ beyond N per window). docs/simulate.md describes the model.`,
 			&cli.IntFlag{Name: "devices-per-host", Value: 1, Usage: "devices sharing one host_id and its connect spacing"},
 			&cli.IntFlag{Name: "capacity", Usage: "connects the broker accepts per window (0: unlimited)"},
 			&cli.DurationFlag{Name: "capacity-window", Value: time.Second, Usage: "the window of --capacity"},
+			&cli.StringFlag{Name: "library-reconnect", Usage: "give every device the MQTT library's own reconnect loop beside its manager, under this policy (a preset name, such as paho-python, or a policy file)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 		},
 		Action: runSimulate,
@@ -101,6 +104,13 @@ func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
 	}
 	if cfg.Latency == 0 {
 		cfg.Latency = -1 // simulate.Config reads 0 as the default
+	}
+	if name := cmd.String("library-reconnect"); name != "" {
+		lib, err := policy.Resolve(name)
+		if err != nil {
+			return simulate.Config{}, usageErr("simulate: --library-reconnect: %v", err)
+		}
+		cfg.Library = &lib
 	}
 	if cfg.Flaps = int(cmd.Int("flaps")); cfg.Flaps > 0 {
 		cfg.FlapUp, cfg.FlapDown = cmd.Duration("flap-up"), cmd.Duration("flap-down")
@@ -177,6 +187,7 @@ var configFlags = map[string]string{
 	"Devices": "--devices", "Outage": "--outage", "Flaps": "--flaps", "FlapUp and FlapDown": "--flap-up and --flap-down",
 	"BadAuth": "--bad-auth", "DevicesPerHost": "--devices-per-host", "Capacity": "--capacity",
 	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon", "Start": "--start",
+	"Library": "--library-reconnect",
 }
 
 // errIngestEnded tells the simulation that nobody reads its records any more.
@@ -204,6 +215,10 @@ func printSimulateStats(w io.Writer, cfg simulate.Config, pol string, st simulat
 		st.Devices, cfg.Outage, st.BrokerUp, pol, cfg.Seed, st.Records, st.Horizon)
 	fmt.Fprintf(w, "attempts:   %d socket-opens; peak %d/s at +%v, mean %.1f/s, peak-to-mean %.1f; once the broker is up, peak %d/s at +%v\n",
 		st.Attempts, st.PeakPerS, st.PeakAt, st.MeanPerS, st.PeakToMean, st.PeakUpPerS, st.PeakUpAt)
+	if cfg.Library != nil {
+		fmt.Fprintf(w, "library:    every device also runs the library's own reconnect (%s): %d socket-opens the log does not show, counted in the peaks\n",
+			cfg.Library.Summary(), st.LibraryAttempts)
+	}
 	fmt.Fprintf(w, "failures:   %d with the broker down, %d refused over capacity, %d refused for bad credentials\n",
 		st.Failed, st.RefusedOverload, st.RefusedAuth)
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
