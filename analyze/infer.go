@@ -69,6 +69,9 @@ func (in *inference) policy() (*policy.Policy, []string) {
 			in.delays[k] = drawn(in.delays[k])
 		}
 	}
+	if jitter && in.maxCeil[0] > 0 && in.maxCeil[0] == in.maxCeil[1] && in.maxCeil[0] == in.cap {
+		return in.decorrelated()
+	}
 	var top [inferAttempts]float64
 	for k := range top {
 		switch {
@@ -146,6 +149,19 @@ func snapUp(x float64, round []float64, tol float64) float64 {
 		}
 	}
 	return best
+}
+
+// decorrelated returns the policy of a log whose records carry the same
+// ceiling_s, the cap, at every attempt while the delays vary: decorrelated
+// jitter, whose first draw lies in [base, 3 base], so that base is the
+// least delay drawn at attempt 0 (snapped to a round value within 10%).
+func (in *inference) decorrelated() (*policy.Policy, []string) {
+	lo := slices.Min(in.delays[0])
+	p := &policy.Policy{Name: "inferred", Delay: policy.Decorrelated, BaseDelayS: snap(round3(lo), roundBases, 0.1), MaxDelayS: in.cap, Multiplier: 1}
+	if p.BaseDelayS <= 0 || p.Validate() != nil {
+		return nil, nil
+	}
+	return p, []string{"delay", "base_delay_s", "max_delay_s"}
 }
 
 // drawn returns the delays that look drawn at random: without the values
