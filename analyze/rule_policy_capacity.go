@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -62,27 +61,13 @@ func (r *capacityRule) Device(c *Context, d *Device) {
 		return
 	}
 	last := int64(math.MinInt64)
-	next := 0 // the event to search from for the record of an outage start
 	for _, ep := range d.Episodes {
-		i := startEvent(d, ep.Start, next)
-		if i < 0 || last != math.MinInt64 && ep.Start-last < int64(LostTogether) {
-			continue // a device counts once in any window
+		if !ep.Loss() || last != math.MinInt64 && ep.Start-last < int64(LostTogether) {
+			continue // a start is not a loss; a device counts once in any window
 		}
-		last, next = ep.Start, i+1
-		r.starts.add(ep.Start, d.Events[i].Ref, d.ID)
+		last = ep.Start
+		r.starts.add(ep.Start, d.Events[ep.First].Ref, d.ID)
 	}
-}
-
-// startEvent returns the index, from i on, of the record that began an
-// outage at t (a disconnected or backoff_wait record), or -1.
-func startEvent(d *Device, t int64, i int) int {
-	for ; i < len(d.Events); i++ {
-		e := &d.Events[i]
-		if e.At == t && (e.Outcome == auditfmt.Disconnected || e.Outcome == auditfmt.BackoffWait) {
-			return i
-		}
-	}
-	return -1
 }
 
 func (r *capacityRule) Finish(c *Context) {

@@ -48,9 +48,6 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 	up := -1 // index of the connected record of the session that is up
 	for i := range d.Events {
 		e := &d.Events[i]
-		if e.Stage != 0 && e.Stage != auditfmt.StageSession {
-			continue
-		}
 		switch e.Outcome {
 		case auditfmt.Connected:
 			up = i

@@ -221,28 +221,31 @@ func addUniform(dens []float64, a, b, rate float64) {
 }
 
 // pendingWindow returns the times [lo, hi] at which the policy let the
-// device of l open its socket once the broker was back at back.
+// device of l open its socket once the broker was back at back. The
+// attempt's recorded draw says where its socket-open fell: at or after
+// back, the draw is uniform over the part of its window from back on; before
+// back, the open failed (the broker was not back) and the device drew
+// again from it, each further draw carried forward from the middle of
+// its window while that window ended before back.
 func pendingWindow(p *policy.Policy, l *stormLoss, back int64) (int64, int64) {
 	if !l.hasAttempt {
 		at := max(l.conn, back)
 		return at, at
 	}
-	start, number, prev := l.start, l.number, l.prev
-	wait := nanos(l.wait)
-	for step := 0; ; step++ {
-		lo, hi := p.Bounds(number, prev)
-		a, b := addSat(start, nanos(lo)+wait), addSat(start, nanos(hi)+wait)
-		if b >= back || step == stormSteps {
-			return max(a, back), max(b, back)
+	start, number, prev, wait := l.start, l.number, l.prev, nanos(l.wait)
+	if open := addSat(start, nanos(l.delay)+wait); open < back {
+		start, number, prev, wait = open, number+1, l.delay, 0
+		for step := 0; step < stormSteps; step++ {
+			lo, hi := p.Bounds(number, prev)
+			if addSat(start, nanos(hi)) >= back {
+				break
+			}
+			d := (lo + hi) / 2
+			start, number, prev = addSat(start, nanos(d)), number+1, d
 		}
-		// this draw's socket-open came before the broker was back and
-		// failed: the next draw follows it
-		d := (lo + hi) / 2
-		if step == 0 {
-			d = l.delay
-		}
-		start, number, prev, wait = addSat(start, nanos(d)+wait), number+1, d, 0
 	}
+	lo, hi := p.Bounds(number, prev)
+	return max(addSat(start, nanos(lo)+wait), back), max(addSat(start, nanos(hi)+wait), back)
 }
 
 // poissonTail returns P(X >= k) for X Poisson with mean m.
@@ -275,11 +278,12 @@ func (s storm) finding(in *Incident, c *Context) Finding {
 	f.Message = fmt.Sprintf("%d devices connected in the 1s from %s after the incident at %s; the policy's draws put at most %.1f in any second",
 		s.observed, fmtTime(s.at), fmtTime(in.LostAt), s.expected)
 	f.Explanation = fmt.Sprintf("Of the %d devices the incident at %s took down, %d recovered; the broker was back at %s (the first connect). "+
-		"Each device was then drawing its next socket-open from its pending attempt's window under the %s policy (%s), cut to begin at "+
-		"the broker's return and carried forward a draw at a time while it ended before; spread uniformly over those windows, the fleet's "+
+		"Each device was then drawing its next socket-open from its pending attempt's window under the %s policy (%s): the window of the "+
+		"draw it recorded, cut to begin at the broker's return, or, if that draw's socket-open came before the return, the next draw's; "+
+		"spread uniformly over those windows, the fleet's "+
 		"connects would number at most %.2f in any 1s (from %s). Observed: %d in the 1s from %s, %.1f× that. For a Poisson count of mean %.2f, "+
-		"%d or more in one of the recovery's %d seconds has probability %.2g (a storm needs at least %d connects, above %.0f× the expected "+
-		"and below %g). The fleet hit the returning broker in phase, whatever its recorded delays say: look for a second reconnect loop "+
+		"%d or more in one of the recovery's %d seconds has probability %.2g (a storm needs at least %d connects, over %.0f× the expected, "+
+		"at a probability below %g). The fleet hit the returning broker in phase, whatever its recorded delays say: look for a second reconnect loop "+
 		"(the MQTT library's own automatic reconnect; see unscheduled-connect) or a shared timer.",
 		in.DevicesLost, fmtTime(in.LostAt), in.Recovered, fmtTime(in.FirstConnectAt), src, c.Policy.Summary(), s.expected, fmtTime(s.expectedAt),
 		s.observed, fmtTime(s.at), float64(s.observed)/max(s.expected, 1e-9), s.expected, s.observed, s.windows, s.tail,

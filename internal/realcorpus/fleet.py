@@ -4,8 +4,10 @@
 Each device is one paho.mqtt.client.Client with a reconnect manager beside
 it, written the way the reference client's manager is: capped exponential
 backoff with full jitter, the counter reset on a successful CONNACK, and an
-audit record (the ReconnectAudit schema) for every step, appended as one
-JSON line to --audit. The manager never writes what the MQTT library does
+audit record for every step, appended as one JSON line to --audit, with
+the six fields of the reference client's ReconnectAudit record (client_id,
+attempt, backoff_delay_s, outcome, clean_session, recorded_at) and a
+reason_code on disconnects and refusals. The manager never writes what the MQTT library does
 on its own, so the audit log is exactly what such a fleet would collect.
 
 Modes:
@@ -86,7 +88,7 @@ class Device:
     def on_connect(self, client, userdata, flags, rc):
         if rc == 0:
             self.attempt = 0
-            self.rec("connected", session_present=bool(flags.get("session present")))
+            self.rec("connected")
             self.lost.clear()
             self.up.set()
         else:
@@ -132,7 +134,7 @@ class Device:
             if self.up.is_set():
                 return  # another owner (the library) connected the client
             delay = self.policy.draw(self.rng, self.attempt)
-            self.rec("backoff_wait", delay, ceiling_s=self.policy.ceiling(self.attempt))
+            self.rec("backoff_wait", delay)
             if self.stop.wait(delay):
                 return
             if self.up.is_set():
@@ -142,7 +144,7 @@ class Device:
             if self.up.is_set():
                 return
             self.attempt += 1
-            self.rec("attempt_failed", delay, failure_class="transient")
+            self.rec("attempt_failed", delay)
 
     def run(self):
         self.backoff()
@@ -174,13 +176,13 @@ class Device:
     def churn(self):
         """Restarts a healthy connection without recording why."""
         delay = self.policy.draw(self.rng, 0)
-        self.rec("backoff_wait", delay, ceiling_s=self.policy.ceiling(0))
+        self.rec("backoff_wait", delay)
         if self.stop.wait(delay):
             return
         self.up.clear()
         if not self.open_socket():
             self.attempt += 1
-            self.rec("attempt_failed", delay, failure_class="transient")
+            self.rec("attempt_failed", delay)
 
 
 def main():

@@ -13,21 +13,33 @@ import (
 // Truth is what a broker.log says of the outage.
 type Truth struct {
 	// Died is when the recorder killed the broker; Back when the restarted
-	// broker said it was running.
-	Died, Back time.Time
+	// broker said it was running; Stopped when the recorder began to stop
+	// the fleet (the zero time if the log has no such mark).
+	Died, Back, Stopped time.Time
 	// Reconnected holds, for each client the broker had connected before
-	// it died, its first accepted connect after Back.
+	// it died, its first accepted connect after Back that the client kept:
+	// a connection the client itself closed within Kept of its connect
+	// (two reconnect owners racing, one tearing down the other's socket)
+	// never served it.
 	Reconnected map[string]time.Time
 	// Lost counts the clients connected when the broker died.
 	Lost int
-	// Connects holds every connect the restarted broker accepted, in
-	// order: "New client connected ... as ID".
-	Connects []time.Time
+	// Connects holds every connect the restarted broker accepted before
+	// the fleet was stopped, in order: "New client connected ... as ID";
+	// PerClient counts them by client id.
+	Connects  []time.Time
+	PerClient map[string]int
+
+	pending map[string]time.Time // a client's first connect after Back, until it proves kept
 }
+
+// Kept is how long a client must keep a connection for it to count as
+// its reconnect.
+const Kept = 500 * time.Millisecond
 
 // ParseBrokerLog reads a broker.log.
 func ParseBrokerLog(r io.Reader) (*Truth, error) {
-	t := &Truth{Reconnected: map[string]time.Time{}}
+	t := &Truth{Reconnected: map[string]time.Time{}, PerClient: map[string]int{}, pending: map[string]time.Time{}}
 	up := map[string]bool{} // connected before the broker died
 	sc := bufio.NewScanner(r)
 	n := 0
@@ -50,13 +62,21 @@ func ParseBrokerLog(r io.Reader) (*Truth, error) {
 		return nil, fmt.Errorf("broker.log: no kill and restart marks")
 	}
 	t.Lost = len(up)
+	for id, at := range t.pending {
+		t.Reconnected[id] = at
+	}
+	t.pending = nil
 	return t, nil
 }
 
 // take reads one line of the log.
 func (t *Truth) take(at time.Time, msg string, up map[string]bool) {
-	if msg == KillMark {
+	switch msg {
+	case KillMark:
 		t.Died = at
+		return
+	case StopMark:
+		t.Stopped = at
 		return
 	}
 	// mosquitto's own lines begin with its one-second stamp
@@ -64,6 +84,13 @@ func (t *Truth) take(at time.Time, msg string, up map[string]bool) {
 	if !t.Died.IsZero() && t.Back.IsZero() {
 		if strings.HasPrefix(text, "mosquitto version ") && strings.HasSuffix(text, " running") {
 			t.Back = at
+		}
+		return
+	}
+	t.settle(at)
+	if id, ok := closedClient(text); ok {
+		if p, ok := t.pending[id]; ok && at.Sub(p) < Kept {
+			delete(t.pending, id) // torn down at once: not its reconnect
 		}
 		return
 	}
@@ -75,10 +102,41 @@ func (t *Truth) take(at time.Time, msg string, up map[string]bool) {
 		up[id] = true
 		return
 	}
-	t.Connects = append(t.Connects, at)
-	if _, seen := t.Reconnected[id]; !seen && up[id] {
-		t.Reconnected[id] = at
+	if !t.Stopped.IsZero() {
+		return
 	}
+	t.Connects = append(t.Connects, at)
+	t.PerClient[id]++
+	_, seen := t.Reconnected[id]
+	if _, waiting := t.pending[id]; !seen && !waiting && up[id] {
+		t.pending[id] = at
+	}
+}
+
+// settle takes the pending connects older than Kept at time now as kept.
+func (t *Truth) settle(now time.Time) {
+	for id, at := range t.pending {
+		if now.Sub(at) >= Kept {
+			t.Reconnected[id] = at
+			delete(t.pending, id)
+		}
+	}
+}
+
+// closedClient returns the client id of a line that says the client
+// closed its connection: "Client ID closed its connection." or "Client
+// ID disconnected.".
+func closedClient(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(text, "Client ")
+	if !ok {
+		return "", false
+	}
+	for _, end := range []string{" closed its connection.", " disconnected."} {
+		if id, ok := strings.CutSuffix(rest, end); ok {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 // connectedClient returns the client id of a "New client connected from

@@ -1,0 +1,150 @@
+package realcorpus
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Tools are the programs a recording runs.
+type Tools struct {
+	Mosquitto string // the broker, /usr/sbin/mosquitto by default
+	Python    string // a Python with paho-mqtt 1.x, /usr/bin/python3 by default
+	FleetPy   string // fleet.py of this package
+}
+
+// DefaultTools returns the Debian paths, with fleet.py found from the
+// module root or this package's directory.
+func DefaultTools() Tools {
+	t := Tools{Mosquitto: "/usr/sbin/mosquitto", Python: "/usr/bin/python3"}
+	for _, p := range []string{filepath.Join("internal", "realcorpus", "fleet.py"), "fleet.py"} {
+		if abs, err := filepath.Abs(p); err == nil {
+			if _, err := os.Stat(abs); err == nil {
+				t.FleetPy = abs
+				break
+			}
+		}
+	}
+	return t
+}
+
+// Record records scenario sc into dir (emptied first): see the package
+// documentation.
+func Record(sc Scenario, dir string, tools Tools) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	port, err := FreePort()
+	if err != nil {
+		return err
+	}
+	blog, err := os.Create(filepath.Join(dir, BrokerLog))
+	if err != nil {
+		return err
+	}
+	defer blog.Close()
+	log := NewStampedLog(blog)
+	conf := filepath.Join(os.TempDir(), fmt.Sprintf("corpus-%d.conf", port))
+	if err := os.WriteFile(conf, []byte(MosquittoConf(port)), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(conf)
+
+	b, err := StartBroker(tools.Mosquitto, conf, log)
+	if err != nil {
+		return err
+	}
+	time.Sleep(300 * time.Millisecond)
+	stop, err := startFleet(sc, tools, port, filepath.Join(dir, ClientLog))
+	if err != nil {
+		b.Kill()
+		return err
+	}
+	time.Sleep(sc.Boot + sc.Settle)
+	log.Mark(KillMark)
+	b.Kill()
+	time.Sleep(sc.Down)
+	log.Mark(RestartMark)
+	if b, err = StartBroker(tools.Mosquitto, conf, log); err != nil {
+		stop()
+		return err
+	}
+	time.Sleep(sc.After)
+	log.Mark(StopMark)
+	stop()
+	time.Sleep(time.Second)
+	b.Stop()
+	return writeMeta(sc, dir, tools)
+}
+
+// startFleet starts sc's clients; the function it returns stops them and
+// waits until they have written their last records.
+func startFleet(sc Scenario, tools Tools, port int, audit string) (func(), error) {
+	if sc.Client == GoPaho {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- RunGoFleet(ctx, sc, fmt.Sprintf("tcp://127.0.0.1:%d", port), audit) }()
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				fmt.Fprintln(os.Stderr, "realcorpus: go fleet:", err)
+			}
+		}, nil
+	}
+	if tools.FleetPy == "" {
+		return nil, fmt.Errorf("fleet.py not found")
+	}
+	args := []string{tools.FleetPy, "--port", fmt.Sprint(port), "--devices", fmt.Sprint(sc.Devices), "--prefix", sc.Prefix,
+		"--mode", sc.Mode, "--audit", audit, "--base", fmt.Sprint(sc.Policy.BaseDelayS), "--cap", fmt.Sprint(sc.Policy.MaxDelayS),
+		"--multiplier", fmt.Sprint(sc.Policy.Multiplier), "--keepalive", fmt.Sprint(sc.Keepalive),
+		"--boot-spread", fmt.Sprint(sc.Boot.Seconds()), "--churn", fmt.Sprint(sc.Churn), "--seed", fmt.Sprint(sc.Seed)}
+	cmd := exec.Command(tools.Python, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}, nil
+}
+
+func writeMeta(sc Scenario, dir string, tools Tools) error {
+	m := Meta{Scenario: sc.Name, Description: sc.Description, Devices: sc.Devices, Client: sc.Client,
+		Mode: sc.Mode, Churn: sc.Churn, DownS: sc.Down.Seconds(), Recorded: time.Now().UTC().Format(time.RFC3339),
+		Versions: versions(tools)}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, MetaFile), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, PolicyFile), sc.Policy.AppendTOML(nil), 0o644)
+}
+
+// versions says what recorded the corpus.
+func versions(tools Tools) map[string]string {
+	v := map[string]string{"go": strings.TrimPrefix(runtime.Version(), "go"), "paho.mqtt.golang": GoPahoVersion}
+	if out, _ := exec.Command(tools.Mosquitto, "-h").CombinedOutput(); len(out) > 0 {
+		if line, _, _ := strings.Cut(string(out), "\n"); strings.HasPrefix(line, "mosquitto version") {
+			v["mosquitto"] = strings.TrimPrefix(line, "mosquitto version ")
+		}
+	}
+	if out, err := exec.Command(tools.Python, "-c", "import paho.mqtt, sys; print(paho.mqtt.__version__, sys.version.split()[0])").Output(); err == nil {
+		if f := strings.Fields(string(out)); len(f) == 2 {
+			v["paho-mqtt (python)"], v["python"] = f[0], f[1]
+		}
+	}
+	return v
+}
