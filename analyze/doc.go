@@ -20,10 +20,22 @@
 // (connected intervals) and the outage episodes (from a lost connection
 // to the next connected record). The rules read the session stage's
 // sessions and episodes; a record without a stage is of the session.
+// An episode before the device ever connected is a start, not a loss; a
+// loss the log has no disconnect record of is inferred from the new
+// attempt after a connected record.
+//
+// # Incidents
+//
+// A loss that takes many devices down together is an incident
+// (FleetStats.Incidents): at least IncidentMinDevices losses in a window
+// of IncidentWindow, found after every device is read from the losses it
+// kept. Each device's time to recover runs from its own loss to its first
+// successful connect after it.
 //
 // # Rules
 //
-// A Rule sees each device once, then the whole fleet (Finish). Rules
+// A Rule sees each device once, then the whole fleet (Finish), with the
+// fleet's statistics and incidents in Context.Fleet. Rules
 // that need a policy parameter take it from the declared policy, or from
 // the policy inferred from the log, which the summary reports as inferred;
 // when neither has it, the rule says so once in the summary's notes

@@ -42,17 +42,19 @@ func (in *inference) add(d *Device) {
 	}
 }
 
-// policy returns the policy the log shows, or nil if it shows none.
+// policy returns the policy the log shows, or nil if it shows none
+// (docs/rules.md, Terms, "Policy", is the exact rule).
 //
-// The ceilings come from the ceiling_s the records carry when they do.
-// Otherwise from the delays: when devices drew different delays at one
-// attempt number the policy jitters (full_jitter is assumed), and the
-// ceiling at an attempt is twice the median delay drawn at it (the median
-// of a uniform draw from [0, c] is c/2), leaving out values three or more
-// devices drew exactly (a minority on a fixed schedule); without jitter it
-// is the median delay itself. The base is the ceiling at attempt 0, the multiplier the ratio
-// of the ceilings at attempts 1 and 0, the cap the largest delay or
-// ceiling seen.
+// The ceilings come from the ceiling_s the records carry when they do
+// (and records whose ceiling is the cap at every attempt show decorrelated
+// jitter). Otherwise from the delays: when devices drew different delays
+// at one attempt number the policy jitters (full_jitter is assumed), and
+// the ceiling at an attempt is the topQuantile of the delays drawn at it
+// over topQuantile, leaving out values three or more devices drew exactly
+// (a minority on a fixed schedule); without jitter it is the median delay
+// itself. The base and multiplier come from a weighted least-squares line
+// through the log ceilings, and estimated values snap to round ones within
+// their error; the cap is the largest delay or ceiling seen.
 func (in *inference) policy() (*policy.Policy, []string) {
 	if len(in.delays[0]) == 0 || len(in.delays[1]) == 0 {
 		return nil, nil
@@ -79,23 +81,23 @@ func (in *inference) policy() (*policy.Policy, []string) {
 		case in.maxCeil[0] > 0 && in.maxCeil[1] > 0:
 			top[k] = in.maxCeil[k]
 		case jitter:
-			top[k] = 2 * median(in.delays[k])
+			top[k] = quantile(in.delays[k], topQuantile) / topQuantile
 		default:
 			top[k] = median(in.delays[k])
 		}
 	}
 	p := &policy.Policy{Name: "inferred", Delay: policy.FullJitter, BaseDelayS: round3(top[0]), MaxDelayS: max(in.cap, top[0]), Multiplier: 1}
-	if top[0] > 0 {
-		p.Multiplier = max(1, math.Round(growth(top[:], in)*100)/100)
-	}
 	if jitter && in.maxCeil[0] == 0 {
-		// estimated from medians: a value within the estimate's error
-		// of the round one a policy is written with is that one
+		// estimated from quantiles: fit the ceilings' line in log space
+		// over the attempts below the cap, and take a value within the
+		// estimate's error of the round one a policy is written with as
+		// that one
 		n0 := float64(len(in.delays[0]))
-		p.BaseDelayS = snap(p.BaseDelayS, roundBases, min(0.15, max(0.05, 1.5/math.Sqrt(n0))))
-		p.Multiplier = snap(p.Multiplier, roundMultipliers, 0.05)
-		p.MaxDelayS = snapUp(p.MaxDelayS, roundCaps, 0.03)
-		p.MaxDelayS = max(p.MaxDelayS, p.BaseDelayS)
+		p.BaseDelayS = snap(round3(fitBase(top[:], in)), roundBases, min(0.15, max(0.05, 1.5/math.Sqrt(n0))))
+		p.Multiplier = snap(max(1, math.Round(growth(top[:], in, p.BaseDelayS)*100)/100), roundMultipliers, 0.05)
+		p.MaxDelayS = max(snapUp(p.MaxDelayS, roundCaps, 0.03), p.BaseDelayS)
+	} else if top[0] > 0 {
+		p.Multiplier = max(1, math.Round(growth(top[:], in, top[0])*100)/100)
 	}
 	if !jitter {
 		p.Delay = policy.Exponential
@@ -109,10 +111,10 @@ func (in *inference) policy() (*policy.Policy, []string) {
 	return p, []string{"delay", "base_delay_s", "max_delay_s", "multiplier"}
 }
 
-// The round values policies are written with: bases of 1, 1.5, 2, 2.5,
-// 3, 5 and 7.5 times a power of ten, multipliers, and caps.
+// The round values policies are written with: bases of 1, 2, 2.5, 3 and
+// 5 times a power of ten, multipliers, and caps.
 var (
-	roundBases       = roundSeries([]float64{1, 1.5, 2, 2.5, 3, 5, 7.5}, -3, 3)
+	roundBases       = roundSeries([]float64{1, 2, 2.5, 3, 5}, -3, 3)
 	roundMultipliers = []float64{1, 1.5, 2, 2.5, 3, 4, 5, 10}
 	roundCaps        = append(roundSeries([]float64{1, 1.5, 2, 2.5, 3, 5, 7.5}, -3, 4), 60, 90, 120, 180, 240, 300, 600, 900, 1200, 1800, 3600)
 )
@@ -175,20 +177,63 @@ func drawn(ds []float64) []float64 {
 	return slices.DeleteFunc(ds, func(d float64) bool { return n[d] >= 3 })
 }
 
-// growth returns the multiplier the ceilings show: the median over the
-// attempts k >= 1 with at least 5 delays and a ceiling below half the cap
-// of (top[k]/top[0])^(1/k); top[1]/top[0] when there is no such attempt.
-func growth(top []float64, in *inference) float64 {
-	var ms []float64
+// fitBase returns the base the estimated ceilings show: the intercept of
+// the weighted least-squares line through log(top[k]) against k over the
+// attempts fit (k = 0, and those with at least 5 delays and a ceiling
+// below half the cap), each weighted by its number of delays.
+func fitBase(top []float64, in *inference) float64 {
+	var sw, sx, sy, sxx, sxy float64
+	for k := range top {
+		n := float64(len(in.delays[k]))
+		if top[k] <= 0 || k > 0 && (n < 5 || top[k] >= in.cap/2) {
+			continue
+		}
+		x, y := float64(k), math.Log(top[k])
+		sw, sx, sy, sxx, sxy = sw+n, sx+n*x, sy+n*y, sxx+n*x*x, sxy+n*x*y
+	}
+	if d := sw*sxx - sx*sx; d > 0 {
+		return math.Exp((sy*sxx - sx*sxy) / d)
+	}
+	return top[0]
+}
+
+// growth returns the multiplier the ceilings show, from the base: the
+// least-squares slope through the origin of log(top[k]/base) against k,
+// each attempt weighted by its number of delays, over the attempts k >= 1
+// with at least 5 delays and a ceiling below half the cap;
+// top[1]/base when there is no such attempt.
+func growth(top []float64, in *inference, base float64) float64 {
+	var num, den float64
 	for k := 1; k < len(top); k++ {
-		if len(in.delays[k]) >= 5 && top[k] > 0 && top[k] < in.cap/2 {
-			ms = append(ms, math.Pow(top[k]/top[0], 1/float64(k)))
+		if n := float64(len(in.delays[k])); n >= 5 && top[k] > 0 && top[k] < in.cap/2 {
+			num += n * float64(k) * math.Log(top[k]/base)
+			den += n * float64(k*k)
 		}
 	}
-	if len(ms) == 0 {
-		return top[1] / top[0]
+	if den == 0 {
+		return top[1] / base
 	}
-	return median(ms)
+	return math.Exp(num / den)
+}
+
+// topQuantile is the quantile of the delays drawn at an attempt that
+// estimates its ceiling under jitter: a uniform draw from [0, c] has its
+// q-quantile at q·c, estimated from n draws with a relative error of about
+// √((1-q)/(q n)), half the median's at q = 0.8, while a minority of up to
+// a fifth drawing outside the bounds (what delay-bounds looks for) moves it
+// little.
+const topQuantile = 0.8
+
+// quantile returns the q-quantile of xs (which it sorts), by linear
+// interpolation between order statistics.
+func quantile(xs []float64, q float64) float64 {
+	slices.Sort(xs)
+	pos := q * float64(len(xs)-1)
+	i := int(pos)
+	if i+1 >= len(xs) {
+		return xs[len(xs)-1]
+	}
+	return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
 }
 
 // median returns the median of xs (which it sorts).
