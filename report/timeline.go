@@ -115,11 +115,12 @@ func timelineEpisodes(w io.Writer, stage string, episodes []analyze.Episode) {
 		fmt.Fprintf(w, "  none\n")
 	}
 	for _, e := range episodes {
+		kind := episodeKind(&e)
 		if e.End == analyze.NoTime {
-			fmt.Fprintf(w, "  from %s, not recovered; %s\n", Time(e.Start), plural(e.Attempts, "attempt"))
+			fmt.Fprintf(w, "  %s from %s, not recovered; %s\n", kind, Time(e.Start), plural(e.Attempts, "attempt"))
 			continue
 		}
-		fmt.Fprintf(w, "  from %s to %s (%v); %s\n", Time(e.Start), Time(e.End), time.Duration(e.End-e.Start),
+		fmt.Fprintf(w, "  %s from %s to %s (%v); %s\n", kind, Time(e.Start), Time(e.End), time.Duration(e.End-e.Start),
 			plural(e.Attempts, "attempt"))
 	}
 }
@@ -182,9 +183,22 @@ type timelineSession struct {
 }
 
 type timelineOutage struct {
+	Kind     string  `json:"kind"` // start, loss or loss (inferred)
 	Start    string  `json:"start"`
 	End      *string `json:"end"`
 	Attempts int     `json:"attempts"`
+}
+
+// episodeKind says what began an episode: the device starting, a loss it
+// recorded, or a loss inferred from a new attempt after a connected record.
+func episodeKind(e *analyze.Episode) string {
+	switch {
+	case e.Starting:
+		return "start"
+	case e.Inferred:
+		return "loss (inferred)"
+	}
+	return "loss"
 }
 
 // TimelineJSON writes the timeline as one JSON document: the device, its
@@ -225,7 +239,7 @@ func sessionsJSON(ss []analyze.Session) []timelineSession {
 func outagesJSON(es []analyze.Episode) []timelineOutage {
 	out := make([]timelineOutage, len(es))
 	for i, e := range es {
-		out[i] = timelineOutage{Start: Time(e.Start), End: optTime(e.End), Attempts: e.Attempts}
+		out[i] = timelineOutage{Kind: episodeKind(&e), Start: Time(e.Start), End: optTime(e.End), Attempts: e.Attempts}
 	}
 	return out
 }

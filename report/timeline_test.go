@@ -52,7 +52,7 @@ sessions:
   up 2026-11-30T14:17:37.2Z, still up at the end
 
 outages:
-  from 2026-11-30T14:17:30Z to 2026-11-30T14:17:37.2Z (7.2s); 2 attempts
+  loss from 2026-11-30T14:17:30Z to 2026-11-30T14:17:37.2Z (7.2s); 2 attempts
 `
 	if got := b.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
