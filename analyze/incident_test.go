@@ -1,10 +1,6 @@
 package analyze
 
 import (
-	"bufio"
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,7 +30,7 @@ func TestIncidentSimulated(t *testing.T) {
 		if tc.tweak != nil {
 			tc.tweak(&cfg)
 		}
-		res, st := checkSimulatedStats(t, cfg)
+		res, st := checkSimulatedStats(t, cfg, nil)
 		incs := res.Summary.Fleet.Incidents
 		if len(incs) != 1 {
 			t.Errorf("%s, %d devices: %d incidents, want 1", tc.name, tc.devices, len(incs))
@@ -54,26 +50,4 @@ func TestIncidentSimulated(t *testing.T) {
 			}
 		}
 	}
-}
-
-// checkSimulatedStats is checkSimulated returning the simulator's figures
-// too; the policy is inferred.
-func checkSimulatedStats(t *testing.T, cfg simulate.Config) (*Result, simulate.Stats) {
-	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "sim.ndjson")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	st, err := simulate.Run(context.Background(), cfg, w)
-	if err == nil {
-		err = w.Flush()
-	}
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return checkFiles(t, dir, nil, path), st
 }

@@ -132,6 +132,14 @@ func TestResyncGrid(t *testing.T) {
 // against pol (nil: inferred).
 func checkSimulated(t testing.TB, cfg simulate.Config, pol *policy.Policy) *Result {
 	t.Helper()
+	res, _ := checkSimulatedStats(t, cfg, pol)
+	return res
+}
+
+// checkSimulatedStats is checkSimulated returning the simulator's figures
+// too.
+func checkSimulatedStats(t testing.TB, cfg simulate.Config, pol *policy.Policy) (*Result, simulate.Stats) {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sim.ndjson")
 	f, err := os.Create(path)
@@ -139,14 +147,15 @@ func checkSimulated(t testing.TB, cfg simulate.Config, pol *policy.Policy) *Resu
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	if _, err := simulate.Run(context.Background(), cfg, w); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
+	st, err := simulate.Run(context.Background(), cfg, w)
+	if err == nil {
+		err = w.Flush()
 	}
 	f.Close()
-	return checkFiles(t, dir, pol, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return checkFiles(t, dir, pol, path), st
 }
 
 // TestResyncInferred checks resync with the policy inferred from the log
