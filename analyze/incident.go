@@ -73,7 +73,7 @@ func (ic *incidentCounter) add(d *Device) {
 	last := int64(NoTime)
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
-		if !ep.Loss() || last != NoTime && ep.Start-last < int64(IncidentWindow) {
+		if !ep.Loss() || last != NoTime && ep.Start < addSat(last, int64(IncidentWindow)) {
 			continue // a device counts once in a window
 		}
 		last = ep.Start
@@ -96,7 +96,7 @@ func (ic *incidentCounter) incidents() []Incident {
 	var out []Incident
 	lo, hi, until := -1, -1, int64(0)
 	for i, j := 0, 0; i < len(ls); i++ {
-		for j < len(ls) && ls[j].at-ls[i].at < int64(IncidentWindow) {
+		for j < len(ls) && ls[j].at < addSat(ls[i].at, int64(IncidentWindow)) {
 			j++
 		}
 		if j-i < need {
@@ -110,7 +110,7 @@ func (ic *incidentCounter) incidents() []Incident {
 			}
 			lo, hi = i, j
 		}
-		until = ls[i].at + int64(IncidentWindow)
+		until = addSat(ls[i].at, int64(IncidentWindow))
 	}
 	if lo >= 0 {
 		out = append(out, newIncident(ls[lo:hi]))
@@ -158,7 +158,7 @@ func peakPerWindow(ts []int64, from, to, w int64) (int, int64) {
 	i := sort.Search(len(ts), func(k int) bool { return ts[k] >= from })
 	best, at := 0, int64(NoTime)
 	for j := i; i < len(ts) && (to == NoTime || ts[i] < to); i++ {
-		for j < len(ts) && ts[j]-ts[i] < w {
+		for j < len(ts) && ts[j] < addSat(ts[i], w) {
 			j++
 		}
 		if j-i > best {

@@ -71,7 +71,7 @@ func (in *inference) policy() (*policy.Policy, []string) {
 			in.delays[k] = drawn(in.delays[k])
 		}
 	}
-	if jitter && in.maxCeil[0] > 0 && in.maxCeil[0] == in.maxCeil[1] && in.maxCeil[0] == in.cap {
+	if jitter && in.decorrelatedCeilings() {
 		return in.decorrelated()
 	}
 	var top [inferAttempts]float64
@@ -151,6 +151,24 @@ func snapUp(x float64, round []float64, tol float64) float64 {
 		}
 	}
 	return best
+}
+
+// decorrelatedCeilings reports whether the records show decorrelated
+// jitter: every attempt's ceiling_s is the cap, and the delays drawn at
+// attempt 0 lie in [b, 3b] for some b > 0 (the first draw of decorrelated
+// jitter; full jitter whose base is its cap draws near 0 too).
+func (in *inference) decorrelatedCeilings() bool {
+	d0 := in.delays[0]
+	if len(d0) < 5 || in.maxCeil[0] == 0 {
+		return false
+	}
+	for k := range in.delays {
+		if len(in.delays[k]) > 0 && in.maxCeil[k] != in.cap {
+			return false
+		}
+	}
+	lo, hi := slices.Min(d0), slices.Max(d0)
+	return lo > 0 && hi <= 3*lo*1.01
 }
 
 // decorrelated returns the policy of a log whose records carry the same

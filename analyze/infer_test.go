@@ -3,8 +3,10 @@ package analyze
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // TestInferSnapsRoundValues: a full-jitter fleet of base 1 s doubling to
@@ -67,5 +69,22 @@ func TestSnap(t *testing.T) {
 	}
 	if got := snapUp(30.5, roundCaps, 0.03); got != 30.5 {
 		t.Errorf("snapUp(30.5) = %v, want 30.5: a cap is at least the largest delay seen", got)
+	}
+}
+
+// TestInferFullJitterAtItsCap: full jitter whose base is its cap writes
+// the same ceiling_s at every attempt, as decorrelated jitter does, but
+// draws near 0; it is not decorrelated jitter (a regression: it was
+// inferred as decorrelated with a base of 8 ms, and every honest delay
+// was a delay-bounds finding).
+func TestInferFullJitterAtItsCap(t *testing.T) {
+	pol := gridFleet{policy: "full-jitter"}.resolve(t)
+	pol.BaseDelayS, pol.MaxDelayS, pol.Multiplier = 30, 30, 1
+	res := checkSimulated(t, simulate.Config{Devices: 300, Outage: time.Minute, Policy: pol, Seed: 2}, nil)
+	if p := res.Summary.Policy.Policy; p == nil || p.Delay != policy.FullJitter || p.BaseDelayS != 30 {
+		t.Errorf("inferred %+v, want full_jitter from 30 s", p)
+	}
+	if fs := of(res, "delay-bounds"); len(fs) > 0 {
+		t.Errorf("delay-bounds on a clean fleet:%s", describe(fs[:1]))
 	}
 }

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +56,40 @@ func TestReorderedReset(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("notes %q do not say what was reordered", res.Summary.Notes)
+	}
+}
+
+// TestResetBeforeItsOwnConnect: a counter that drops to 0 at a
+// backoff_wait whose own socket-open the connected record 40 ms later
+// ends is a reset without CONNACK, not two threads' records out of order
+// (a regression: the connect was moved before the reset, which hid it and
+// made a new attempt while connected).
+func TestResetBeforeItsOwnConnect(t *testing.T) {
+	pol, err := policy.Preset("full-jitter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkFiles(t, t.TempDir(), &pol, filepath.Join("testdata", "regress", "reset-before-own-connect.ndjson"))
+	if len(of(res, "reset-without-connack")) != 1 {
+		t.Errorf("want one reset-without-connack finding, got:%s", describe(res.Findings))
+	}
+	for _, rule := range []string{"unscheduled-connect", "reconnect-while-connected", "silent-give-up"} {
+		if fs := of(res, rule); len(fs) > 0 {
+			t.Errorf("%s:%s", rule, describe(fs))
+		}
+	}
+}
+
+// TestIncidentsCenturiesApart: losses 326 years apart are not one
+// incident (a regression: their difference overflowed).
+func TestIncidentsCenturiesApart(t *testing.T) {
+	var ic incidentCounter
+	for i, at := range []int64{-8520336000e9, -8520336000e9 + 1e6, -8520336000e9 + 2e6, 1764500000e9} {
+		d := &Device{ID: fmt.Sprint("d", i), Episodes: []Episode{{Start: at, End: NoTime, First: 0, Last: -1}}}
+		ic.add(d)
+	}
+	incs := ic.incidents()
+	if len(incs) != 1 || incs[0].DevicesLost != 3 || incs[0].LastLoss != -8520336000e9+2e6 {
+		t.Errorf("incidents %+v, want one of the 3 devices in 1700", incs)
 	}
 }

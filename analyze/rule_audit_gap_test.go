@@ -94,14 +94,14 @@ func TestAuditGapSeq(t *testing.T) {
 
 func TestAuditGapRejects(t *testing.T) {
 	dir := t.TempDir()
-	rejects := `{"source":"a.ndjson","line":3,"field":"backoff_delay_s","error":"a.ndjson:3: backoff_delay_s: expected a finite number >= 0, found NaN","raw":"{}"}
+	rejects := `{"source":"a.ndjson","line":3,"field":"backoff_delay_s","error":"a.ndjson:3: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN","raw":"{}"}
 {"source":"b.csv","line":9,"error":"expected a JSON object, found an empty line","raw":""}
 `
 	if err := os.WriteFile(filepath.Join(dir, dataset.RejectsName), []byte(rejects), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got, err := firstRejects(filepath.Join(dir, dataset.RejectsName), MaxRefs)
-	want := []string{"a.ndjson:3: backoff_delay_s: expected a finite number >= 0, found NaN", "b.csv:9: expected a JSON object, found an empty line"}
+	want := []string{"a.ndjson:3: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN", "b.csv:9: expected a JSON object, found an empty line"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("firstRejects = %q, %v; want %q", got, err, want)
 	}

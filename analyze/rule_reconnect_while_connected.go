@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -78,14 +79,11 @@ func (r *reconnectWhileConnected) Finish(c *Context) {
 	r.devs = nil
 }
 
-// inIncident reports whether a loss at t is one of an incident's.
+// inIncident reports whether a loss at t is one of an incident's (incs
+// are in time order).
 func inIncident(incs []Incident, t int64) bool {
-	for i := range incs {
-		if t >= incs[i].LostAt && t <= incs[i].LastLoss {
-			return true
-		}
-	}
-	return false
+	k := sort.Search(len(incs), func(k int) bool { return incs[k].LastLoss >= t })
+	return k < len(incs) && t >= incs[k].LostAt
 }
 
 func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained int) Finding {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -54,6 +53,7 @@ type stormLoss struct {
 	number      int64
 	delay, prev float64
 	hasAttempt  bool
+	connected   bool // the connect was this attempt's outcome
 }
 
 func (*recoveryStorm) Info() RuleInfo {
@@ -65,20 +65,23 @@ func (*recoveryStorm) Info() RuleInfo {
 }
 
 func (r *recoveryStorm) Device(_ *Context, d *Device) {
+	k, prev := 0, 0.0 // the next session attempt to look at; the delay drawn before it
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
 		if !ep.Loss() || ep.End == NoTime {
 			continue
 		}
 		l := stormLoss{lossAt: ep.Start, conn: ep.End, ref: d.Events[ep.Last].Ref}
-		prev := 0.0
-		for k := range d.Attempts {
+		// the pending attempt: the last of the session stage begun within
+		// the episode, before the connect that ended it
+		for ; k < len(d.Attempts) && d.Attempts[k].Backoff < ep.Last; k++ {
 			a := &d.Attempts[k]
-			if a.Stage != 0 && a.Stage != auditfmt.StageSession {
+			if !isSessionStage(a.Stage) {
 				continue
 			}
-			if a.Start >= ep.Start && a.Start <= ep.End {
+			if a.Backoff >= ep.First {
 				l.start, l.wait, l.number, l.delay, l.prev, l.hasAttempt = a.Start, a.Wait, a.Number, a.Delay, prev, true
+				l.connected = a.Outcome == ep.Last
 			}
 			prev = a.Delay
 		}
@@ -173,6 +176,10 @@ func expectedPeak(p *policy.Policy, ls []stormLoss, back int64) (float64, int64,
 	n := int((end-back)/bin) + 2
 	dens := make([]float64, n+1) // difference array of the expected connects per bin
 	for _, sp := range spans {
+		if sp.lo >= end && sp.hi > sp.lo {
+			continue // beyond the recovery looked at: in none of its windows
+		}
+		sp.lo = min(sp.lo, end)
 		a, b := float64(sp.lo-back)/float64(bin), float64(min(sp.hi, end)-back)/float64(bin)
 		if b-a < 1e-9 {
 			k := min(int(a), n-1)
@@ -223,9 +230,9 @@ func addUniform(dens []float64, a, b, rate float64) {
 // pendingWindow returns the times [lo, hi] at which the policy let the
 // device of l open its socket once the broker was back at back. The
 // attempt's recorded draw says where its socket-open fell: at or after
-// back, the draw is uniform over the part of its window from back on; before
-// back, the open failed (the broker was not back) and the device drew
-// again from it, each further draw carried forward from the middle of
+// back (or when the attempt's outcome is the connect itself), the draw is
+// uniform over the part of its window from back on; before back, the open
+// failed (the broker was not back) and the device drew again from it, each further draw carried forward from the middle of
 // its window while that window ended before back.
 func pendingWindow(p *policy.Policy, l *stormLoss, back int64) (int64, int64) {
 	if !l.hasAttempt {
@@ -233,7 +240,7 @@ func pendingWindow(p *policy.Policy, l *stormLoss, back int64) (int64, int64) {
 		return at, at
 	}
 	start, number, prev, wait := l.start, l.number, l.prev, nanos(l.wait)
-	if open := addSat(start, nanos(l.delay)+wait); open < back {
+	if open := addSat(start, nanos(l.delay)+wait); open < back && !l.connected {
 		start, number, prev, wait = open, number+1, l.delay, 0
 		for step := 0; step < stormSteps; step++ {
 			lo, hi := p.Bounds(number, prev)

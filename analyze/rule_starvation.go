@@ -32,6 +32,7 @@ type starveDevice struct {
 	// still in; until is the connect that ended that loss, NoTime if none.
 	from, until int64
 	starting    bool // the outage it is still in is its start: it never connected
+	restarted   bool // the outage it is still in is a start after it stopped: it never connected again
 	attempts    int32
 	failed      [auditfmt.FailUnknown + 1]int32 // failures and refusals by failure class (0: none given)
 	last        auditfmt.Outcome                // its last record's outcome
@@ -65,7 +66,8 @@ func (r *starvation) Device(_ *Context, d *Device) {
 	case down && s.last == auditfmt.Stopped:
 		return // stopped on purpose: not starving
 	case down:
-		s.from, s.lost, s.starting = out.Start, d.Events[out.First].Ref, out.Starting
+		s.from, s.lost = out.Start, d.Events[out.First].Ref
+		s.starting, s.restarted = out.Starting && len(d.Sessions) == 0, out.Starting && len(d.Sessions) > 0
 	default: // recovered from every loss: judged by the slowest
 		var worst *Episode
 		for i := range d.Episodes {
@@ -201,9 +203,13 @@ func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 		return f
 	}
 	f.Severity, f.End = Error, c.End
-	if s.starting {
-		f.Message = fmt.Sprintf("never connected: trying for %s while %d of %d devices recovered", durMs(s.down(c.End)), st.Recovered, st.Lost)
-		f.Explanation = fmt.Sprintf("The device's first record is at %s and it has not connected since; its last record is %s, and the log ends at %s, "+
+	if s.starting || s.restarted {
+		what, since := "never connected", "The device's first record is at %s and it has not connected since;"
+		if s.restarted {
+			what, since = "did not connect again after restarting", "The device stopped and started again at %s and has not connected since;"
+		}
+		f.Message = fmt.Sprintf("%s: trying for %s while %d of %d devices recovered", what, durMs(s.down(c.End)), st.Recovered, st.Lost)
+		f.Explanation = fmt.Sprintf(since+" its last record is %s, and the log ends at %s, "+
 			"%s later. It made %s. Of the %d devices that lost their connection, %d recovered, the median in %s: %s.",
 			timeText(s.from), s.last, timeText(c.End), durMs(s.down(c.End)), tries, st.Lost, st.Recovered, durMs(b.median), b.text(false))
 		return f

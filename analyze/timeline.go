@@ -210,9 +210,11 @@ func (d *Device) Build() {
 // connected record that caused it, when two threads of one client wrote
 // them the other way round: a session-stage counter record (backoff_wait,
 // attempt_failed, refused) whose attempt is lower than the counter record
-// before it, with no connected record since, immediately followed by a
-// connected record of the session stage stamped within ReorderWindow of
-// it. The connected record moves before it.
+// before it (since the client last stopped or gave up), with no connected
+// record since, immediately followed by a connected record of the session
+// stage stamped within ReorderWindow of it, and, for a backoff_wait,
+// before its own socket-open could have been due (else the connect is that
+// attempt's). The connected record moves before it.
 func (d *Device) reorder() {
 	last, up := -1, false
 	for i := range d.Events {
@@ -223,20 +225,30 @@ func (d *Device) reorder() {
 		switch e.Outcome {
 		case auditfmt.Connected:
 			up = true
+		case auditfmt.Stopped, auditfmt.GaveUp:
+			last, up = -1, false
 		case auditfmt.BackoffWait, auditfmt.AttemptFailed, auditfmt.Refused:
-			if last >= 0 && !up && e.Attempt < d.Events[last].Attempt && i+1 < len(d.Events) {
-				n := &d.Events[i+1]
-				if gap := abs64(n.At - e.At); n.Outcome == auditfmt.Connected && isSessionStage(n.Stage) && gap <= int64(ReorderWindow) {
-					d.Events[i], d.Events[i+1] = d.Events[i+1], d.Events[i]
-					d.Reordered++
-					d.ReorderGap = max(d.ReorderGap, gap)
-					up = true // the counter record, now at i+1, comes next
-					continue
-				}
+			if last >= 0 && !up && e.Attempt < d.Events[last].Attempt && i+1 < len(d.Events) && causedBy(e, &d.Events[i+1]) {
+				d.Reordered++
+				d.ReorderGap = max(d.ReorderGap, abs64(d.Events[i+1].At-e.At))
+				d.Events[i], d.Events[i+1] = d.Events[i+1], d.Events[i]
+				up = true // the counter record, now at i+1, comes next
+				continue
 			}
 			last, up = i, false
 		}
 	}
+}
+
+// causedBy reports whether the counter reset e, written just before n,
+// was caused by n: n is a connected record of the session stage stamped
+// within ReorderWindow of e, and, when e is a backoff_wait, before e's own
+// socket-open could have been due (else n is e's outcome).
+func causedBy(e, n *Event) bool {
+	if n.Outcome != auditfmt.Connected || !isSessionStage(n.Stage) || abs64(n.At-e.At) > int64(ReorderWindow) {
+		return false
+	}
+	return e.Outcome != auditfmt.BackoffWait || n.At < addSat(e.At, nanos(e.Delay))-int64(UnscheduledEarly)
 }
 
 func abs64(x int64) int64 {

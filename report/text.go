@@ -268,8 +268,10 @@ func IncidentText(in *analyze.Incident) string {
 	if in.FirstConnectAt == analyze.NoTime {
 		return s + ";\n          none had connected again when the log ends."
 	}
-	s += fmt.Sprintf("; the first connected again %v later.\n          %d of %d recovered, time to recover p50 %v, p90 %v, p99 %v, max %v; connects peaked at %d in 1s at %s.",
-		ms(time.Duration(in.FirstConnectAt-in.LostAt)), in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax),
-		in.ConnectsPeak, Time(in.ConnectsPeakAt))
-	return s
+	s += fmt.Sprintf("; the first connected again %v later.\n          %d of %d recovered, time to recover p50 %v, p90 %v, p99 %v, max %v",
+		ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
+	if in.ConnectsPeakAt != analyze.NoTime {
+		s += fmt.Sprintf("; connects peaked at %d in 1s at %s", in.ConnectsPeak, Time(in.ConnectsPeakAt))
+	}
+	return s + "."
 }

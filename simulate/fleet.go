@@ -43,7 +43,7 @@ type device struct {
 	phase      uint8
 	badAuth    bool
 	authFailed bool  // the last failure was an authentication failure
-	gen        uint8 // with a library loop: the manager's events of an older gen are stale
+	gen        uint8 // with a library loop: a manager's event is stale unless its gen, t and phase are the device's
 }
 
 func (d *device) index() int { return int(d.who - 1) }
@@ -158,7 +158,7 @@ func (f *fleet) run(stop <-chan struct{}) bool {
 		case d.who >= libWho:
 			f.lib.step(f, &d)
 		default:
-			if st := &f.lib.state[d.index()]; st.gen == d.gen {
+			if st := &f.lib.state[d.index()]; st.gen == d.gen && st.t == d.t && st.phase == d.phase {
 				f.step(st) // else another owner connected the device meanwhile
 			}
 		}
