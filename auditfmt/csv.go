@@ -61,7 +61,7 @@ var csvNames = [numCSVCols]string{
 var csvExpected = [numCSVCols]string{
 	colClientID:       "a non-empty string",
 	colAttempt:        "an integer >= 0",
-	colBackoffDelay:   "a finite number >= 0",
+	colBackoffDelay:   delayExpected,
 	colOutcome:        "one of " + strings.Join(outcomeNames[1:], ", "),
 	colCleanSession:   "true or false",
 	colRecordedAt:     "an RFC 3339 timestamp with a UTC offset, like 2026-11-30T14:17:34.979964+00:00",
@@ -73,7 +73,7 @@ var csvExpected = [numCSVCols]string{
 	colDeviceSeq:      "an integer >= 0",
 	colFailureClass:   "one of " + strings.Join(failureNames[1:], ", "),
 	colReasonCode:     "an integer in 0..255",
-	colCeiling:        "a finite number >= 0",
+	colCeiling:        delayExpected,
 	colSessionPresent: "true or false",
 }
 
@@ -497,10 +497,7 @@ func parseCSVInt(cell []byte, lo, hi int64) (int64, bool) {
 	return v, err == nil && v >= lo && v <= hi
 }
 
-func parseCSVDelay(cell []byte) (float64, bool) {
-	f, err := strconv.ParseFloat(string(cell), 64)
-	return f, err == nil && validDelay(f)
-}
+func parseCSVDelay(cell []byte) (float64, bool) { return parseDelay(cell) }
 
 func parseCSVBool(cell []byte) (value, ok bool) {
 	switch string(cell) {
@@ -524,9 +521,9 @@ func csvDescribe(kind csvCol, cell []byte) string {
 		}
 	case colBackoffDelay, colCeiling:
 		var f float64
-		if f, err = strconv.ParseFloat(string(cell), 64); err == nil {
+		if f, err = strconv.ParseFloat(string(cell), 64); err == nil && f != 0 {
 			return formatFloat(f)
-		}
+		} // a zero that is rejected (-0, 1e-400) is shown as written
 	}
 	if errors.Is(err, strconv.ErrRange) {
 		return csvQuote(cell) + " (out of range)"

@@ -113,7 +113,7 @@ func TestCSVRowErrors(t *testing.T) {
 		{"missing attempt", csvHeader, "d,,0.5,backoff_wait,true," + ts,
 			"attempt: expected an integer >= 0 (required), found an empty cell", "attempt"},
 		{"missing delay", csvHeader, `d,1,"",backoff_wait,true,` + ts,
-			"backoff_delay_s: expected a finite number >= 0 (required), found an empty cell", "backoff_delay_s"},
+			"backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days) (required), found an empty cell", "backoff_delay_s"},
 		{"missing outcome", csvHeader, "d,1,0.5,,true," + ts,
 			"outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped (required), found an empty cell", "outcome"},
 		{"missing clean_session", csvHeader, "d,1,0.5,backoff_wait,," + ts,
@@ -126,14 +126,17 @@ func TestCSVRowErrors(t *testing.T) {
 		{"float attempt", csvHeader, "d,1.0,0.5,backoff_wait,true," + ts, `attempt: expected an integer >= 0, found "1.0"`, "attempt"},
 		{"huge attempt", csvHeader, "d,99999999999999999999,0.5,backoff_wait,true," + ts,
 			`attempt: expected an integer >= 0, found "99999999999999999999" (out of range)`, "attempt"},
-		{"NaN delay", csvHeader, "d,1,NaN,backoff_wait,true," + ts, "backoff_delay_s: expected a finite number >= 0, found NaN", "backoff_delay_s"},
-		{"nan delay", csvHeader, "d,1,nan,backoff_wait,true," + ts, "backoff_delay_s: expected a finite number >= 0, found NaN", "backoff_delay_s"},
-		{"Inf delay", csvHeader, "d,1,Inf,backoff_wait,true," + ts, "backoff_delay_s: expected a finite number >= 0, found Infinity", "backoff_delay_s"},
-		{"-Infinity delay", csvHeader, "d,1,-Infinity,backoff_wait,true," + ts, "backoff_delay_s: expected a finite number >= 0, found -Infinity", "backoff_delay_s"},
-		{"negative delay", csvHeader, "d,1,-0.25,backoff_wait,true," + ts, "backoff_delay_s: expected a finite number >= 0, found -0.25", "backoff_delay_s"},
+		{"NaN delay", csvHeader, "d,1,NaN,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN", "backoff_delay_s"},
+		{"nan delay", csvHeader, "d,1,nan,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN", "backoff_delay_s"},
+		{"Inf delay", csvHeader, "d,1,Inf,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found Infinity", "backoff_delay_s"},
+		{"-Infinity delay", csvHeader, "d,1,-Infinity,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found -Infinity", "backoff_delay_s"},
+		{"negative delay", csvHeader, "d,1,-0.25,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found -0.25", "backoff_delay_s"},
+		{"negative zero delay", csvHeader, "d,1,-0,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found \"-0\"", "backoff_delay_s"},
+		{"underflowing delay", csvHeader, "d,1,1e-400,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found \"1e-400\"", "backoff_delay_s"},
+		{"implausible delay", csvHeader, "d,1,1e308,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found 1e+308", "backoff_delay_s"},
 		{"overflowing delay", csvHeader, "d,1,1e400,backoff_wait,true," + ts,
-			`backoff_delay_s: expected a finite number >= 0, found "1e400" (out of range)`, "backoff_delay_s"},
-		{"text delay", csvHeader, "d,1,0.5s,backoff_wait,true," + ts, `backoff_delay_s: expected a finite number >= 0, found "0.5s"`, "backoff_delay_s"},
+			`backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found "1e400" (out of range)`, "backoff_delay_s"},
+		{"text delay", csvHeader, "d,1,0.5s,backoff_wait,true," + ts, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found "0.5s"`, "backoff_delay_s"},
 		{"unknown outcome", csvHeader, "d,1,0.5,reconnecting,true," + ts,
 			`outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped, found "reconnecting"`, "outcome"},
 		{"bad bool", csvHeader, "d,1,0.5,backoff_wait,yes," + ts, `clean_session: expected true or false, found "yes"`, "clean_session"},
@@ -153,7 +156,7 @@ func TestCSVRowErrors(t *testing.T) {
 			`failure_class: expected one of transient, auth, config, unsupported, overload, unknown, found "Auth"`, "failure_class"},
 		{"reason_code 256", csvHeader + ",reason_code", "d,1,0.5,refused,true," + ts + ",256", "reason_code: expected an integer in 0..255, found 256", "reason_code"},
 		{"reason_code hex", csvHeader + ",reason_code", "d,1,0.5,refused,true," + ts + ",0x87", `reason_code: expected an integer in 0..255, found "0x87"`, "reason_code"},
-		{"NaN ceiling", csvHeader + ",ceiling_s", "d,1,0.5,backoff_wait,true," + ts + ",NaN", "ceiling_s: expected a finite number >= 0, found NaN", "ceiling_s"},
+		{"NaN ceiling", csvHeader + ",ceiling_s", "d,1,0.5,backoff_wait,true," + ts + ",NaN", "ceiling_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN", "ceiling_s"},
 		{"bad session_present", csvHeader + ",session_present", "d,1,0.5,connected,true," + ts + ",maybe",
 			`session_present: expected true or false, found "maybe"`, "session_present"},
 		{"first error in header order", "attempt,client_id,backoff_delay_s,outcome,clean_session,recorded_at", "x,,0.5,backoff_wait,true," + ts,
@@ -401,7 +404,7 @@ func TestCSVBadFile(t *testing.T) {
 	const ts = "an RFC 3339 timestamp with a UTC offset, like 2026-11-30T14:17:34.979964+00:00"
 	want := []string{
 		"3: attempt: expected an integer >= 0, found -1",
-		"5: backoff_delay_s: expected a finite number >= 0, found NaN",
+		"5: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN",
 		"6: expected a CSV row, found an empty line",
 		"8: expected 9 fields as in the header, found 10",
 		"9: expected quotes only around a whole field, found a quote inside unquoted field 9 (note)",
@@ -412,7 +415,7 @@ func TestCSVBadFile(t *testing.T) {
 		`17: outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped, found "reconnecting"`,
 		`18: clean_session: expected true or false, found "yes"`,
 		"19: expected a comma or the end of the row after a closing quote, found ' ' in field 9 (note)",
-		`20: backoff_delay_s: expected a finite number >= 0, found "1e400" (out of range)`,
+		`20: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found "1e400" (out of range)`,
 		"22: expected a closing quote, found the end of the input in field 9 (note)",
 	}
 	if n.good != 6 || !reflect.DeepEqual(n.errs, want) {
@@ -433,7 +436,7 @@ func TestCSVWriter(t *testing.T) {
 		{ClientID: "dev,1", Attempt: 2, BackoffDelayS: 3, Outcome: auditfmt.BackoffWait, RecordedAt: ts,
 			Has: auditfmt.HasCeiling | auditfmt.HasDeviceSeq, CeilingS: 4, DeviceSeq: 9, Stage: auditfmt.StageLink,
 			Extra: `{"note":"say \"hi\"\nbye","fw":"1.0"}`},
-		{ClientID: "dev2", BackoffDelayS: 1e21, Outcome: auditfmt.Refused, RecordedAt: ts, OffsetMin: -90, CleanSession: true,
+		{ClientID: "dev2", BackoffDelayS: 1e-9, Outcome: auditfmt.Refused, RecordedAt: ts, OffsetMin: -90, CleanSession: true,
 			Has: auditfmt.HasSchema | auditfmt.HasReasonCode | auditfmt.HasSessionPresent, Schema: 1, ReasonCode: 135,
 			FailureClass: auditfmt.FailAuth, HostID: "h", AttemptID: "a", RecordID: `r"`, Envelope: `{"levelname":"INFO"}`},
 	}
@@ -449,7 +452,7 @@ func TestCSVWriter(t *testing.T) {
 	}
 	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,fw,note\n" +
 		`"dev,1",2,3.0,backoff_wait,false,2026-11-30T14:17:34.979964+00:00,,,link,,,9,,,4.0,,1.0,"say ""hi""` + "\nbye\"\n" +
-		`dev2,0,1e+21,refused,true,2026-11-30T12:47:34.979964-01:30,1,h,,a,"r""",,auth,135,,false,,` + "\n"
+		`dev2,0,0.000000001,refused,true,2026-11-30T12:47:34.979964-01:30,1,h,,a,"r""",,auth,135,,false,,` + "\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -584,6 +587,6 @@ func ExampleCSVReader() {
 	}
 	// Output:
 	// {"client_id":"pump-7","attempt":2,"backoff_delay_s":3.5,"outcome":"backoff_wait","clean_session":false,"recorded_at":"2026-11-30T14:17:34.979964+00:00","firmware":"1.2.3"}
-	// audit.csv:3: backoff_delay_s: expected a finite number >= 0, found NaN
+	// audit.csv:3: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN
 	// quarantined: pump-7,3,NaN,backoff_wait,False,2026-11-30T14:17:38.5+00:00,
 }

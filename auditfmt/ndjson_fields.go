@@ -62,7 +62,7 @@ var wireFieldExpected = [...]string{
 	fieldClientID:       "a non-empty string",
 	fieldDeviceID:       "a non-empty string",
 	fieldAttempt:        "an integer >= 0",
-	fieldBackoffDelay:   "a finite number >= 0",
+	fieldBackoffDelay:   delayExpected,
 	fieldOutcome:        outcomeExpected,
 	fieldCleanSession:   "true or false",
 	fieldRecordedAt:     timestampExpected,
@@ -74,7 +74,7 @@ var wireFieldExpected = [...]string{
 	fieldDeviceSeq:      "an integer >= 0",
 	fieldFailureClass:   failureExpected,
 	fieldReasonCode:     "an integer in 0..255",
-	fieldCeiling:        "a finite number >= 0",
+	fieldCeiling:        delayExpected,
 	fieldSessionPresent: "true or false",
 }
 
@@ -471,14 +471,13 @@ func (d *Decoder) floatField(rec *Record, f wireField, name []byte, i int) (int,
 		return end, err
 	}
 	v, ok := decimalFloat(b[i:end])
+	if ok {
+		ok = validDelay(v)
+	} else {
+		v, ok = parseDelay(b[i:end])
+	}
 	if !ok {
-		v, err = strconv.ParseFloat(string(b[i:end]), 64)
-	}
-	if err != nil || !validDelay(v) {
 		return end, outOfRange(f, clipped(b[i:end]))
-	}
-	if v == 0 {
-		v = 0 // not -0
 	}
 	if f == fieldBackoffDelay {
 		rec.BackoffDelayS = v

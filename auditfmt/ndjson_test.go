@@ -269,24 +269,24 @@ func TestDecodeErrors(t *testing.T) {
 		{"leading zero", `{"attempt":01}`, `expected ',' or '}' after member "attempt", found "1" at byte 13`},
 		{"bare point", `{"attempt":1.}`, `attempt: expected a digit after the decimal point, found "}" at byte 14`},
 		{"bare exponent", `{"backoff_delay_s":1e+}`, `backoff_delay_s: expected a digit in the exponent, found "}" at byte 23`},
-		{"leading point", `{"backoff_delay_s":.5}`, `backoff_delay_s: expected a finite number >= 0, found "." at byte 20`},
-		{"plus sign", `{"backoff_delay_s":+1}`, `backoff_delay_s: expected a finite number >= 0, found "+" at byte 20`},
+		{"leading point", `{"backoff_delay_s":.5}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found "." at byte 20`},
+		{"plus sign", `{"backoff_delay_s":+1}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found "+" at byte 20`},
 		{"hex", `{"attempt":0x1}`, `expected ',' or '}' after member "attempt", found "x" at byte 13`},
 		{"bad number in extra", `{"x":[1,-]}`, `x: expected a digit, found "]" at byte 10`},
 
 		// Python's non-JSON numbers.
-		{"NaN delay", `{` + required[:strings.Index(required, "0.5")] + `NaN}`, `backoff_delay_s: expected a finite number >= 0, found NaN`},
-		{"Infinity delay", `{"backoff_delay_s": Infinity}`, `backoff_delay_s: expected a finite number >= 0, found Infinity`},
-		{"-Infinity delay", `{"backoff_delay_s": -Infinity}`, `backoff_delay_s: expected a finite number >= 0, found -Infinity`},
-		{"NaN ceiling", `{"ceiling_s":NaN}`, `ceiling_s: expected a finite number >= 0, found NaN`},
+		{"NaN delay", `{` + required[:strings.Index(required, "0.5")] + `NaN}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN`},
+		{"Infinity delay", `{"backoff_delay_s": Infinity}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found Infinity`},
+		{"-Infinity delay", `{"backoff_delay_s": -Infinity}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found -Infinity`},
+		{"NaN ceiling", `{"ceiling_s":NaN}`, `ceiling_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN`},
 		{"NaN attempt", `{"attempt":NaN}`, `attempt: expected an integer >= 0, found NaN`},
 		{"NaN string field", `{"client_id":NaN}`, `client_id: expected a non-empty string, found NaN`},
 		{"NaN in extra", `{"x":NaN}`, `x: expected a JSON value, found NaN`},
 		{"Infinity nested in extra", `{"x":{"y":[1,-Infinity]}}`, `x: expected a JSON value, found -Infinity`},
 		{"NaN in envelope", `{"m":NaN,"audit":{` + required + `}}`, `m: expected a JSON value, found NaN`},
-		{"NaN after an unknown member", `{"x":1,"backoff_delay_s":NaN}`, `backoff_delay_s: expected a finite number >= 0, found NaN`},
+		{"NaN after an unknown member", `{"x":1,"backoff_delay_s":NaN}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN`},
 		{"field error after an unknown member", `{"x":1,` + with(required, "attempt", `-1`) + `}`, `attempt: expected an integer >= 0, found -1`},
-		{"NaN after a field error", `{"attempt":"x","backoff_delay_s":NaN}`, `backoff_delay_s: expected a finite number >= 0, found NaN`},
+		{"NaN after a field error", `{"attempt":"x","backoff_delay_s":NaN}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN`},
 
 		// Literals and nesting.
 		{"bad literal", `{"clean_session":tru}`, `clean_session: expected true or false, found "t" at byte 18`},
@@ -325,10 +325,18 @@ func TestDecodeErrors(t *testing.T) {
 		{"attempt too big", `{` + with(required, "attempt", `9223372036854775808`) + `}`, `attempt: expected an integer >= 0 that fits in 64 bits, found 9223372036854775808`},
 		{"attempt far too big", `{` + with(required, "attempt", `123456789012345678901234567890`) + `}`, `attempt: expected an integer >= 0 that fits in 64 bits, found 123456789012345678901234567890`},
 		{"attempt too small", `{` + with(required, "attempt", `-9223372036854775809`) + `}`, `attempt: expected an integer >= 0, found -9223372036854775809`},
-		{"delay string", `{` + with(required, "backoff_delay_s", `"0.5"`) + `}`, `backoff_delay_s: expected a finite number >= 0, found a string`},
-		{"delay negative", `{` + with(required, "backoff_delay_s", `-0.5`) + `}`, `backoff_delay_s: expected a finite number >= 0, found -0.5`},
-		{"delay overflows", `{` + with(required, "backoff_delay_s", `1e400`) + `}`, `backoff_delay_s: expected a finite number >= 0, found 1e400`},
-		{"delay bool", `{` + with(required, "backoff_delay_s", `true`) + `}`, `backoff_delay_s: expected a finite number >= 0, found a boolean`},
+		{"delay string", `{` + with(required, "backoff_delay_s", `"0.5"`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found a string`},
+		{"delay negative", `{` + with(required, "backoff_delay_s", `-0.5`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found -0.5`},
+		{"delay overflows", `{` + with(required, "backoff_delay_s", `1e400`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found 1e400`},
+		// regressions: a negative zero, an underflow and an implausible
+		// delay were accepted, as 0, 0 and 1e308 s
+		{"delay negative zero", `{` + with(required, "backoff_delay_s", `-0`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found -0`},
+		{"delay negative zero point", `{` + with(required, "backoff_delay_s", `-0.0`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found -0.0`},
+		{"delay underflows", `{` + with(required, "backoff_delay_s", `1e-400`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found 1e-400`},
+		{"delay below a nanosecond", `{` + with(required, "backoff_delay_s", `5e-10`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found 5e-10`},
+		{"delay beyond 30 days", `{` + with(required, "backoff_delay_s", `1e308`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found 1e308`},
+		{"ceiling beyond 30 days", `{` + required + `,"ceiling_s":2592000.5}`, `ceiling_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found 2592000.5`},
+		{"delay bool", `{` + with(required, "backoff_delay_s", `true`) + `}`, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found a boolean`},
 		{"outcome unknown", `{` + with(required, "outcome", `"reconnecting"`) + `}`, `outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped, found "reconnecting"`},
 		{"outcome case", `{` + with(required, "outcome", `"Connected"`) + `}`, `outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped, found "Connected"`},
 		{"outcome object", `{` + with(required, "outcome", `{}`) + `}`, `outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped, found an object`},
@@ -355,7 +363,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"reason_code 256", `{` + required + `,"reason_code":256}`, `reason_code: expected an integer in 0..255, found 256`},
 		{"reason_code negative", `{` + required + `,"reason_code":-1}`, `reason_code: expected an integer in 0..255, found -1`},
 		{"reason_code huge", `{` + required + `,"reason_code":1e999}`, `reason_code: expected an integer in 0..255, found 1e999`},
-		{"ceiling_s negative", `{` + required + `,"ceiling_s":-1}`, `ceiling_s: expected a finite number >= 0, found -1`},
+		{"ceiling_s negative", `{` + required + `,"ceiling_s":-1}`, `ceiling_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found -1`},
 		{"session_present string", `{` + required + `,"session_present":"yes"}`, `session_present: expected true or false, found a string`},
 
 		// Duplicates.
@@ -524,7 +532,7 @@ func TestKeySet(t *testing.T) {
 // TestDecodeRoundTrip checks AppendJSON against Decode on records with
 // every field set.
 func TestDecodeRoundTrip(t *testing.T) {
-	line := `{"device_id":"dev-\u00e9\"","attempt":3,"backoff_delay_s":5e-324,"outcome":"gave_up","clean_session":true,"recorded_at":"2026-11-30T23:59:59.123456789-23:59","schema":1,"host_id":"h","stage":"session","attempt_id":"a\n","record_id":"r","device_seq":0,"failure_class":"unknown","reason_code":255,"ceiling_s":1e300,"session_present":true,"zz":{"a":[]},"\u00e9":"x"}`
+	line := `{"device_id":"dev-\u00e9\"","attempt":3,"backoff_delay_s":1e-9,"outcome":"gave_up","clean_session":true,"recorded_at":"2026-11-30T23:59:59.123456789-23:59","schema":1,"host_id":"h","stage":"session","attempt_id":"a\n","record_id":"r","device_seq":0,"failure_class":"unknown","reason_code":255,"ceiling_s":2592000,"session_present":true,"zz":{"a":[]},"\u00e9":"x"}`
 	first := decode(t, line)
 	second := decode(t, string(first.AppendJSON(nil)))
 	if !reflect.DeepEqual(first, second) {
@@ -549,7 +557,7 @@ func ExampleDecoder_Decode() {
 	// Output:
 	// dev-0001 2 backoff_wait 3.5 2026-11-30T14:17:34.979964Z
 	// extra: {"rssi":-71} envelope: {"message":"mqtt_reconnect","levelname":"INFO"}
-	// error: backoff_delay_s: expected a finite number >= 0, found NaN
+	// error: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN
 }
 
 func TestSkipPlain(t *testing.T) {

@@ -3,6 +3,7 @@ package auditfmt
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -195,7 +196,7 @@ func (r *Record) Validate() error {
 	case r.Attempt < 0:
 		return &FieldError{Field: "attempt", Expected: "an integer >= 0", Found: fmt.Sprint(r.Attempt)}
 	case !validDelay(r.BackoffDelayS):
-		return &FieldError{Field: "backoff_delay_s", Expected: "a finite number >= 0", Found: formatFloat(r.BackoffDelayS)}
+		return &FieldError{Field: "backoff_delay_s", Expected: delayExpected, Found: formatFloat(r.BackoffDelayS)}
 	case r.Outcome == 0 || int(r.Outcome) >= len(outcomeNames):
 		return &FieldError{Field: "outcome", Expected: "one of " + strings.Join(outcomeNames[1:], ", "), Found: r.Outcome.String()}
 	case r.OffsetMin <= -24*60 || r.OffsetMin >= 24*60:
@@ -211,12 +212,51 @@ func (r *Record) Validate() error {
 	case r.Has&HasReasonCode != 0 && (r.ReasonCode < 0 || r.ReasonCode > 255):
 		return &FieldError{Field: "reason_code", Expected: "an integer in 0..255", Found: fmt.Sprint(r.ReasonCode)}
 	case r.Has&HasCeiling != 0 && !validDelay(r.CeilingS):
-		return &FieldError{Field: "ceiling_s", Expected: "a finite number >= 0", Found: formatFloat(r.CeilingS)}
+		return &FieldError{Field: "ceiling_s", Expected: delayExpected, Found: formatFloat(r.CeilingS)}
 	}
 	return nil
 }
 
-func validDelay(f float64) bool { return f >= 0 && !math.IsInf(f, 1) }
+// The plausible delays (backoff_delay_s, ceiling_s): 0, or from MinDelayS
+// to MaxDelayS. A negative zero is a negative delay rounded (a client
+// computing its delay from two clock readings); a number too small to be
+// anything but 0 is below any clock's precision; a delay beyond 30 days is
+// no retry timer but a unit or encoding error, and would place the
+// socket-open it implies in another decade.
+const (
+	MinDelayS     = 1e-9              // a nanosecond, the precision of timestamps
+	MaxDelayS     = 30 * 24 * 60 * 60 // 30 days
+	delayExpected = "0, or a number from 1e-9 to 2592000 (30 days)"
+)
+
+func validDelay(f float64) bool {
+	return f == 0 && !math.Signbit(f) || f >= MinDelayS && f <= MaxDelayS
+}
+
+// parseDelay parses the text of a delay and reports whether it is
+// plausible: a value that is 0 only because it underflowed (1e-400) is
+// not.
+func parseDelay(text []byte) (float64, bool) {
+	v, err := strconv.ParseFloat(string(text), 64)
+	if err != nil || !validDelay(v) {
+		return v, false
+	}
+	return v, v != 0 || zeroMantissa(text)
+}
+
+// zeroMantissa reports whether every digit of a number's text before its
+// exponent is 0.
+func zeroMantissa(text []byte) bool {
+	for _, c := range text {
+		switch {
+		case c == 'e' || c == 'E':
+			return true
+		case c >= '1' && c <= '9':
+			return false
+		}
+	}
+	return true
+}
 
 // FieldError says what is wrong with one field of a record.
 type FieldError struct {

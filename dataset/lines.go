@@ -40,6 +40,9 @@ type reject struct {
 // is read and counted, never taken for another line.
 func readLines(r *bufio.Reader, out chan<- *lineBatch, pool *sync.Pool, stop <-chan struct{}) {
 	defer close(out)
+	if start, _ := r.Peek(len(utf8BOM)); string(start) == utf8BOM {
+		r.Discard(len(utf8BOM)) // a byte order mark begins the file, not its first record
+	}
 	line := int64(1)
 	for {
 		b := pool.Get().(*lineBatch)
@@ -68,6 +71,10 @@ func readLines(r *bufio.Reader, out chan<- *lineBatch, pool *sync.Pool, stop <-c
 		}
 	}
 }
+
+// utf8BOM is the UTF-8 byte order mark some Windows tools write at the
+// start of a text file.
+const utf8BOM = "\xef\xbb\xbf"
 
 // batchBytes bounds the bytes of one batch, so that long lines do not
 // make batches of gigabytes.
