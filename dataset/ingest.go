@@ -3,6 +3,8 @@ package dataset
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,9 +39,22 @@ type IngestOptions struct {
 	// CreatedBy names the program in the manifest.
 	CreatedBy string
 	// Log names the log: the checkpoint's origin line and the prefix of
-	// every chain's origin (default "stormaudit/" and the dataset
-	// directory's base name).
+	// every chain's origin. It must name this dataset alone, as a
+	// transparency log's origin does: by default it is "stormaudit/", the
+	// dataset directory's base name, "/" and the dataset's random id
+	// (Manifest.DatasetID), so that no two datasets share it.
 	Log string
+	// Strict makes the first rejected line an error: the ingest stops
+	// and writes no dataset.
+	Strict bool
+	// MaxRejects is how many lines may be rejected before the ingest
+	// gives up (DefaultMaxRejects if 0; no limit if negative): a file of
+	// another format, or a hostile one, would otherwise fill the disk with
+	// rejects.ndjson.
+	MaxRejects int64
+	// Notify, when set, hears what the ingest did besides its job: the
+	// leftovers of killed ingests it removed.
+	Notify func(string)
 	// Signer, when set, signs the checkpoint.
 	Signer note.Signer
 	// Verifiers check the signed checkpoints of collector logs given as
@@ -56,8 +71,13 @@ type Progress struct {
 	Records    int64  // records decoded or written so far
 }
 
+// DefaultMaxRejects is IngestOptions.MaxRejects when it is 0.
+const DefaultMaxRejects = 100_000
+
 // Ingest reads every source, validates and de-duplicates the records, and
-// writes them as a dataset to dir, which must not exist or be empty.
+// writes them as a dataset to dir, which must not exist or be empty. It
+// builds the dataset in a stage beside dir and renames it into place once
+// complete, so dir is either a whole dataset or left as it was.
 // Rejected lines go to rejects.ndjson, duplicate lines to
 // duplicates.ndjson; the manifest accounts for every line read. Ingest
 // returns an error only when it could not do its job (usage, I/O, an
@@ -69,33 +89,56 @@ func Ingest(ctx context.Context, dir string, sources []Source, opts IngestOption
 	if opts.FileRows <= 0 {
 		opts.FileRows = 1 << 22
 	}
+	if opts.MaxRejects == 0 {
+		opts.MaxRejects = DefaultMaxRejects
+	}
+	id, err := newDatasetID()
+	if err != nil {
+		return nil, err
+	}
 	if opts.Log == "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
 			return nil, err
 		}
-		opts.Log = "stormaudit/" + filepath.Base(abs)
+		opts.Log = "stormaudit/" + filepath.Base(abs) + "/" + id
 	}
 	if err := hashchain.CheckLogName(opts.Log); err != nil {
 		return nil, err
 	}
-	if err := prepareDir(dir); err != nil {
+	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}
-	ing := &ingest{ctx: ctx, dir: dir, opts: opts, sort: newSorter(dir, opts.ChunkRecords)}
-	m, err := ing.run(sources)
-	if err != nil {
-		// Leave the directory empty, so that the corrected command can
-		// run again: a dataset is all there or not there.
-		ing.sort.discard()
-		if ents, rerr := os.ReadDir(dir); rerr == nil {
-			for _, e := range ents {
-				os.RemoveAll(filepath.Join(dir, e.Name()))
-			}
+	st, removed, err := newStage(dir)
+	for _, r := range removed {
+		if opts.Notify != nil {
+			opts.Notify(fmt.Sprintf("removed %s, the leftovers of an ingest into %s that was killed", r, dir))
 		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	ing := &ingest{ctx: ctx, dir: st.dir, id: id, opts: opts, sort: newSorter(st.dir, opts.ChunkRecords)}
+	m, err := ing.run(sources)
+	if err == nil {
+		err = st.commit(dir)
+	}
+	if err != nil {
+		// the output stays as it was: a dataset is all there or not there
+		ing.sort.discard()
+		st.discard()
 		return nil, err
 	}
 	return m, nil
+}
+
+// newDatasetID returns a new dataset's id: 128 random bits in hex.
+func newDatasetID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 func (ing *ingest) run(sources []Source) (*Manifest, error) {
@@ -117,7 +160,8 @@ func (ing *ingest) run(sources []Source) (*Manifest, error) {
 
 type ingest struct {
 	ctx     context.Context
-	dir     string
+	dir     string // the stage the dataset is built in
+	id      string // the dataset's id
 	opts    IngestOptions
 	sort    *sorter
 	rejects *quarantine
@@ -129,15 +173,15 @@ type ingest struct {
 	last    time.Time
 }
 
-func prepareDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+// checkOutputDir checks that the output directory is new or empty.
+func checkOutputDir(dir string) error {
 	ents, err := os.ReadDir(dir)
-	if err != nil {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
 		return err
-	}
-	if len(ents) > 0 {
+	case len(ents) > 0:
 		return fmt.Errorf("%s: the output directory is not empty; expected a new or empty directory", dir)
 	}
 	return nil
@@ -160,7 +204,7 @@ func (ing *ingest) readAll(sources []Source) error {
 		if err := ing.ctx.Err(); err != nil {
 			return err
 		}
-		in, err := openInput(src, &ing.bytes)
+		in, err := openInput(ing.ctx, src, &ing.bytes)
 		if err != nil {
 			return err
 		}
@@ -181,8 +225,12 @@ func (ing *ingest) readAll(sources []Source) error {
 			err = in.drain()
 		}
 		in.close()
-		if _, named := err.(*auditfmt.LineError); named {
-			return err
+		if cerr := ing.ctx.Err(); err != nil && cerr != nil {
+			return cerr // a read ended by closing the input
+		}
+		var le *auditfmt.LineError
+		if errors.As(err, &le) {
+			return err // it names the input
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", src.Name, err)
@@ -236,9 +284,16 @@ func (ing *ingest) accept(source uint32, lines int64, recs *encoded, rejects []r
 	c.Rejected += int64(len(rejects))
 	ing.records += int64(recs.len())
 	for i := range rejects {
-		if err := ing.rejects.add(ing.names[source], &rejects[i]); err != nil {
+		r := &rejects[i]
+		if ing.opts.Strict {
+			return &StrictError{&auditfmt.LineError{File: ing.names[source], Line: r.line, Err: r.err}}
+		}
+		if err := ing.rejects.add(ing.names[source], r); err != nil {
 			return err
 		}
+	}
+	if n := ing.rejected(); ing.opts.MaxRejects > 0 && n > ing.opts.MaxRejects {
+		return &TooManyRejectsError{Rejected: n, Lines: ing.lines(), Max: ing.opts.MaxRejects}
 	}
 	if err := ing.sort.add(recs); err != nil {
 		return err
@@ -400,3 +455,38 @@ func (q *quarantine) close() error {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// rejected and lines count the lines rejected and read so far.
+func (ing *ingest) rejected() (n int64) {
+	for i := range ing.inputs {
+		n += ing.inputs[i].Rejected
+	}
+	return n
+}
+
+func (ing *ingest) lines() (n int64) {
+	for i := range ing.inputs {
+		n += ing.inputs[i].Lines
+	}
+	return n
+}
+
+// StrictError is the first rejected line of an ingest under
+// IngestOptions.Strict.
+type StrictError struct{ *auditfmt.LineError }
+
+func (e *StrictError) Error() string { return "--strict: " + e.LineError.Error() }
+
+// Unwrap returns the line's error.
+func (e *StrictError) Unwrap() error { return e.LineError }
+
+// TooManyRejectsError stops an ingest whose rejects passed
+// IngestOptions.MaxRejects.
+type TooManyRejectsError struct {
+	Rejected, Lines, Max int64
+}
+
+func (e *TooManyRejectsError) Error() string {
+	return fmt.Sprintf("%d of the %d lines read so far were rejected, more than the %d --max-rejects allows: stopped, no dataset written "+
+		"(is the input in a format ingest reads? raise --max-rejects, or -1 for no limit, to go on)", e.Rejected, e.Lines, e.Max)
+}

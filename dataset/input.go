@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
 // Input formats, as named in the manifest.
@@ -36,13 +38,44 @@ type Source struct {
 // opened is an input being read: the raw bytes are counted and hashed on
 // their way to the (possibly decompressing) reader.
 type opened struct {
-	name   string
-	format string
-	gzip   bool
-	r      *bufio.Reader // decompressed content
-	raw    *countingReader
-	closer io.Closer
-	path   string // a file holding the raw bytes, for Parquet inputs
+	name    string
+	format  string
+	gzip    bool
+	r       *bufio.Reader // decompressed content
+	raw     *countingReader
+	closer  io.Closer
+	path    string      // a file holding the raw bytes, for Parquet inputs
+	unwatch func() bool // stops the watch that closes the file when the ingest is cancelled
+}
+
+// openInputFile opens the file at path for reading. Opening a FIFO waits for a
+// writer; cancelling ctx ends the wait.
+func openInputFile(ctx context.Context, path string) (*os.File, error) {
+	if st, err := os.Stat(path); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type result struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := os.Open(path)
+		done <- result{f, err}
+	}()
+	select {
+	case r := <-done:
+		return r.f, r.err
+	case <-ctx.Done():
+		// the open waits for a writer: be one for a moment, so that it returns
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		if r := <-done; r.f != nil {
+			r.f.Close()
+		}
+		return nil, fmt.Errorf("%s: no writer opened the FIFO: %w", path, ctx.Err())
+	}
 }
 
 // countingReader hashes and counts what passes through it.
@@ -64,8 +97,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func (c *countingReader) sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
 
 // openInput opens src, detects compression by content (the gzip magic
-// bytes) and the format by name or, failing that, by content.
-func openInput(src Source, progress *atomic.Int64) (*opened, error) {
+// bytes) and the format by name or, failing that, by content. Cancelling
+// ctx ends a wait for a FIFO's writer, and a read of a FIFO or a file
+// that waits for data.
+func openInput(ctx context.Context, src Source, progress *atomic.Int64) (*opened, error) {
 	in := &opened{name: src.Name}
 	var rd io.Reader
 	if src.Reader != nil {
@@ -76,7 +111,7 @@ func openInput(src Source, progress *atomic.Int64) (*opened, error) {
 			rd = os.Stdin
 		}
 	} else {
-		f, err := os.Open(src.Name)
+		f, err := openInputFile(ctx, src.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -86,6 +121,7 @@ func openInput(src Source, progress *atomic.Int64) (*opened, error) {
 			return nil, fmt.Errorf("%s: is a directory; expected an NDJSON, CSV or Parquet file", src.Name)
 		}
 		rd, in.closer = f, f
+		in.unwatch = context.AfterFunc(ctx, func() { f.Close() }) // a read that waits on a pipe returns
 		if err == nil && st.Mode().IsRegular() {
 			in.path = src.Name // can be opened again (Parquet, collector logs); a pipe cannot
 		}
@@ -129,6 +165,9 @@ func detectFormat(name string, br *bufio.Reader) string {
 }
 
 func (in *opened) close() error {
+	if in.unwatch != nil {
+		in.unwatch()
+	}
 	if in.closer != nil {
 		return in.closer.Close()
 	}

@@ -22,7 +22,8 @@ type Manifest struct {
 	Format        string   `json:"format"`         // always "stormaudit-dataset"
 	SchemaVersion int      `json:"schema_version"` // auditfmt.SchemaVersion
 	CreatedBy     string   `json:"created_by"`     // program and version
-	Log           string   `json:"log"`            // the log's name: the checkpoint's origin line, the prefix of every chain's origin
+	DatasetID     string   `json:"dataset_id"`     // 128 random bits in hex, made at ingest: the dataset's identity
+	Log           string   `json:"log"`            // the log's name: the checkpoint's origin line, the prefix of every chain's origin; by default it ends in the dataset id
 	SortedBy      []string `json:"sorted_by"`      // column names
 	Rows          int64    `json:"rows"`           // records stored
 	Files         []File   `json:"files"`          // Parquet files, in sort order

@@ -197,6 +197,7 @@ func (ing *ingest) finishManifest(files []File, cp hashchain.Checkpoint, signers
 		Format:        "stormaudit-dataset",
 		SchemaVersion: auditfmt.SchemaVersion,
 		CreatedBy:     ing.opts.CreatedBy,
+		DatasetID:     ing.id,
 		Log:           ing.opts.Log,
 		Checkpoint:    string(cp.Format()),
 		Signers:       signers,

@@ -73,11 +73,22 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	var paths []string
+	for _, o := range outs {
+		paths = append(paths, o.path)
+	}
+	if err := refuseClobber("check: --output", paths, cmd.Args().Slice()); err != nil {
+		return err
+	}
 	in, err := openInput(ctx, cmd, "check")
 	if err != nil {
 		return err
 	}
 	defer in.close()
+	if in.man.Rows == 0 {
+		return &exitError{code: 2, err: fmt.Errorf("check: no record to check: %d lines read, %d rejected, %d duplicates; "+
+			"a check of nothing is not a pass", in.man.Totals.Lines, in.man.Totals.Rejected, in.man.Totals.Duplicates)}
+	}
 	res, err := analyze.Check(in.dir, opts)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}

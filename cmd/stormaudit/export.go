@@ -40,6 +40,9 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 	if format != "arrow" && format != "ndjson" {
 		return usageErr("export: --format: expected arrow or ndjson, found %q", format)
 	}
+	if err := refuseClobber("export: --output", []string{cmd.String("output")}, []string{dir}); err != nil {
+		return err
+	}
 	w, closeOut, err := openOutput(cmd.String("output"), cmd.Root().Writer)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}

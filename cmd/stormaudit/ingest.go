@@ -25,12 +25,19 @@ Writes DATASET/part-NNNNN.parquet sorted by client_id and recorded_at,
 DATASET/manifest.json, DATASET/rejects.ndjson (every rejected line verbatim)
 and DATASET/duplicates.ndjson (every duplicate line and the line it repeats).
 
+The dataset is built in a directory beside DATASET and renamed into place once
+complete: whatever stops an ingest (an error, --strict, Ctrl-C, SIGTERM, a
+kill), DATASET is left as it was, and the next ingest into it removes what a
+killed one left. More rejected lines than --max-rejects stop the ingest.
+
 Exit status: 0 when it ran (rejects are reported, not errors); 2 on usage or
-I/O errors, or on any rejected line under --strict.`,
+I/O errors, on the first rejected line under --strict, or beyond
+--max-rejects.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "dataset directory to create (must be new or empty)", Required: true, Sources: cli.EnvVars("STORMAUDIT_DATASET")},
-			&cli.BoolFlag{Name: "strict", Usage: "exit 2 if any line is rejected", Sources: cli.EnvVars("STORMAUDIT_STRICT")},
+			&cli.BoolFlag{Name: "strict", Usage: "stop at the first rejected line, exit 2 and write no dataset", Sources: cli.EnvVars("STORMAUDIT_STRICT")},
+			&cli.Int64Flag{Name: "max-rejects", Value: dataset.DefaultMaxRejects, Usage: "stop, exit 2 and write no dataset once more lines than this are rejected (-1: no limit)", Sources: cli.EnvVars("STORMAUDIT_MAX_REJECTS")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 			&cli.StringFlag{Name: "key", Usage: "sign the checkpoint with this key (NAME.key from stormaudit keygen)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
 			&cli.StringSliceFlag{Name: "verifier", Usage: "verifier key (NAME.pub) for the signed checkpoints of collector logs given as inputs; repeatable", Sources: cli.EnvVars("STORMAUDIT_VERIFIER")},
@@ -53,7 +60,12 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 	for i, name := range inputs {
 		sources[i] = dataset.Source{Name: name, Stdin: cmd.Root().Reader}
 	}
-	opts := dataset.IngestOptions{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version, Log: cmd.String("log")}
+	opts := dataset.IngestOptions{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version, Log: cmd.String("log"),
+		Strict: cmd.Bool("strict"), MaxRejects: cmd.Int64("max-rejects"),
+		Notify: func(s string) { fmt.Fprintf(stderr, "stormaudit: ingest: %s\n", s) }}
+	if opts.MaxRejects == 0 {
+		return usageErr("ingest: --max-rejects: expected a count > 0, or -1 for no limit, found 0")
+	}
 	if vs := cmd.StringSlice("verifier"); len(vs) > 0 {
 		verifiers, _, err := loadVerifiers(vs)
 		if err != nil {
@@ -77,9 +89,6 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 	}
 	if !quiet {
 		printIngestSummary(stderr, out, man)
-	}
-	if cmd.Bool("strict") && man.Totals.Rejected > 0 {
-		return usageErr("ingest: %d lines rejected under --strict (see %s)", man.Totals.Rejected, filepath.Join(out, dataset.RejectsName))
 	}
 	return nil
 }

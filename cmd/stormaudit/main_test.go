@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"flag"
-	"os"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -13,9 +11,7 @@ var update = flag.Bool("update", false, "rewrite the golden output in testdata/s
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"stormaudit": func() {
-			os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
-		},
+		"stormaudit": main, // as the binary runs, signals and all
 	})
 }
 

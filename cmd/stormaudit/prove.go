@@ -40,6 +40,9 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
 	}
 	b, _ := json.MarshalIndent(p, "", "  ")
+	if err := refuseClobber("prove: --output", []string{cmd.String("output")}, []string{cmd.Args().First()}); err != nil {
+		return err
+	}
 	w, closeOut, err := openOutput(cmd.String("output"), cmd.Root().Writer)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOutputsNeverClobberInputs: an output that is an input, by another
+// spelling of its path or through a link, or that lies inside an input
+// dataset, is refused before anything is written (a regression: check
+// overwrote the audit log and export truncated the dataset's own file).
+func TestOutputsNeverClobberInputs(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "f.ndjson")
+	orig, err := os.ReadFile(filepath.Join("..", "..", "testdata", "incident.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(log, orig, 0o644)
+	os.Symlink(log, filepath.Join(dir, "link.ndjson"))
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runArgs(t, "ingest", "-q", "-o", ds, log); code != 0 {
+		t.Fatal(stderr)
+	}
+	part := filepath.Join(ds, "part-00000.parquet")
+	partBytes, _ := os.ReadFile(part)
+	for _, args := range [][]string{
+		{"check", "--format", "json", "--output", log, log},
+		{"check", "--format", "json", "--output", filepath.Join(dir, ".", "f.ndjson"), log},
+		{"check", "--format", "json", "--output", filepath.Join(dir, "link.ndjson"), log},
+		{"check", "--format", "text,sarif", "--output", "-," + filepath.Join(ds, "x.sarif"), ds},
+		{"export", "-o", part, ds},
+		{"export", "--format", "ndjson", "-o", filepath.Join(ds, "manifest.json"), ds},
+	} {
+		code, _, stderr := runArgs(t, args...)
+		if code != 2 || !strings.Contains(stderr, "would overwrite the input") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(log); string(b) != string(orig) {
+		t.Error("the audit log was changed")
+	}
+	if b, _ := os.ReadFile(part); string(b) != string(partBytes) {
+		t.Error("the dataset's Parquet file was changed")
+	}
+	if _, err := os.Stat(filepath.Join(ds, "x.sarif")); err == nil {
+		t.Error("a SARIF file was written into the dataset")
+	}
+}
+
+// TestCheckOfNothingFails: a check where every line was rejected (a UTF-16
+// file) exits 2: no record checked is an error, not a pass (a regression:
+// it exited 0).
+func TestCheckOfNothingFails(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "utf16.ndjson")
+	os.WriteFile(in, []byte("\xff\xfe{\x00\"\x00a\x00\"\x00}\x00\n\x00"), 0o644)
+	code, _, stderr := runArgs(t, "check", in)
+	if code != 2 || !strings.Contains(stderr, "no record to check") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
