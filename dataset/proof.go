@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -94,19 +95,13 @@ func CheckProof(p *Proof, verifiers note.Verifiers) (hashchain.Checkpoint, []str
 		return hashchain.Checkpoint{}, nil, fmt.Errorf("link: the record does not match its chain link")
 	}
 	w := hashchain.AppendRowBytes(nil, p.Origin, p.Seq, p.Link, p.Source, p.Line)
-	var signers []string
-	var cp hashchain.Checkpoint
-	if verifiers != nil {
-		var n *note.Note
-		cp, n, err = hashchain.OpenCheckpoint([]byte(p.Checkpoint), verifiers)
-		if err != nil {
-			return cp, nil, fmt.Errorf("checkpoint: %v", err)
-		}
-		for _, s := range n.Sigs {
-			signers = append(signers, s.Name)
-		}
-	} else if cp, err = ParseCheckpointText([]byte(p.Checkpoint)); err != nil {
-		return cp, nil, fmt.Errorf("checkpoint: %v", err)
+	f, err := hashchain.ReadCheckpointFile([]byte(p.Checkpoint), verifiers)
+	if err != nil {
+		return f.Checkpoint, nil, fmt.Errorf("checkpoint: %v", strings.TrimPrefix(err.Error(), "hashchain: "))
+	}
+	cp, signers := f.Checkpoint, []string(nil)
+	if f.Verified {
+		signers = f.Signers
 	}
 	if cp.Size != p.TreeSize {
 		return cp, nil, fmt.Errorf("tree_size: the checkpoint is of %d records, the proof of %d", cp.Size, p.TreeSize)
@@ -115,17 +110,4 @@ func CheckProof(p *Proof, verifiers note.Verifiers) (hashchain.Checkpoint, []str
 		return cp, nil, fmt.Errorf("inclusion: the record is not at row %d of the checkpointed tree: %v", p.Index, err)
 	}
 	return cp, signers, nil
-}
-
-// ParseCheckpointText reads a bare or signed checkpoint without checking
-// signatures.
-func ParseCheckpointText(b []byte) (hashchain.Checkpoint, error) {
-	if cp, err := hashchain.ParseCheckpoint(b); err == nil {
-		return cp, nil
-	}
-	n, err := openUnverified(b)
-	if err != nil {
-		return hashchain.Checkpoint{}, err
-	}
-	return hashchain.ParseCheckpoint([]byte(n.Text))
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -26,12 +28,18 @@ type VerifyOptions struct {
 	// Since, when set, is an earlier checkpoint of the same log: Verify
 	// then also proves that the dataset extends it.
 	Since *hashchain.Checkpoint
+	// Log, when set, is the log the dataset must be: a signed dataset
+	// proves it is the log it names, and only pinning the name proves it
+	// is the one the reviewer expects (another dataset signed by the same
+	// key is intact too).
+	Log string
 }
 
 // VerifyReport says what Verify covered and what it found. Problem is nil
 // when the dataset is intact.
 type VerifyReport struct {
 	Dataset    string                `json:"dataset"`
+	DatasetID  string                `json:"dataset_id"`
 	Log        string                `json:"log"`
 	Records    int64                 `json:"records"`
 	Origins    int64                 `json:"origins"`
@@ -52,16 +60,19 @@ type VerifyReport struct {
 
 // Problem names the first thing found wrong.
 type Problem struct {
-	File   string `json:"file,omitempty"`
-	Row    int64  `json:"row,omitempty"` // 0-based row within File
+	File   string `json:"file,omitempty"` // relative to the dataset directory
+	Row    int64  `json:"row,omitempty"`  // 0-based row within File
 	Origin string `json:"origin,omitempty"`
 	Seq    int64  `json:"seq,omitempty"`
 	What   string `json:"what"`
 }
 
 func (p *Problem) String() string {
-	if p.File == "" {
+	switch {
+	case p.File == "":
 		return p.What
+	case p.Origin == "": // a file of the dataset, not a row
+		return p.File + ": " + p.What
 	}
 	return fmt.Sprintf("%s row %d (origin %s, seq %d): %s", p.File, p.Row, p.Origin, p.Seq, p.What)
 }
@@ -83,24 +94,34 @@ func Verify(dir string, opts VerifyOptions) (*VerifyReport, error) {
 type rowHook func(rec *auditfmt.Record, pos *ChainPos, source string, leaf, prevLink tlog.Hash)
 
 // verify is Verify, calling hook (if not nil) on every good row; it also
-// returns the checkpoint file's text.
+// returns the checkpoint file's text. The checks run in this order, and
+// the first that fails is the report's Problem: the manifest, the files
+// of the directory against it, the checkpoint and its signature, the
+// manifest's signature, every row, every file's digest, the accounting.
 func verify(dir string, opts VerifyOptions, hook rowHook) (*VerifyReport, []byte, error) {
-	m, err := ReadManifest(dir)
-	if err != nil {
-		return nil, nil, err
+	rep := &VerifyReport{Dataset: dir, Since: opts.Since}
+	m, err := readManifestToVerify(dir, rep)
+	if err != nil || rep.Problem != nil {
+		return rep, nil, err
 	}
-	rep := &VerifyReport{Dataset: dir, Log: m.Log, Since: opts.Since}
-	text, err := os.ReadFile(filepath.Join(dir, CheckpointName))
-	if errors.Is(err, os.ErrNotExist) {
-		rep.Problem = &Problem{What: "the dataset has no checkpoint file; expected " + filepath.Join(dir, CheckpointName)}
+	rep.Log, rep.DatasetID = m.Log, m.DatasetID
+	if opts.Log != "" && m.Log != opts.Log {
+		rep.Problem = &Problem{What: fmt.Sprintf("log: the dataset is of log %q, not of %q: another dataset than the one expected", m.Log, opts.Log)}
 		return rep, nil, nil
 	}
+	if rep.Problem = checkListing(dir, m); rep.Problem != nil {
+		return rep, nil, nil
+	}
+	text, err := os.ReadFile(filepath.Join(dir, CheckpointName))
 	if err != nil {
-		return nil, nil, err
+		return rep, nil, err // checkListing saw it
 	}
 	cp := readCheckpoint(text, opts.Verifiers, rep)
 	if rep.Problem != nil {
 		return rep, text, nil
+	}
+	if err := checkManifestSig(dir, opts.Verifiers, rep); err != nil || rep.Problem != nil {
+		return rep, text, err
 	}
 	v := &verifier{rep: rep, heads: map[string]head{}, cp: cp, since: opts.Since, hook: hook}
 	if err := v.files(dir, m.Files); err != nil || rep.Problem != nil {
@@ -110,67 +131,111 @@ func verify(dir string, opts VerifyOptions, hook rowHook) (*VerifyReport, []byte
 	if rep.Problem != nil {
 		return rep, text, nil
 	}
-	return rep, text, checkManifest(dir, m, opts.Verifiers, rep)
+	if err := checkDigests(dir, m, rep); err != nil || rep.Problem != nil {
+		return rep, text, err
+	}
+	return rep, text, checkAccounting(dir, m, rep)
 }
 
-// openUnverified parses a signed note without trusting any key, to list
-// its signatures.
-func openUnverified(b []byte) (*note.Note, error) {
-	_, err := note.Open(b, allKeys{})
-	if e, ok := err.(*note.UnverifiedNoteError); ok {
-		return e.Note, nil
-	}
+// readManifestToVerify reads the manifest of the dataset in dir. A
+// directory without one is no dataset (an error), unless it holds a
+// checkpoint or Parquet files: then the manifest was removed, and that,
+// like a manifest that does not parse, is rep's Problem.
+func readManifestToVerify(dir string, rep *VerifyReport) (*Manifest, error) {
+	m, err := ReadManifest(dir)
 	if err == nil {
-		err = errors.New("unexpected signature")
+		return m, nil
+	}
+	if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a dataset directory", dir)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, err // it could not be read
+		}
+		rep.Problem = &Problem{File: ManifestName, What: fmt.Sprintf("not a dataset manifest: %v", err)}
+		return nil, nil
+	}
+	parts, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if _, cerr := os.Stat(filepath.Join(dir, CheckpointName)); cerr == nil || len(parts) > 0 {
+		rep.Problem = &Problem{File: ManifestName, What: "missing: the directory holds a dataset's files but not its manifest"}
+		return nil, nil
 	}
 	return nil, err
+}
+
+// checkListing compares the directory with the manifest: every file the
+// manifest lists (and the checkpoint and quarantine files) is there, and
+// nothing else is, since any reader that globs *.parquet would read an
+// unlisted file as part of the dataset.
+func checkListing(dir string, m *Manifest) *Problem {
+	want := map[string]bool{ManifestName: true, CheckpointName: true, RejectsName: true, DuplicatesName: true}
+	dirs := map[string]bool{}
+	for _, f := range m.Files {
+		name := filepath.FromSlash(f.Name)
+		if !filepath.IsLocal(name) {
+			return &Problem{File: ManifestName, What: fmt.Sprintf("files: %q is not a path inside the dataset", f.Name)}
+		}
+		want[name] = true
+		for d := filepath.Dir(name); d != "."; d = filepath.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	var extra *Problem
+	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		switch {
+		case e.IsDir() && dirs[rel]:
+			return nil
+		case e.Type().IsRegular() && (want[rel] || rel == ManifestSigName):
+			delete(want, rel)
+			return nil
+		}
+		what := "not part of the dataset: the manifest does not list it"
+		if strings.HasSuffix(rel, ".parquet") {
+			what += ", yet any reader of *.parquet in the directory (DuckDB, Spark, polars) reads it as part of the dataset"
+		}
+		extra = &Problem{File: filepath.ToSlash(rel), What: what}
+		return filepath.SkipAll
+	})
+	switch {
+	case extra != nil:
+		return extra
+	case err != nil:
+		return &Problem{What: fmt.Sprintf("the dataset's directory cannot be listed: %v", err)}
+	}
+	for _, name := range sortedKeys(want) {
+		return &Problem{File: filepath.ToSlash(name), What: "missing: the manifest lists it, or every dataset has it"}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // readCheckpoint parses and, with verifiers, authenticates the dataset's
 // checkpoint; what is wrong goes into rep.Problem.
 func readCheckpoint(b []byte, verifiers note.Verifiers, rep *VerifyReport) *hashchain.Checkpoint {
-	if cp, perr := hashchain.ParseCheckpoint(b); perr == nil {
-		rep.Checkpoint = &cp // unsigned
-		if verifiers != nil {
-			rep.Problem = &Problem{What: "checkpoint: not signed, but verifier keys were given: anyone could have written it"}
-			return nil
-		}
-		return &cp
-	}
-	n, err := openUnverified(b)
+	f, err := hashchain.ReadCheckpointFile(b, verifiers)
 	if err != nil {
-		rep.Problem = &Problem{What: fmt.Sprintf("checkpoint: %v", err)}
+		rep.Problem = &Problem{File: CheckpointName, What: strings.TrimPrefix(err.Error(), "hashchain: ")}
 		return nil
 	}
-	rep.Signed = true
-	for _, s := range n.UnverifiedSigs {
-		rep.Signers = append(rep.Signers, s.Name)
+	rep.Checkpoint, rep.Signed, rep.Signers = &f.Checkpoint, f.Signed, f.Signers
+	if f.Verified {
+		rep.Verified = f.Signers
 	}
-	cp, err := hashchain.ParseCheckpoint([]byte(n.Text))
-	if err != nil {
-		rep.Problem = &Problem{What: fmt.Sprintf("checkpoint: %v", err)}
-		return nil
-	}
-	rep.Checkpoint = &cp
-	if verifiers != nil {
-		n, err := note.Open(b, verifiers)
-		if err != nil {
-			rep.Problem = &Problem{What: fmt.Sprintf("checkpoint signature: %v", err)}
-			return nil
-		}
-		for _, s := range n.Sigs {
-			rep.Verified = append(rep.Verified, s.Name)
-		}
-	}
-	return &cp
-}
-
-// allKeys verifies nothing: it lets note.Open parse a note to list its
-// signatures before any key is trusted.
-type allKeys struct{}
-
-func (allKeys) Verifier(name string, hash uint32) (note.Verifier, error) {
-	return nil, &note.UnknownVerifierError{Name: name, KeyHash: hash}
+	return &f.Checkpoint
 }
 
 type head struct {
@@ -209,11 +274,17 @@ func (v *verifier) files(dir string, files []File) error {
 	}
 	err := <-readErr
 	var re *RowError
-	if errors.As(err, &re) { // a value no writer of ours would store: tampering, not an I/O error
+	var pe *os.PathError
+	switch {
+	case err == nil:
+	case errors.As(err, &re): // a value no writer of ours would store: tampering, not an I/O error
 		v.rep.Problem = &Problem{File: filepath.Base(re.File), Row: re.Row, What: re.Err.Error()}
-		return nil
+	case errors.As(err, &pe) && !errors.Is(err, os.ErrNotExist):
+		return err // the system could not read it
+	default: // a listed file that is no Parquet file of ours
+		v.rep.Problem = &Problem{What: fmt.Sprintf("not a readable dataset file: %v", err)}
 	}
-	return err
+	return nil
 }
 
 // batch takes the hashed rows of b in order; false once a problem is found.

@@ -155,18 +155,17 @@ func SignCheckpoint(c Checkpoint, signer note.Signer) ([]byte, error) {
 	return msg, nil
 }
 
-// OpenCheckpoint verifies a signed checkpoint and parses its body. It
-// succeeds when at least one signature is by a key of verifiers and every
-// signature by a key of verifiers verifies (signatures by other keys are
-// returned unverified in the note). The errors say whether msg is not a
-// signed note, is a checkpoint without signatures, has no signature by a
-// known key (wrapping *note.UnverifiedNoteError) or a signature that does
-// not verify (wrapping *note.InvalidSignatureError), or has a malformed
-// body (wrapping *CheckpointError).
+// OpenCheckpoint verifies a signed checkpoint, as OpenNote does (every
+// signature by a key of verifiers and valid, each once), and parses its
+// body. The errors say whether msg is not a signed note, is a checkpoint
+// without signatures, has no signature by a known key (wrapping
+// *note.UnverifiedNoteError) or a signature that does not verify
+// (wrapping *note.InvalidSignatureError), breaks OpenNote's rules, or has
+// a malformed body (wrapping *CheckpointError).
 func OpenCheckpoint(msg []byte, verifiers note.Verifiers) (Checkpoint, *note.Note, error) {
-	n, err := note.Open(msg, verifiers)
+	n, err := OpenNote(msg, verifiers)
 	if err != nil {
-		return Checkpoint{}, nil, openError(msg, err)
+		return Checkpoint{}, nil, err
 	}
 	c, err := ParseCheckpoint([]byte(n.Text))
 	if err != nil {
@@ -185,14 +184,14 @@ func openError(msg []byte, err error) error {
 		for _, s := range unverified.Note.UnverifiedSigs {
 			keys = append(keys, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
 		}
-		return fmt.Errorf("hashchain: checkpoint is not signed by a trusted key (signed by %s): %w", strings.Join(keys, ", "), err)
+		return fmt.Errorf("hashchain: not signed by a trusted key (signed by %s): %w", strings.Join(keys, ", "), err)
 	case errors.As(err, &invalid):
-		return fmt.Errorf("hashchain: checkpoint was changed after it was signed: %w", err)
+		return fmt.Errorf("hashchain: changed after it was signed: %w", err)
 	}
 	if _, perr := ParseCheckpoint(msg); perr == nil {
-		return fmt.Errorf("hashchain: checkpoint is not signed (no blank line and signature lines after it): %w", err)
+		return fmt.Errorf("hashchain: not signed (no blank line and signature lines after the checkpoint): %w", err)
 	}
-	return fmt.Errorf("hashchain: checkpoint is not a signed note (the body, a blank line, then lines \"— NAME SIGNATURE\"): %w", err)
+	return fmt.Errorf("hashchain: not a signed note (the body, a blank line, then lines \"— NAME SIGNATURE\"): %w", err)
 }
 
 // GenerateKey returns a new Ed25519 signer key (secret) and verifier key

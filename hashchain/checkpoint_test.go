@@ -1,6 +1,7 @@
 package hashchain
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -116,7 +117,7 @@ func TestSignOpenCheckpoint(t *testing.T) {
 	}{
 		{"unknown key", otherMsg, "not signed by a trusted key (signed by stormaudit.example/other+", new(*note.UnverifiedNoteError)},
 		{"tampered", tampered, "changed after it was signed: invalid signature for key stormaudit.example/test-only+", new(*note.InvalidSignatureError)},
-		{"unsigned", c.Format(), "checkpoint is not signed", nil},
+		{"unsigned", c.Format(), "not signed (no blank line", nil},
 		{"garbage", []byte("hello"), "not a signed note", nil},
 		{"bad body", unsignedNote, "checkpoint line 2", new(*CheckpointError)},
 	} {
@@ -131,16 +132,31 @@ func TestSignOpenCheckpoint(t *testing.T) {
 		})
 	}
 
-	// Signed by two keys, one of them unknown: verified by the known one.
+	// Signed by two keys, one of them unknown: refused, since a
+	// checkpoint here is signed once, by the key that wrote it; with both
+	// keys trusted, verified by both.
 	both, err := note.Sign(&note.Note{Text: string(c.Format())}, signer, other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, n, err := OpenCheckpoint(both, verifiers); err != nil || len(n.UnverifiedSigs) != 1 {
-		t.Errorf("two signatures: %v, %+v", err, n)
+	for _, vs := range []note.Verifiers{verifiers, note.VerifierList(otherVerifier)} {
+		if _, _, err := OpenCheckpoint(both, vs); err == nil || !strings.Contains(err.Error(), "which no verifier names") {
+			t.Errorf("two signatures, one key trusted: %v", err)
+		}
 	}
-	if _, _, err := OpenCheckpoint(both, note.VerifierList(otherVerifier)); err != nil {
-		t.Errorf("two signatures, other key: %v", err)
+	v, _ := note.NewVerifier(testVerifierKey)
+	if _, n, err := OpenCheckpoint(both, note.VerifierList(v, otherVerifier)); err != nil || len(n.Sigs) != 2 {
+		t.Errorf("two signatures, both keys trusted: %v", err)
+	}
+
+	// A signature line twice: refused (package note drops the copy).
+	one, err := SignCheckpoint(c, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigLine := one[bytes.LastIndex(one[:len(one)-1], []byte("\n"))+1:]
+	if _, _, err := OpenCheckpoint(append(one, sigLine...), verifiers); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("a repeated signature line: %v", err)
 	}
 }
 

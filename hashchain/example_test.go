@@ -75,5 +75,5 @@ func ExampleOpenCheckpoint() {
 	fmt.Println(err)
 	// Output:
 	// stormaudit.example/incident 5 IgFFoPUXZ63i0+KJVJ4u60CjaV9pGWtzDYoH7+KNDWM=
-	// hashchain: checkpoint was changed after it was signed: invalid signature for key stormaudit.example/test-only+9107a060
+	// hashchain: changed after it was signed: invalid signature for key stormaudit.example/test-only+9107a060
 }

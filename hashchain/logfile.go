@@ -762,57 +762,15 @@ func (s *logState) checkCheckpoint(c *Checkpoint) error {
 	return nil
 }
 
-// readCheckpointFile reads the contents of a checkpoint file: a signed
-// note, or (without verifiers) a bare checkpoint body. With verifiers, the
-// note must verify; signers are the names of the verified signatures.
-// Without, signers are the names the signature lines claim.
+// readCheckpointFile reads the contents of a checkpoint file (see
+// ReadCheckpointFile): the checkpoint, whether it is signed, and the names
+// of its signatures (verified with verifiers, claimed without).
 func readCheckpointFile(msg []byte, verifiers note.Verifiers) (c Checkpoint, signed bool, signers []string, err error) {
-	if verifiers != nil {
-		c, n, err := OpenCheckpoint(msg, verifiers)
-		if err != nil {
-			return Checkpoint{}, false, nil, unprefixed{err}
-		}
-		if err := canonicalSigs(n); err != nil {
-			return Checkpoint{}, false, nil, err
-		}
-		for _, sig := range n.Sigs {
-			signers = append(signers, sig.Name)
-		}
-		return c, true, signers, nil
+	f, err := ReadCheckpointFile(msg, verifiers)
+	if err != nil {
+		return Checkpoint{}, false, nil, unprefixed{err}
 	}
-	if c, err := ParseCheckpoint(msg); err == nil {
-		return c, false, nil, nil
-	}
-	_, err = note.Open(msg, nil)
-	var unverified *note.UnverifiedNoteError
-	if !errors.As(err, &unverified) {
-		return Checkpoint{}, false, nil, fmt.Errorf("the checkpoint file is neither a checkpoint nor a signed note: %w", unprefixed{openError(msg, err)})
-	}
-	if err := canonicalSigs(unverified.Note); err != nil {
-		return Checkpoint{}, false, nil, err
-	}
-	if c, err = ParseCheckpoint([]byte(unverified.Note.Text)); err != nil {
-		return Checkpoint{}, false, nil, fmt.Errorf("signed checkpoint: %w", err)
-	}
-	for _, sig := range unverified.Note.UnverifiedSigs {
-		signers = append(signers, sig.Name)
-	}
-	return c, true, signers, nil
-}
-
-// canonicalSigs checks that every signature of n is written in canonical
-// base64 (package note accepts any base64 that decodes), so that the
-// checkpoint file has exactly one form.
-func canonicalSigs(n *note.Note) error {
-	for _, sigs := range [][]note.Signature{n.Sigs, n.UnverifiedSigs} {
-		for _, sig := range sigs {
-			b, err := base64.StdEncoding.Strict().DecodeString(sig.Base64)
-			if err != nil || base64.StdEncoding.EncodeToString(b) != sig.Base64 {
-				return fmt.Errorf("the signature by %s is not in canonical base64", sig.Name)
-			}
-		}
-	}
-	return nil
+	return f.Checkpoint, f.Signed, f.Signers, nil
 }
 
 // unprefixed is an error of this package, without its "hashchain: "

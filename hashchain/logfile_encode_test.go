@@ -12,12 +12,17 @@ import (
 // cornerRecord returns a valid record with every field drawn at random,
 // numbers and times from the corners too.
 func cornerRecord(rng *rand.Rand) auditfmt.Record {
-	floats := []float64{0, math.Copysign(0, -1), 0.1, 1, 2.5, 1e20, 1e21, 1.5e300, 5e-324, 1e-7, 123456.789, math.MaxFloat64}
+	// the corners of the plausible delays (auditfmt.MinDelayS to MaxDelayS)
+	floats := []float64{0, 0.1, 1, 2.5, auditfmt.MinDelayS, 1.5e-9, 1e-7, 123456.789, 1e6, auditfmt.MaxDelayS}
 	float := func() float64 {
 		if rng.IntN(2) == 0 {
 			return floats[rng.IntN(len(floats))]
 		}
-		return math.Abs(rng.NormFloat64()) * math.Pow(10, float64(rng.IntN(40)-20))
+		v := min(math.Abs(rng.NormFloat64())*math.Pow(10, float64(rng.IntN(16)-9)), auditfmt.MaxDelayS)
+		if v < auditfmt.MinDelayS {
+			return 0
+		}
+		return v
 	}
 	strs := []string{"", "a", "dev-0001", "é\"\\\n\t\x01\u2028😀", "\x7f", "</script>"}
 	str := func() string { return strs[rng.IntN(len(strs))] }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +61,27 @@ func TestCheckOfNothingFails(t *testing.T) {
 	code, _, stderr := runArgs(t, "check", in)
 	if code != 2 || !strings.Contains(stderr, "no record to check") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestVerifyJSONVerdictOnMissingPart: a signed dataset missing a part is
+// tampered: exit 1 with the JSON verdict (a regression: exit 2, "I/O
+// error", and nothing on stdout).
+func TestVerifyJSONVerdictOnMissingPart(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runArgs(t, "keygen", "--name", "k", "--out", filepath.Join(dir, "keys")); code != 0 {
+		t.Fatal(stderr)
+	}
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runArgs(t, "ingest", "-q", "--key", filepath.Join(dir, "keys", "k.key"), "-o", ds, filepath.Join("..", "..", "testdata", "incident.ndjson")); code != 0 {
+		t.Fatal(stderr)
+	}
+	os.Remove(filepath.Join(ds, "part-00000.parquet"))
+	code, stdout, _ := runArgs(t, "verify", "--format", "json", "--verifier", filepath.Join(dir, "keys", "k.pub"), ds)
+	var rep struct {
+		Problem struct{ File, What string }
+	}
+	if err := json.Unmarshal(stdout, &rep); code != 1 || err != nil || rep.Problem.File != "part-00000.parquet" || !strings.HasPrefix(rep.Problem.What, "missing") {
+		t.Errorf("exit %d, problem %+v (%v): %s", code, rep.Problem, err, stdout)
 	}
 }

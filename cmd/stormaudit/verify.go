@@ -33,6 +33,7 @@ Exit status: 0 intact, 1 tampered or inconsistent, 2 usage or I/O error.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "verifier", Usage: "verifier key file (NAME.pub) whose signature counts; repeatable", Sources: cli.EnvVars("STORMAUDIT_VERIFIER")},
 			&cli.StringFlag{Name: "since", Usage: "an earlier checkpoint file the dataset must extend"},
+			&cli.StringFlag{Name: "log", Usage: "the log the dataset must be (as ingest printed it, or its manifest says): proves it is the dataset expected, not another signed by the same key", Sources: cli.EnvVars("STORMAUDIT_LOG")},
 			&cli.StringFlag{Name: "proof", Usage: "check this single-record proof instead of a dataset"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "text or json", Value: "text"},
 		},
@@ -58,7 +59,7 @@ func runVerify(ctx context.Context, cmd *cli.Command) error {
 	if cmd.NArg() != 1 {
 		return usageErr("verify: expected one DATASET directory, found %d arguments", cmd.NArg())
 	}
-	opts := dataset.VerifyOptions{Verifiers: verifiers}
+	opts := dataset.VerifyOptions{Verifiers: verifiers, Log: cmd.String("log")}
 	if s := cmd.String("since"); s != "" {
 		old, err := readAnyCheckpoint(s, verifiers)
 		if err != nil {
@@ -91,34 +92,31 @@ func readAnyCheckpoint(path string, verifiers note.Verifiers) (hashchain.Checkpo
 	if err != nil {
 		return hashchain.Checkpoint{}, err
 	}
-	var cp hashchain.Checkpoint
-	if verifiers == nil {
-		cp, err = dataset.ParseCheckpointText(b)
-	} else {
-		cp, _, err = hashchain.OpenCheckpoint(b, verifiers)
-	}
+	f, err := hashchain.ReadCheckpointFile(b, verifiers)
 	if err != nil {
-		return cp, fmt.Errorf("%s: %v", path, err)
+		return f.Checkpoint, fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "hashchain: "))
 	}
-	return cp, nil
+	return f.Checkpoint, nil
 }
 
 func printVerifyReport(w io.Writer, rep *dataset.VerifyReport) {
 	fmt.Fprintf(w, "dataset:    %s\n", rep.Dataset)
-	fmt.Fprintf(w, "log:        %s\n", rep.Log)
-	fmt.Fprintf(w, "checked:    %d records in %d chains (%d bytes of canonical records)\n", rep.Records, rep.Origins, rep.Bytes)
-	if cp := rep.Checkpoint; cp != nil {
+	if rep.Log != "" {
+		fmt.Fprintf(w, "log:        %s\n", rep.Log)
+	}
+	if cp := rep.Checkpoint; cp != nil { // the checks that need a checkpoint ran
+		fmt.Fprintf(w, "checked:    %d records in %d chains (%d bytes of canonical records)\n", rep.Records, rep.Origins, rep.Bytes)
 		fmt.Fprintf(w, "checkpoint: %d records, root %s\n", cp.Size, cp.Root)
+		switch {
+		case !rep.Signed:
+			fmt.Fprintf(w, "signature:  none (the checkpoint is unsigned: it shows consistency, not who vouched for it)\n")
+		case len(rep.Verified) > 0:
+			fmt.Fprintf(w, "signature:  verified: %s\n", strings.Join(rep.Verified, ", "))
+		default:
+			fmt.Fprintf(w, "signature:  not checked: it names %s (give --verifier KEY.pub to check it)\n", strings.Join(rep.Signers, ", "))
+		}
+		fmt.Fprintf(w, "unsealed:   %d records after the checkpoint\n", rep.Unsealed)
 	}
-	switch {
-	case !rep.Signed:
-		fmt.Fprintf(w, "signature:  none (the checkpoint is unsigned: it shows consistency, not who vouched for it)\n")
-	case len(rep.Verified) > 0:
-		fmt.Fprintf(w, "signature:  verified: %s\n", strings.Join(rep.Verified, ", "))
-	default:
-		fmt.Fprintf(w, "signature:  signed by %s, NOT checked (give --verifier KEY.pub)\n", strings.Join(rep.Signers, ", "))
-	}
-	fmt.Fprintf(w, "unsealed:   %d records after the checkpoint\n", rep.Unsealed)
 	if a := rep.Accounted; a.Lines > 0 || rep.Problem == nil {
 		signed := "unsigned manifest"
 		if rep.ManifestSigned {
