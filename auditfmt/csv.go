@@ -129,6 +129,13 @@ type CSVReader struct {
 	rowLine int64  // the line the current row starts on
 	err     error  // a fatal error, returned from then on
 
+	// a physical line read ahead: the start of the next row, found while
+	// the current one looked for the close of a quote
+	pending     []byte
+	pendingTerm string
+	hasPending  bool
+	probe       csvSplitter // splits a line read ahead on its own
+
 	lastClient, lastHost string // the previous row's values, reused when equal
 }
 
@@ -296,6 +303,9 @@ func (c *CSVReader) readRow() error {
 	c.raw = c.raw[:0]
 	c.split.reset()
 	c.rowLine = c.line + 1
+	if c.hasPending {
+		c.rowLine = c.line
+	}
 	term, err := c.readLine()
 	switch {
 	case err != nil:
@@ -304,12 +314,21 @@ func (c *CSVReader) readRow() error {
 		return errCSVBlankLine
 	}
 	for start := 0; c.split.scan(c.raw[start:]); {
-		// Inside a quoted field: the line break belongs to the field.
+		// Inside a quoted field: the line break belongs to the field,
+		// unless the next line is a row of its own (the quote was never
+		// closed): then this row ends before it, and it is the next row.
 		end := len(c.raw)
 		c.raw = append(c.raw, term...)
-		c.split.buf = append(c.split.buf, term...)
 		start = len(c.raw)
 		term, err = c.readLine()
+		if err == nil && c.cols != nil && c.rowAlone(c.raw[start:]) {
+			c.pending, c.pendingTerm, c.hasPending = append(c.pending[:0], c.raw[start:]...), term, true
+			c.raw = c.raw[:end]
+			c.split.malformed("a closing quote", fmt.Sprintf("none before line %d, which is a row of its own, in %s", c.line, c.split.where()))
+			c.split.endField()
+			break
+		}
+		c.split.buf = append(c.split.buf, c.raw[end:start]...)
 		if err == io.EOF {
 			c.raw = c.raw[:end]
 			c.split.unterminated()
@@ -322,12 +341,28 @@ func (c *CSVReader) readRow() error {
 	return c.split.err()
 }
 
+// rowAlone reports whether line, split on its own, is a whole row that
+// decodes: the start of a row, not the inside of a quoted field.
+func (c *CSVReader) rowAlone(line []byte) bool {
+	c.probe.reset()
+	if c.probe.scan(line) || c.probe.bad != nil || c.probe.count() != len(c.cols) {
+		return false
+	}
+	var rec Record
+	return c.decodeSplit(&rec, &c.probe) == nil
+}
+
 // readLine appends the next physical line to c.raw without its line break
 // and returns the line break ("\n", "\r\n", or "" at the end of the input).
 // It returns io.EOF when nothing was left to read, and a *FieldError when
 // the row grows beyond c.limit bytes; the row is then cut to c.limit bytes
 // and the rest of the line is skipped.
 func (c *CSVReader) readLine() (term string, err error) {
+	if c.hasPending { // read ahead and counted already
+		c.hasPending = false
+		c.raw = append(c.raw, c.pending...)
+		return c.pendingTerm, nil
+	}
 	start := len(c.raw)
 	for {
 		chunk, err := c.br.ReadSlice('\n')
@@ -377,14 +412,17 @@ func (c *CSVReader) tooLong() error {
 }
 
 // decode fills rec from the fields of the row just split.
-func (c *CSVReader) decode(rec *Record) error {
-	if n := c.split.count(); n != len(c.cols) {
+func (c *CSVReader) decode(rec *Record) error { return c.decodeSplit(rec, &c.split) }
+
+// decodeSplit fills rec from the fields of the row split in sp.
+func (c *CSVReader) decodeSplit(rec *Record, sp *csvSplitter) error {
+	if n := sp.count(); n != len(c.cols) {
 		return &FieldError{Expected: fmt.Sprintf("%d fields as in the header", len(c.cols)), Found: strconv.Itoa(n)}
 	}
 	c.extra = c.extra[:0]
 	for i := range c.cols {
 		col := &c.cols[i]
-		cell := c.split.field(i)
+		cell := sp.field(i)
 		if len(cell) > 0 {
 			if err := c.setField(rec, col, cell); err != nil {
 				return err

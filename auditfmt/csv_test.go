@@ -590,3 +590,48 @@ func ExampleCSVReader() {
 	// audit.csv:3: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN
 	// quarantined: pump-7,3,NaN,backoff_wait,False,2026-11-30T14:17:38.5+00:00,
 }
+
+// TestCSVUnclosedQuoteRecovers: a field whose quote never closes ends at
+// the next line that is a row of its own, which is read as the next row
+// (a regression: it swallowed about a megabyte of the valid rows after it
+// into one reject). A quoted field that does span lines is still one row.
+func TestCSVUnclosedQuoteRecovers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(csvHeader + ",note\n")
+	for i := range 3000 {
+		note := "ok"
+		switch i {
+		case 10:
+			note = `"never closed`
+		case 20:
+			note = "\"two\nlines\""
+		}
+		fmt.Fprintf(&b, "dev-%d,1,0.5,backoff_wait,false,2026-11-30T14:17:34.979964+00:00,%s\n", i, note)
+	}
+	cr, err := auditfmt.NewCSVReader(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok, bad int
+	for {
+		var rec auditfmt.Record
+		raw, err := cr.Next(&rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			bad++
+			if rec.Line != 12 || strings.Contains(string(raw), "\n") || !strings.Contains(err.Error(), "expected a closing quote, found none before line 13, which is a row of its own") {
+				t.Errorf("line %d: %v (raw %q)", rec.Line, err, raw)
+			}
+			continue
+		}
+		ok++
+		if rec.ClientID == "dev-11" && rec.Line != 13 || rec.ClientID == "dev-21" && rec.Line != 24 {
+			t.Errorf("%s at line %d", rec.ClientID, rec.Line)
+		}
+	}
+	if ok != 2999 || bad != 1 {
+		t.Errorf("%d rows read, %d rejected; want 2999 and 1", ok, bad)
+	}
+}
