@@ -7,11 +7,6 @@ import (
 	"github.com/stormaudit/stormaudit/analyze"
 )
 
-type jsonDoc struct {
-	Findings []jsonFinding `json:"findings"`
-	Summary  jsonSummary   `json:"summary"`
-}
-
 type jsonFinding struct {
 	Rule        string       `json:"rule"`
 	Severity    string       `json:"severity"`
@@ -94,19 +89,16 @@ type jsonRuleEntry struct {
 }
 
 // JSON writes the result as one JSON document (see the package
-// documentation), indented, ending in a newline.
+// documentation), indented, ending in a newline. It encodes the findings
+// one at a time: its memory does not grow with their number.
 func JSON(w io.Writer, r *analyze.Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(jsonDocOf(r))
-}
-
-func jsonDocOf(r *analyze.Result) jsonDoc {
-	doc := jsonDoc{Findings: make([]jsonFinding, 0, len(r.Findings)), Summary: jsonSummaryOf(r)}
-	for _, f := range r.Findings {
-		doc.Findings = append(doc.Findings, jsonFindingOf(r, f))
-	}
-	return doc
+	s := newJSONStream(w)
+	s.raw("{\n  \"findings\": ")
+	s.list(len(r.Findings), 1, func(i int) { s.value(jsonFindingOf(r, r.Findings[i]), 2) })
+	s.raw(",\n  \"summary\": ")
+	s.value(jsonSummaryOf(r), 1)
+	s.raw("\n}\n")
+	return s.close()
 }
 
 func jsonFindingOf(r *analyze.Result, f analyze.Finding) jsonFinding {

@@ -3,7 +3,6 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -23,17 +22,12 @@ const (
 // way of computing it gets a new version.
 const FingerprintKey = "stormauditFinding/v1"
 
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
+// sarifRun is a run of a SARIF log but its results, which SARIF writes one
+// by one between its invocations and its properties.
 type sarifRun struct {
-	Tool        sarifTool         `json:"tool"`
-	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
-	Properties  map[string]any    `json:"properties,omitempty"`
+	Tool        sarifTool
+	Invocations []sarifInvocation
+	Properties  map[string]any
 }
 
 type sarifTool struct {
@@ -120,13 +114,13 @@ type SARIFOptions struct {
 }
 
 // SARIF writes the result as a SARIF 2.1.0 log (see the package
-// documentation).
+// documentation). It encodes the results one at a time: its memory does
+// not grow with their number beyond a fingerprint each.
 func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	rules := rulesOf(r)
 	run := sarifRun{
 		Tool:        sarifTool{Driver: sarifDriver{Name: "stormaudit", Version: opts.Version, Rules: make([]sarifRule, 0, len(rules))}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: opts.ExitCode}},
-		Results:     make([]sarifResult, 0, len(r.Findings)),
 		Properties: map[string]any{"devices": r.Summary.Devices, "records": r.Summary.Records,
 			"rejected": r.Summary.Rejected, "policy": r.Summary.Policy.Source},
 	}
@@ -139,7 +133,14 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	}
 	idx := ruleIndex(rules)
 	seen := map[string]int{}
-	for _, f := range r.Findings {
+	s := newJSONStream(w)
+	s.raw("{\n  \"$schema\": \"" + SARIFSchema + "\",\n  \"version\": \"" + SARIFVersion + "\",\n  \"runs\": [\n    {\n      \"tool\": ")
+	s.value(run.Tool, 3)
+	s.raw(",\n      \"invocations\": ")
+	s.value(run.Invocations, 3)
+	s.raw(",\n      \"results\": ")
+	s.list(len(r.Findings), 3, func(i int) {
+		f := r.Findings[i]
 		res := sarifResultOf(r, f, idx[f.Rule])
 		// findings that share rule, device and first record (a device's
 		// delays and its ceilings, say) are told apart by their order
@@ -148,11 +149,12 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 			res.PartialFingerprints[FingerprintKey] = fingerprintOf(fp + "\x00" + strconv.Itoa(k))
 		}
 		seen[fp]++
-		run.Results = append(run.Results, res)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: SARIFVersion, Runs: []sarifRun{run}})
+		s.value(res, 4)
+	})
+	s.raw(",\n      \"properties\": ")
+	s.value(run.Properties, 3)
+	s.raw("\n    }\n  ]\n}\n")
+	return s.close()
 }
 
 func sarifRuleOf(ri analyze.RuleInfo) sarifRule {

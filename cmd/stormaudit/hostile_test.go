@@ -85,3 +85,20 @@ func TestVerifyJSONVerdictOnMissingPart(t *testing.T) {
 		t.Errorf("exit %d, problem %+v (%v): %s", code, rep.Problem, err, stdout)
 	}
 }
+
+// TestSimulateRefusesWhatCannotFit: a fleet whose state cannot fit in
+// memory is refused before anything is written (a regression: 2^31-1
+// devices ran out of memory).
+func TestSimulateRefusesWhatCannotFit(t *testing.T) {
+	if availableMemory() == 0 {
+		t.Skip("this system does not say how much memory is available")
+	}
+	out := filepath.Join(t.TempDir(), "x.ndjson")
+	code, _, stderr := runArgs(t, "simulate", "-n", "2147483647", "-o", out)
+	if code != 2 || !strings.Contains(stderr, "2147483647 devices need about") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the output was created")
+	}
+}

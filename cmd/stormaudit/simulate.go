@@ -71,6 +71,10 @@ func runSimulate(ctx context.Context, cmd *cli.Command) error {
 	if err := cfg.Validate(); err != nil {
 		return simulateErr(err) // before any output is created or emptied
 	}
+	if need, have := simulate.MemoryEstimate(cfg), availableMemory(); have > 0 && need > have {
+		return usageErr("simulate: --devices: %d devices need about %s of memory, and this machine has %s available; simulate fewer",
+			cfg.Devices, gib(need), gib(have))
+	}
 	var st simulate.Stats
 	if dir := cmd.String("dataset"); dir != "" {
 		if cmd.IsSet("output") {
