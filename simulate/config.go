@@ -55,6 +55,21 @@ type Config struct {
 	// automatic reconnect loop beside its manager, under this policy (a
 	// second reconnect owner; see the package documentation).
 	Library *policy.Policy
+
+	// OnOpen, when set, hears every socket-open of the run whose outcome
+	// comes before the horizon: the manager's, which the records show,
+	// and the library loop's, which they do not. It is called from the
+	// model's goroutine, in no promised order.
+	OnOpen func(Open)
+}
+
+// Open is one socket-open of a run.
+type Open struct {
+	Device  int           // the device's index: its client id is DefaultDevicePfx and Device+1
+	At      time.Duration // from the drop
+	Delay   float64       // the delay drawn before it, s (the manager's; 0 for the library's)
+	Attempt int32         // the manager's attempt counter
+	Library bool          // a socket-open of the library's own reconnect loop
 }
 
 // ConfigError is a Config field with a value it cannot have.

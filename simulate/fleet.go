@@ -3,6 +3,7 @@ package simulate
 import (
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/policy"
@@ -237,6 +238,9 @@ func (f *fleet) resolve(d *device) {
 	// counted here, not at the socket-open: an open whose outcome the
 	// horizon cuts off is not in the log
 	f.stats.open(t - f.latency)
+	if f.cfg.OnOpen != nil {
+		f.cfg.OnOpen(Open{Device: d.index(), At: time.Duration(t-f.latency) * time.Microsecond, Delay: d.delay, Attempt: d.attempt})
+	}
 	switch {
 	case f.isDown:
 		f.fail(d, auditfmt.AttemptFailed, auditfmt.FailTransient, 0)

@@ -1,6 +1,8 @@
 package simulate
 
 import (
+	"time"
+
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/policy"
 )
@@ -64,6 +66,9 @@ func (l *library) step(f *fleet, e *device) {
 	i := int(e.who - libWho)
 	if e.phase == phaseWait {
 		f.stats.libOpen(e.t)
+		if f.cfg.OnOpen != nil && e.t+f.latency <= f.horizon {
+			f.cfg.OnOpen(Open{Device: i, At: time.Duration(e.t) * time.Microsecond, Attempt: l.state[i].attempt, Library: true})
+		}
 		f.q.push(device{t: e.t + f.latency, who: e.who, phase: phaseResolve})
 		return
 	}

@@ -1,0 +1,431 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/hashchain"
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/replay"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+)
+
+func replayCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "replay",
+		Usage:     "replay a recorded connect schedule, or a what-if, against a real MQTT broker",
+		ArgsUsage: "INPUT...",
+		Description: `Plays the fleet's recorded socket-opens (INPUT read as check reads it: a
+dataset, or audit logs) against an MQTT broker, each device's connects at
+their recorded offsets from the incident's start (--from to choose), with
+real MQTT connections: CONNECT with the device's client id, clean_session and
+keepalive, a retained "offline" Last Will and "online" status on
+stormaudit/replay/CLIENT_ID/status, a DISCONNECT at the end. --policy redraws
+the same devices' schedule from the same incident under another policy
+(simulate's model); --compare replays both, one after the other.
+
+The broker is embedded (mochi-mqtt, on a free loopback port) unless --broker
+mqtt://HOST:PORT or mqtts://HOST:PORT names one; credentials come from
+STORMAUDIT_MQTT_USERNAME and STORMAUDIT_MQTT_PASSWORD or --credentials FILE
+(a username line and a password line), never the command line.
+docs/replay.md describes the mapping from records to connects.
+
+Exit status: 0 the broker held; 1 it did not (a refusal, a timeout, or
+CONNACK p99 above --connack-slo); 2 usage, input or I/O errors; 130 when
+interrupted (the partial report is still printed).`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "replay the socket-opens from this instant, RFC 3339 (default: the start of the first incident check infers)"},
+			&cli.IntFlag{Name: "devices", Usage: "replay a random sample of this many devices (0: all)"},
+			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "compress time: 10 plays ten times faster"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the sample and of the what-if's draws"},
+			&cli.StringFlag{Name: "policy", Usage: "replay a what-if: the same devices under this policy (a preset name or a policy file)"},
+			&cli.StringFlag{Name: "library-reconnect", Usage: "with --policy: the MQTT library's own reconnect loop beside the manager, under this policy"},
+			&cli.BoolFlag{Name: "compare", Usage: "with --policy: replay the recorded schedule, then the what-if, and compare them"},
+			&cli.IntFlag{Name: "keepalive", Value: replay.DefaultKeepalive, Usage: "the devices' keepalive, s (a what-if policy's keepalive_s overrides it)"},
+			&cli.StringFlag{Name: "broker", Usage: "mqtt://HOST:PORT or mqtts://HOST:PORT (default: an embedded broker)", Sources: cli.EnvVars("STORMAUDIT_BROKER")},
+			&cli.StringFlag{Name: "ca", Usage: "with mqtts: the CA certificates (PEM) to trust"},
+			&cli.StringFlag{Name: "credentials", Usage: "a file: the username on its first line, the password on its second"},
+			&cli.StringFlag{Name: "protocol", Value: "3.1.1", Usage: "MQTT 3.1.1 or 5"},
+			&cli.StringFlag{Name: "capacity", Usage: "embedded broker: accept at most N connects per second (N/s), refusing the rest"},
+			&cli.IntFlag{Name: "max-clients", Usage: "embedded broker: at most N clients connected at once"},
+			&cli.StringFlag{Name: "broker-restart", Usage: "embedded broker: take it down at AT for DOWN (plan time), AT:DOWN, e.g. 5s:20s; or \"incident\": from the start for the incident's outage"},
+			&cli.DurationFlag{Name: "connect-timeout", Value: replay.DefaultConnectTimeout, Usage: "socket-open to CONNACK, at most"},
+			&cli.DurationFlag{Name: "connack-slo", Value: replay.DefaultConnackSLO, Usage: "the CONNACK p99 the broker must keep to hold"},
+			&cli.StringFlag{Name: "audit", Usage: "write the replay's own audit log (a collector log, chained per device) to this file"},
+			&cli.StringFlag{Name: "key", Usage: "with --audit: sign its checkpoints with this key (NAME.key)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary and no progress", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+		},
+		Action: runReplay,
+	}
+}
+
+func runReplay(ctx context.Context, cmd *cli.Command) error {
+	format := cmd.String("format")
+	if format != "text" && format != "json" {
+		return usageErr("replay: --format: expected text or json, found %q", format)
+	}
+	setup, err := replaySetup(cmd)
+	if err != nil {
+		return err
+	}
+	plans, outage, err := replayPlans(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	setup.fromIncident = outage > 0
+	if setup.restart != nil && setup.restart.Down < 0 { // --broker-restart incident
+		if outage <= 0 {
+			return usageErr("replay: --broker-restart incident: no incident with a first connect after it at --from")
+		}
+		setup.restart.Down = outage
+	}
+	defer replay.TuneGC()()
+	var reps []*replay.Report
+	for _, p := range plans {
+		rep, err := replayOne(ctx, cmd, setup, p)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, rep)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	out := cmd.Root().Writer
+	if format == "json" {
+		err = replay.WriteJSON(out, reps...)
+	} else {
+		err = replay.WriteText(out, reps...)
+	}
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+	}
+	if ctx.Err() != nil {
+		return &exitError{code: 130, err: errors.New("replay: interrupted; the report above is partial")}
+	}
+	for _, rep := range reps {
+		if !rep.Held {
+			return &exitError{code: 1, err: fmt.Errorf("replay: %s: %s", rep.Plan, rep.Verdict)}
+		}
+	}
+	return nil
+}
+
+// replaySettings are what every replay of one command shares.
+type replaySettings struct {
+	opts     replay.Options
+	embedded bool
+	broker   replay.BrokerOptions
+	restart  *replay.Restart // At and Down; Stop and Start are the embedded broker's
+	audit    string
+	slo      time.Duration
+	// fromIncident: the plans start at an incident's loss
+	fromIncident bool
+}
+
+// replaySetup reads the broker's flags.
+func replaySetup(cmd *cli.Command) (*replaySettings, error) {
+	s := &replaySettings{slo: cmd.Duration("connack-slo"), audit: cmd.String("audit")}
+	o := &s.opts
+	o.Speed, o.ConnectTimeout = cmd.Float64("speed"), cmd.Duration("connect-timeout")
+	if !(o.Speed > 0) {
+		return nil, usageErr("replay: --speed: expected a factor > 0, found %v", o.Speed)
+	}
+	switch cmd.String("protocol") {
+	case "3.1.1", "4":
+		o.Protocol = replay.MQTT311
+	case "5":
+		o.Protocol = replay.MQTT5
+	default:
+		return nil, usageErr("replay: --protocol: expected 3.1.1 or 5, found %q", cmd.String("protocol"))
+	}
+	user, pass, err := mqttCredentials(cmd.String("credentials"))
+	if err != nil {
+		return nil, usageErr("replay: --credentials: %v", err)
+	}
+	o.Username, o.Password = user, pass
+	if b := cmd.String("broker"); b != "" {
+		if cmd.IsSet("capacity") || cmd.IsSet("max-clients") || cmd.IsSet("broker-restart") {
+			return nil, usageErr("replay: --capacity, --max-clients and --broker-restart model the embedded broker; --broker names another")
+		}
+		if err := brokerURL(b, cmd.String("ca"), o); err != nil {
+			return nil, usageErr("replay: --broker: %v", err)
+		}
+		return s, nil
+	}
+	s.embedded = true
+	if c := cmd.String("capacity"); c != "" {
+		var n int
+		if _, err := fmt.Sscanf(strings.TrimSuffix(c, "/s"), "%d", &n); err != nil || n <= 0 || fmt.Sprint(n) != strings.TrimSuffix(c, "/s") {
+			return nil, usageErr("replay: --capacity: expected connects per second, N/s, found %q", c)
+		}
+		s.broker.Capacity = n
+	}
+	s.broker.MaxClients = int(cmd.Int("max-clients"))
+	if r := cmd.String("broker-restart"); r == "incident" {
+		s.restart = &replay.Restart{Down: -1} // at the start, for the incident's outage: set once it is known
+	} else if r != "" {
+		at, down, ok := strings.Cut(r, ":")
+		a, err1 := time.ParseDuration(at)
+		d, err2 := time.ParseDuration(down)
+		if !ok || err1 != nil || err2 != nil || a < 0 || d <= 0 {
+			return nil, usageErr("replay: --broker-restart: expected AT:DOWN, two durations, e.g. 5s:20s, found %q", r)
+		}
+		s.restart = &replay.Restart{At: a, Down: d}
+	}
+	return s, nil
+}
+
+// brokerURL reads mqtt://HOST:PORT or mqtts://HOST:PORT into o. A URL
+// with credentials is refused: they would be in the shell's history and
+// the process list.
+func brokerURL(raw, ca string, o *replay.Options) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Path != "" && u.Path != "/" {
+		return fmt.Errorf("expected mqtt://HOST:PORT or mqtts://HOST:PORT")
+	}
+	if u.User != nil {
+		return fmt.Errorf("the URL holds credentials; give them in STORMAUDIT_MQTT_USERNAME and STORMAUDIT_MQTT_PASSWORD or --credentials FILE")
+	}
+	host, port := u.Hostname(), u.Port()
+	switch u.Scheme {
+	case "mqtt":
+		port = cmp(port, "1883")
+	case "mqtts":
+		port = cmp(port, "8883")
+		o.TLS = &tls.Config{ServerName: host}
+		if ca != "" {
+			pem, err := os.ReadFile(ca)
+			if err != nil {
+				return err
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return fmt.Errorf("--ca %s: no PEM certificate in it", ca)
+			}
+			o.TLS.RootCAs = pool
+		}
+	default:
+		return fmt.Errorf("scheme %q: expected mqtt or mqtts", u.Scheme)
+	}
+	o.Broker = net.JoinHostPort(host, port)
+	o.BrokerName = u.Scheme + "://" + o.Broker
+	return nil
+}
+
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// mqttCredentials reads the broker credentials from the environment or
+// from a file.
+func mqttCredentials(file string) (user, pass []byte, err error) {
+	if u, ok := os.LookupEnv("STORMAUDIT_MQTT_USERNAME"); ok {
+		user = []byte(u)
+	}
+	if p, ok := os.LookupEnv("STORMAUDIT_MQTT_PASSWORD"); ok {
+		pass = []byte(p)
+	}
+	if file == "" {
+		return user, pass, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	lines := strings.SplitN(strings.TrimRight(string(b), "\r\n"), "\n", 2)
+	user = []byte(strings.TrimRight(lines[0], "\r"))
+	if len(lines) == 2 {
+		pass = []byte(strings.TrimRight(lines[1], "\r"))
+	}
+	return user, pass, nil
+}
+
+// replayPlans reads INPUT into the recorded plan and, with --policy, the
+// what-if's: the recorded one alone, the what-if alone, or both. It also
+// returns the incident's outage at the start (from its loss to the first
+// socket-open after it that connected), 0 if none.
+func replayPlans(ctx context.Context, cmd *cli.Command) ([]*replay.Plan, time.Duration, error) {
+	in, err := openInput(ctx, cmd, "replay")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer in.close()
+	fs, err := analyze.Schedule(in.dir)
+	if err != nil {
+		return nil, 0, &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+	}
+	if len(fs.Opens) == 0 {
+		return nil, 0, &exitError{code: 2, err: errors.New("replay: the log shows no socket-open to replay")}
+	}
+	from, incident, err := replayFrom(cmd, fs)
+	if err != nil {
+		return nil, 0, err
+	}
+	var outage time.Duration // to the first socket-open that connected (less a margin): the broker was up by then
+	if back := fs.BackAt(from); incident != nil && back != analyze.NoTime {
+		outage = max(time.Duration(back-from)-restartMargin, time.Millisecond)
+	}
+	recorded := replay.Recorded(fs, from, uint16(cmd.Int("keepalive")))
+	if len(recorded.Connects) == 0 {
+		return nil, 0, usageErr("replay: --from: no socket-open at or after %s", time.Unix(0, from).UTC().Format(time.RFC3339Nano))
+	}
+	recorded = recorded.Sample(int(cmd.Int("devices")), cmd.Uint64("seed"))
+	name := cmd.String("policy")
+	if name == "" {
+		if cmd.Bool("compare") || cmd.IsSet("library-reconnect") {
+			return nil, 0, usageErr("replay: --compare and --library-reconnect need --policy, the what-if's policy")
+		}
+		return []*replay.Plan{recorded}, outage, nil
+	}
+	wo := replay.WhatIfOptions{Seed: cmd.Uint64("seed"), Horizon: recorded.Span() + time.Minute}
+	if wo.Policy, err = policy.Resolve(name); err != nil {
+		return nil, 0, usageErr("replay: --policy: %v", err)
+	}
+	if lib := cmd.String("library-reconnect"); lib != "" {
+		lp, err := policy.Resolve(lib)
+		if err != nil {
+			return nil, 0, usageErr("replay: --library-reconnect: %v", err)
+		}
+		wo.Library = &lp
+	}
+	wo.Outage = outage
+	whatIf, err := replay.WhatIf(ctx, recorded, wo)
+	if err != nil {
+		return nil, 0, &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+	}
+	if cmd.Bool("compare") {
+		return []*replay.Plan{recorded, whatIf}, outage, nil
+	}
+	return []*replay.Plan{whatIf}, outage, nil
+}
+
+// restartMargin is how long before the first socket-open that connected
+// an incident's broker restart (--broker-restart incident) brings the
+// broker back: it must be up, not starting, when that open comes.
+const restartMargin = 50 * time.Millisecond
+
+// replayFrom returns the instant the replay starts from: --from, or the
+// first incident's loss, or the first socket-open; and the incident, if
+// the start is one.
+func replayFrom(cmd *cli.Command, fs *analyze.FleetSchedule) (int64, *analyze.Incident, error) {
+	if f := cmd.String("from"); f != "" {
+		t, err := time.Parse(time.RFC3339Nano, f)
+		if err != nil {
+			return 0, nil, usageErr("replay: --from: expected an RFC 3339 time, found %q", f)
+		}
+		for i := range fs.Incidents {
+			if in := &fs.Incidents[i]; in.LostAt >= t.UnixNano() {
+				return t.UnixNano(), in, nil
+			}
+		}
+		return t.UnixNano(), nil, nil
+	}
+	if len(fs.Incidents) > 0 {
+		return fs.Incidents[0].LostAt, &fs.Incidents[0], nil
+	}
+	return fs.Opens[0].At, nil, nil
+}
+
+// replayOne replays one plan, against a fresh embedded broker when there
+// is no other.
+func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *replay.Plan) (*replay.Report, error) {
+	o := s.opts
+	if s.embedded {
+		b, err := replay.StartEmbedded(s.broker)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("replay: embedded broker: %w", err)}
+		}
+		defer b.Close()
+		o.Broker, o.BrokerName, o.Wills = b.Addr(), "embedded", b.Wills
+		if s.restart != nil {
+			o.Restart = &replay.Restart{At: s.restart.At, Down: s.restart.Down, Stop: b.Stop, Start: b.Start}
+		}
+	}
+	if s.audit != "" {
+		w, err := openReplayAudit(cmd, s.audit, p)
+		if err != nil {
+			return nil, err
+		}
+		defer w.Close()
+		o.Audit = w
+	}
+	o.LostAtStart = s.fromIncident
+	bar := newReplayProgress(cmd.Root().ErrWriter, cmd.Bool("quiet"), p.Name)
+	o.Progress = bar.update
+	rep, err := replay.Run(ctx, p, o)
+	bar.done()
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	rep.Broker = o.BrokerName
+	rep.Judge(s.slo)
+	return rep, nil
+}
+
+// openReplayAudit opens the replay's audit log: the file given, or for a
+// what-if of --compare, the file with ".what-if" before its extension.
+func openReplayAudit(cmd *cli.Command, path string, p *replay.Plan) (*hashchain.Writer, error) {
+	if strings.HasPrefix(p.Name, "what-if") && cmd.Bool("compare") {
+		ext := ""
+		if i := strings.LastIndexByte(path, '.'); i > strings.LastIndexByte(path, '/') {
+			path, ext = path[:i], path[i:]
+		}
+		path += ".what-if" + ext
+	}
+	opts := hashchain.WriterOptions{Log: "stormaudit/replay/" + time.Now().UTC().Format("20060102T150405Z")}
+	if k := cmd.String("key"); k != "" {
+		signer, err := loadSigner(k)
+		if err != nil {
+			return nil, usageErr("replay: --key: %v", err)
+		}
+		opts.Signer = signer
+	}
+	w, _, err := hashchain.OpenWriter(path, opts)
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("replay: --audit: %w", err)}
+	}
+	return w, nil
+}
+
+// replayProgress draws one line on a terminal and nothing elsewhere.
+type replayProgress struct {
+	w     io.Writer
+	on    bool
+	name  string
+	drawn bool
+}
+
+func newReplayProgress(w io.Writer, quiet bool, name string) *replayProgress {
+	f, ok := w.(*os.File)
+	return &replayProgress{w: w, on: !quiet && ok && term.IsTerminal(int(f.Fd())), name: name}
+}
+
+func (p *replayProgress) update(done, total int) {
+	if p.on {
+		p.drawn = true
+		fmt.Fprintf(p.w, "\r\x1b[Kreplaying %s: %d of %d connects", p.name, done, total)
+	}
+}
+
+func (p *replayProgress) done() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

@@ -1,0 +1,43 @@
+// Package replay plays a fleet's connect schedule against a real MQTT
+// broker: the recorded socket-opens of an incident (Recorded, from
+// analyze.Schedule), or the same devices under another policy (WhatIf,
+// through package simulate), each a real connection at its moment.
+//
+// # Connects
+//
+// A Plan is a list of devices and of their connects in time order. Run
+// makes each connect when it is due (its offset divided by
+// Options.Speed): it opens a socket to the broker, sends CONNECT with the
+// device's client id, clean session flag and keepalive and a Last Will
+// ("offline", retained, on StatusTopic), and waits for the CONNACK at most
+// Options.ConnectTimeout. An accepted connect publishes "online",
+// retained, on the same topic and keeps the connection, pinging, until
+// the device's next connect (which first drops it without a DISCONNECT,
+// as a lost link does) or the end of the replay (a graceful DISCONNECT).
+// The client is a minimal one on mochi's packets package; it never
+// reconnects by itself.
+//
+// # Measurements
+//
+// For every connect Run measures its lateness (its socket-open after its
+// moment), its CONNACK latency and its outcome: accepted, refused (with
+// the CONNACK's code), timed out, or failed (no socket, or a connection
+// that ended before its CONNACK). The Report sums them up; Report.Judge
+// says whether the broker held. Options.Audit receives the replay's own
+// audit records (docs/replay.md says which), chained by a
+// hashchain.Writer.
+//
+// # Brokers
+//
+// Embedded is a broker in the same process (mochi-mqtt/server/v2) on a
+// free loopback port, with a capacity model (BrokerOptions) and Stop and
+// Start for a restart; any other broker is named by its address.
+//
+// # Example
+//
+//	b, _ := replay.StartEmbedded(replay.BrokerOptions{Capacity: 100})
+//	defer b.Close()
+//	rep, _ := replay.Run(ctx, plan, replay.Options{Broker: b.Addr(), Wills: b.Wills})
+//	rep.Judge(replay.DefaultConnackSLO)
+//	replay.WriteText(os.Stdout, rep)
+package replay
