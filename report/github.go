@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/internal/safe"
 )
 
 // DefaultGitHubMax is the number of findings GitHub annotates when its
@@ -55,7 +56,7 @@ func annotation(r *analyze.Result, f analyze.Finding) string {
 				"line="+strconv.FormatInt(max(ref.Line, 1), 10))
 		}
 	}
-	props = append(props, "title="+EscapeProperty("stormaudit "+f.Rule+": "+f.Device))
+	props = append(props, "title="+EscapeProperty("stormaudit "+f.Rule+": "+safe.Text(f.Device)))
 	msg := f.Message
 	if f.Explanation != "" {
 		msg += "\n" + f.Explanation
@@ -63,7 +64,7 @@ func annotation(r *analyze.Result, f analyze.Finding) string {
 	if len(f.Records) > 0 {
 		msg += "\nrecords: " + recordsText(r.Sources, f.Records, DefaultRecords)
 	}
-	return "::" + githubLevel(f.Severity) + " " + strings.Join(props, ",") + "::" + EscapeData(msg) + "\n"
+	return "::" + githubLevel(f.Severity) + " " + strings.Join(props, ",") + "::" + EscapeData(safeLines(msg)) + "\n"
 }
 
 func githubLevel(s analyze.Severity) string {
@@ -87,3 +88,13 @@ func EscapeData(s string) string { return dataEscaper.Replace(s) }
 // EscapeProperty escapes a property value of a workflow command: %, CR,
 // LF, ":" and ",".
 func EscapeProperty(s string) string { return propertyEscaper.Replace(s) }
+
+// safeLines escapes each line of s for a person (safe.Text), keeping the
+// line breaks that separate them.
+func safeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = safe.Text(l)
+	}
+	return strings.Join(lines, "\n")
+}

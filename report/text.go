@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/internal/safe"
 )
 
 // TextOptions configure Text.
@@ -50,7 +51,7 @@ func Text(w io.Writer, r *analyze.Result, opts TextOptions) error {
 	if notes := r.Summary.Notes; len(notes) > 0 {
 		fmt.Fprintf(bw, "\nnotes:\n")
 		for _, n := range notes {
-			fmt.Fprintf(bw, "  %s\n", n)
+			fmt.Fprintf(bw, "  %s\n", safe.Text(n))
 		}
 	}
 	if st := r.Summary.Fleet; st != nil {
@@ -105,11 +106,11 @@ func textHeader(w io.Writer, r *analyze.Result) {
 	case len(r.Sources) > 1:
 		from = fmt.Sprintf(" from %d inputs", len(r.Sources))
 	}
-	fmt.Fprintf(w, "checked:  %s, %s%s", plural(s.Devices, "device"), plural(int(s.Records), "record"), from)
+	fmt.Fprintf(w, "checked:  %s, %s%s", plural(s.Devices, "device"), plural(int(s.Records), "record"), safe.Text(from))
 	if s.Rejected > 0 {
 		fmt.Fprintf(w, "; %s rejected at ingest", plural(int(s.Rejected), "line"))
 	}
-	fmt.Fprintf(w, "\npolicy:   %s\n", policyText(s.Policy))
+	fmt.Fprintf(w, "\npolicy:   %s\n", safe.Text(policyText(s.Policy)))
 	n := len(r.Findings)
 	if n == 0 {
 		fmt.Fprintf(w, "findings: none (%s)\n", plural(len(r.Rules), "rule"))
@@ -197,13 +198,13 @@ func textGroup(w io.Writer, r *analyze.Result, g *ruleGroup, opts TextOptions) {
 		shown = shown[:opts.PerRule]
 	}
 	for _, f := range shown {
-		fmt.Fprintf(w, "  %s %s %s\n", f.Severity, f.Device, spanText(f.Start, f.End))
-		fmt.Fprintf(w, "    %s\n", f.Message)
+		fmt.Fprintf(w, "  %s %s %s\n", f.Severity, safe.Text(f.Device), spanText(f.Start, f.End))
+		fmt.Fprintf(w, "    %s\n", safe.Text(f.Message))
 		if f.Explanation != "" {
-			fmt.Fprintf(w, "    %s\n", f.Explanation)
+			fmt.Fprintf(w, "    %s\n", safe.Text(f.Explanation))
 		}
 		if len(f.Records) > 0 {
-			fmt.Fprintf(w, "    records: %s\n", recordsText(r.Sources, f.Records, opts.Records))
+			fmt.Fprintf(w, "    records: %s\n", safe.Text(recordsText(r.Sources, f.Records, opts.Records)))
 		}
 	}
 	if more := len(g.findings) - len(shown); more > 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/internal/safe"
 )
 
 // Timeline is one device's timeline and what its records' Refs index.
@@ -25,10 +26,10 @@ type Timeline struct {
 func TimelineText(w io.Writer, t Timeline) error {
 	d := t.Device
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "device %s: %s, %s, %s, %s", d.ID, plural(len(d.Events), "record"),
+	fmt.Fprintf(bw, "device %s: %s, %s, %s, %s", safe.Text(d.ID), plural(len(d.Events), "record"),
 		plural(len(d.Attempts), "attempt"), plural(len(d.Sessions), "session"), plural(len(d.Episodes), "outage"))
 	if d.Host != "" {
-		fmt.Fprintf(bw, "; host %s", d.Host)
+		fmt.Fprintf(bw, "; host %s", safe.Text(d.Host))
 		if d.Hosts > 1 {
 			fmt.Fprintf(bw, " (and %d others)", d.Hosts-1)
 		}
@@ -43,7 +44,7 @@ func TimelineText(w io.Writer, t Timeline) error {
 	opens := socketOpens(d)
 	for i := range d.Events {
 		e := &d.Events[i]
-		rec := refText(t.Sources, e.Ref)
+		rec := safe.Text(refText(t.Sources, e.Ref))
 		if x := eventExtras(e); x != "" {
 			rec += "  " + x
 		}
