@@ -80,6 +80,11 @@ func (b *Embedded) Start() error {
 		return nil
 	}
 	caps := mqtt.NewDefaultServerCapabilities()
+	// mochi gives every client an outbound queue of this many packet
+	// pointers up front: 8,192 by default, 64 KB a client, three quarters
+	// of what a replay allocates. Replayed devices publish and receive
+	// next to nothing; wills are counted by a hook, not delivered.
+	caps.MaximumClientWritesPending = 64
 	if b.opts.MaxClients > 0 {
 		caps.MaximumClients = int64(b.opts.MaxClients)
 	}

@@ -75,8 +75,8 @@ type Restart struct {
 // quarter of what the system has available (at least 1 GiB). Thousands of
 // connections each allocate buffers and grow goroutine stacks, and at the
 // default pace the collector's work delayed connects by tens of
-// milliseconds (BenchmarkReplay10k: p99 lateness 150 ms with GOGC 100,
-// about 15 ms without). stormaudit replay calls it.
+// milliseconds (BenchmarkReplay10k: p99 lateness 150 ms with GOGC 100).
+// stormaudit replay calls it.
 func TuneGC() (restore func()) {
 	gc := debug.SetGCPercent(-1)
 	mem := debug.SetMemoryLimit(max(sysmem.Available()/4, 1<<30))
@@ -160,6 +160,7 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 		close(observerDone)
 		wills0 = opts.Wills()
 	}
+	growFDTable(2*len(plan.Devices) + 256) // each device's end and the embedded broker's
 	r.start = time.Now()
 	if opts.LostAtStart {
 		for i := range r.devs {
