@@ -37,12 +37,16 @@ func Timeline(dir, id string) (*Device, []string, error) {
 // NoDeviceError reports a client_id that is not in a dataset.
 type NoDeviceError struct {
 	ID      string
-	Devices int      // devices in the dataset
+	Devices int      // devices in the dataset; -1 when not counted
 	Near    []string // up to three of them whose ids are most like ID
 }
 
 func (e *NoDeviceError) Error() string {
-	msg := fmt.Sprintf("device %q is not in the dataset (%d devices", e.ID, e.Devices)
+	msg := fmt.Sprintf("device %q is not in the dataset", e.ID)
+	if e.Devices < 0 {
+		return msg // not counted
+	}
+	msg += fmt.Sprintf(" (%d devices", e.Devices)
 	if len(e.Near) > 0 {
 		msg += "; the nearest: " + strings.Join(e.Near, ", ")
 	}
@@ -99,7 +103,7 @@ func DeviceIDs(dir string) ([]string, error) {
 		}
 		for i := range col.Len() {
 			if id := col.Value(i); len(ids) == 0 || ids[len(ids)-1] != id {
-				ids = append(ids, id)
+				ids = append(ids, strings.Clone(id)) // not the batch's memory, released below
 			}
 		}
 		rec.Release()

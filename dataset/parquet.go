@@ -334,6 +334,7 @@ type FileReader struct {
 	pos   int
 	row   int64 // index in the file of batch[pos]
 	err   error // sticky: I/O and format errors end the file
+	span  bool  // reading a span of one row group (readSpan): its end is the end
 }
 
 // OpenFile opens the Parquet file path and checks that it has the columns
@@ -543,6 +544,9 @@ func (r *FileReader) nextGroup() error {
 		return fmt.Errorf("%s: %w", r.path, err)
 	}
 	if len(r.groups) == 0 {
+		if r.span {
+			return io.EOF
+		}
 		if r.row != r.pf.NumRows() {
 			return fmt.Errorf("%s: %d rows read, the file's metadata says %d", r.path, r.row, r.pf.NumRows())
 		}
