@@ -20,6 +20,11 @@ type Options struct {
 	// Window is the width of the windows socket-opens are counted in
 	// (DefaultWindow if 0).
 	Window time.Duration
+	// Observe, when set, is called with each device after the rules have
+	// seen it, in dataset order: a front end gathers what it shows in the
+	// check's own pass. The device and its slices are valid only during
+	// the call, as for Rule.Device.
+	Observe func(d *Device)
 }
 
 // Result is the outcome of a check: the findings and what they rest on.
@@ -84,6 +89,9 @@ func Check(dir string, opts Options) (*Result, error) {
 		}
 		for _, r := range rules {
 			r.Device(c, d)
+		}
+		if opts.Observe != nil {
+			opts.Observe(d)
 		}
 		return nil
 	})

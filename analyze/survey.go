@@ -1,0 +1,236 @@
+package analyze
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// Overview is a checked dataset as a front end browses it: the check's
+// result, the fleet's activity over time and each device's figures, all
+// gathered in the check's one pass over the dataset.
+type Overview struct {
+	Result   *Result
+	Activity Activity
+	// Devices holds every device's figures in dataset order (sorted by
+	// client_id).
+	Devices []DeviceFigures
+}
+
+// DeviceFigures are the figures of one device that a device list shows.
+type DeviceFigures struct {
+	ID       string
+	Records  int
+	Attempts int // socket-opens the log shows (as FleetStats.Attempts counts them)
+	Failed   int // of those, the ones refused or failed
+	Losses   int // connections lost (session-stage episodes that are losses)
+	// TTR is the longest time the device took to recover from a loss, -1
+	// when it recovered from none; Down reports whether its records end
+	// in an outage (a loss, or a start that never connected).
+	TTR  time.Duration
+	Down bool
+	// Findings counts the findings about the device, Worst is their worst
+	// severity (0 when none).
+	Findings int
+	Worst    Severity
+	// First and Last are the earliest and latest recorded_at of its
+	// records, Unix ns.
+	First, Last int64
+	// Opens holds the times of its socket-opens, sorted.
+	Opens []int64
+}
+
+// OpenKind is what became of a socket-open.
+type OpenKind uint8
+
+// The kinds of socket-open.
+const (
+	OpenConnected OpenKind = iota // the broker accepted the connect
+	OpenRefused                   // the broker refused it (a CONNACK with an error)
+	OpenFailed                    // it failed otherwise (attempt_failed, or the device gave up or stopped)
+	OpenPending                   // no outcome was recorded
+	NumOpenKinds
+)
+
+var openKindNames = [NumOpenKinds]string{"connected", "refused", "failed", "no outcome"}
+
+// String returns the kind's name.
+func (k OpenKind) String() string {
+	if k < NumOpenKinds {
+		return openKindNames[k]
+	}
+	return "OpenKind(?)"
+}
+
+// Open is one socket-open of the fleet.
+type Open struct {
+	At   int64 // Unix ns
+	Kind OpenKind
+}
+
+// Activity is what the fleet did over time, kept as sorted instants so
+// that a histogram of any bucket width is exact.
+type Activity struct {
+	Opens    []Open  // socket-opens, sorted by time
+	Connects []int64 // connected records of the session stage, sorted
+}
+
+// Bucket is one bar of a histogram: the socket-opens by kind and the
+// connects in [Start, Start+width).
+type Bucket struct {
+	Start    int64
+	Opens    [NumOpenKinds]int
+	Connects int
+}
+
+// Total returns the bucket's socket-opens of every kind.
+func (b *Bucket) Total() int {
+	n := 0
+	for _, k := range b.Opens {
+		n += k
+	}
+	return n
+}
+
+// Span returns the times of the first and last socket-open or connect;
+// ok is false when there are none.
+func (a *Activity) Span() (first, last int64, ok bool) {
+	if len(a.Opens) == 0 && len(a.Connects) == 0 {
+		return 0, 0, false
+	}
+	first, last = NoTime, NoTime
+	if len(a.Opens) > 0 {
+		first, last = a.Opens[0].At, a.Opens[len(a.Opens)-1].At
+	}
+	if len(a.Connects) > 0 {
+		if first == NoTime || a.Connects[0] < first {
+			first = a.Connects[0]
+		}
+		last = max(last, a.Connects[len(a.Connects)-1])
+	}
+	return first, last, true
+}
+
+// Histogram returns n buckets of width from from: zero buckets included.
+func (a *Activity) Histogram(from int64, width time.Duration, n int) []Bucket {
+	out := make([]Bucket, n)
+	w := int64(max(width, 1))
+	i := sort.Search(len(a.Opens), func(k int) bool { return a.Opens[k].At >= from })
+	j := sort.Search(len(a.Connects), func(k int) bool { return a.Connects[k] >= from })
+	for b := range out {
+		out[b].Start = from + int64(b)*w
+		end := out[b].Start + w
+		for ; i < len(a.Opens) && a.Opens[i].At < end; i++ {
+			out[b].Opens[a.Opens[i].Kind]++
+		}
+		k := sort.Search(len(a.Connects)-j, func(k int) bool { return a.Connects[j+k] >= end })
+		out[b].Connects, j = k, j+k
+	}
+	return out
+}
+
+// Active returns the indices in o.Devices of the devices with a
+// socket-open in [from, to), in dataset order.
+func (o *Overview) Active(from, to int64) []int {
+	var out []int
+	for i := range o.Devices {
+		opens := o.Devices[i].Opens
+		k := sort.Search(len(opens), func(k int) bool { return opens[k] >= from })
+		if k < len(opens) && opens[k] < to {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Device returns the index in o.Devices of the device id, or -1.
+func (o *Overview) Device(id string) int {
+	k, ok := slices.BinarySearchFunc(o.Devices, id, func(f DeviceFigures, id string) int { return cmp.Compare(f.ID, id) })
+	if !ok {
+		return -1
+	}
+	return k
+}
+
+// Survey checks the dataset in dir as Check does, and in the same pass
+// gathers the fleet's activity and every device's figures. opts.Observe,
+// if set, is still called.
+func Survey(dir string, opts Options) (*Overview, error) {
+	o := &Overview{}
+	observe := opts.Observe
+	opts.Observe = func(d *Device) {
+		o.Devices = append(o.Devices, figures(d, &o.Activity))
+		if observe != nil {
+			observe(d)
+		}
+	}
+	res, err := Check(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	o.Result = res
+	slices.SortFunc(o.Activity.Opens, func(a, b Open) int { return cmp.Compare(a.At, b.At) })
+	slices.Sort(o.Activity.Connects)
+	for _, f := range res.Findings {
+		if k := o.Device(f.Device); k >= 0 {
+			o.Devices[k].Findings++
+			o.Devices[k].Worst = max(o.Devices[k].Worst, f.Severity)
+		}
+	}
+	return o, nil
+}
+
+// figures returns the figures of d, adding its socket-opens and connects
+// to act.
+func figures(d *Device, act *Activity) DeviceFigures {
+	f := DeviceFigures{ID: d.ID, Records: len(d.Events), TTR: -1, First: NoTime, Last: NoTime}
+	for i := range d.Events {
+		e := &d.Events[i]
+		if f.First == NoTime || e.At < f.First {
+			f.First = e.At
+		}
+		if f.Last == NoTime || e.At > f.Last {
+			f.Last = e.At
+		}
+		if e.Outcome == auditfmt.Connected && (e.Stage == 0 || e.Stage == auditfmt.StageSession) {
+			act.Connects = append(act.Connects, e.At)
+		}
+	}
+	for i := range d.Attempts {
+		a := &d.Attempts[i]
+		if !openInLog(d, a) {
+			continue
+		}
+		kind := OpenPending
+		if a.Outcome >= 0 {
+			switch d.Events[a.Outcome].Outcome {
+			case auditfmt.Connected:
+				kind = OpenConnected
+			case auditfmt.Refused:
+				kind = OpenRefused
+			default:
+				kind = OpenFailed
+			}
+		}
+		f.Attempts++
+		if kind == OpenRefused || kind == OpenFailed {
+			f.Failed++
+		}
+		f.Opens = append(f.Opens, a.Open)
+		act.Opens = append(act.Opens, Open{At: a.Open, Kind: kind})
+	}
+	slices.Sort(f.Opens)
+	for i := range d.Episodes {
+		if ep := &d.Episodes[i]; ep.Loss() {
+			f.Losses++
+			if ep.End != NoTime {
+				f.TTR = max(f.TTR, ep.recovery())
+			}
+		}
+	}
+	_, f.Down = d.Outage()
+	return f
+}
