@@ -69,7 +69,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	opts, err := checkOptions(cmd)
+	opts, err := checkOptions(cmd, "check")
 	if err != nil {
 		return err
 	}
@@ -104,18 +104,18 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	return nil
 }
 
-// checkOptions reads --window and --policy.
-func checkOptions(cmd *cli.Command) (analyze.Options, error) {
+// checkOptions reads --window and --policy of the command called name.
+func checkOptions(cmd *cli.Command, name string) (analyze.Options, error) {
 	opts := analyze.Options{Window: cmd.Duration("window")}
 	if opts.Window <= 0 {
-		return opts, usageErr("check: --window: expected a duration > 0, found %v", opts.Window)
+		return opts, usageErr("%s: --window: expected a duration > 0, found %v", name, opts.Window)
 	}
-	if name := cmd.String("policy"); name != "" {
-		p, err := policy.Resolve(name)
+	if pol := cmd.String("policy"); pol != "" {
+		p, err := policy.Resolve(pol)
 		if err != nil {
-			return opts, usageErr("check: --policy: %v", err)
+			return opts, usageErr("%s: --policy: %v", name, err)
 		}
-		opts.Policy, opts.PolicyName = &p, name
+		opts.Policy, opts.PolicyName = &p, pol
 	}
 	return opts, nil
 }

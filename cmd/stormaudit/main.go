@@ -96,6 +96,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			policyCommand(),
 			checkCommand(),
 			timelineCommand(),
+			browseCommand(),
 		},
 	}
 }

@@ -1,0 +1,456 @@
+package tui
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/stormaudit/stormaudit/analyze"
+)
+
+// widths are the bucket widths the fleet view zooms through.
+var widths = []time.Duration{
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond,
+	50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour,
+}
+
+// fleetView is the fleet over time: socket-opens per bucket by outcome and
+// connects, the budget, incidents, a cursor in time with the devices
+// active there, and the findings by rule.
+type fleetView struct {
+	sh          *shared
+	first, last int64 // the activity's span
+	empty       bool
+	zoom        int   // index in widths
+	cur, left   int64 // the cursor's bucket and the first bucket shown, from origin
+	activeAt    int64 // the bucket (and zoom) active was found for
+	activeZoom  int
+	active      []int
+}
+
+// axisW is the width of the histogram's y axis labels.
+const axisW = 7
+
+func (v *fleetView) cols() int { return max(v.sh.w-axisW, 10) }
+
+func (v *fleetView) width() int64 { return int64(widths[v.zoom]) }
+
+// origin is the start of bucket 0 at the current zoom.
+func (v *fleetView) origin() int64 { return floorDiv(v.first, v.width()) * v.width() }
+
+// buckets is how many buckets the activity spans at the current zoom.
+func (v *fleetView) buckets() int64 { return (v.last-v.origin())/v.width() + 1 }
+
+func (v *fleetView) init() {
+	v.first, v.last, v.empty = 0, 0, true
+	if f, l, ok := v.sh.ov.Activity.Span(); ok {
+		v.first, v.last, v.empty = f, l, false
+	}
+	for _, inc := range v.sh.ov.Result.Summary.Fleet.Incidents {
+		if !v.empty { // the loss comes before the first socket-open it causes
+			v.first = min(v.first, inc.LostAt)
+		}
+	}
+	v.zoom = slices.Index(widths, time.Second)
+	for v.zoom < len(widths)-1 && v.buckets() > int64(v.cols()) {
+		v.zoom++
+	}
+	v.cur, v.left, v.activeAt = 0, 0, -1
+}
+
+// seek moves the cursor to the bucket holding t.
+func (v *fleetView) seek(t int64) {
+	if v.empty {
+		return
+	}
+	v.cur = max(0, min(floorDiv(t-v.origin(), v.width()), v.buckets()-1))
+	v.left = max(0, v.cur-int64(v.cols())/2)
+}
+
+// moveTo moves the cursor to bucket b (clamped), scrolling to keep it in
+// view.
+func (v *fleetView) moveTo(b int64) {
+	v.cur = max(0, min(b, v.buckets()-1))
+	cols := int64(v.cols())
+	if v.cur < v.left {
+		v.left = v.cur
+	}
+	if v.cur >= v.left+cols {
+		v.left = v.cur - cols + 1
+	}
+}
+
+// zoomBy changes the bucket width, keeping the cursor's moment.
+func (v *fleetView) zoomBy(d int) {
+	z := max(0, min(v.zoom+d, len(widths)-1))
+	if z == v.zoom {
+		return
+	}
+	at := v.origin() + v.cur*v.width()
+	off := v.cur - v.left
+	v.zoom = z
+	v.cur = max(0, min(floorDiv(at-v.origin(), v.width()), v.buckets()-1))
+	v.left = max(0, v.cur-min(off, int64(v.cols())-1))
+}
+
+func (v *fleetView) key(msg tea.KeyMsg) action {
+	k := v.sh.keys
+	if v.empty {
+		return none
+	}
+	page := int64(v.cols()) - 1
+	switch {
+	case key.Matches(msg, k.Left):
+		v.moveTo(v.cur - 1)
+	case key.Matches(msg, k.Right):
+		v.moveTo(v.cur + 1)
+	case key.Matches(msg, k.PageUp):
+		v.moveTo(v.cur - page)
+	case key.Matches(msg, k.PageDown):
+		v.moveTo(v.cur + page)
+	case key.Matches(msg, k.Home):
+		v.moveTo(0)
+	case key.Matches(msg, k.End):
+		v.moveTo(v.buckets() - 1)
+	case key.Matches(msg, k.ZoomIn):
+		v.zoomBy(-1)
+	case key.Matches(msg, k.ZoomOut):
+		v.zoomBy(1)
+	case key.Matches(msg, k.NextFinding), key.Matches(msg, k.PrevFinding):
+		v.nextFinding(key.Matches(msg, k.NextFinding))
+	case key.Matches(msg, k.Open):
+		from := v.origin() + v.cur*v.width()
+		a := none
+		a.active = v.activeNow()
+		a.label = fmt.Sprintf("active %s +%s", clock(from), widths[v.zoom])
+		if len(a.active) == 0 {
+			v.sh.notice = "no device opened a socket in this bucket"
+			return none
+		}
+		return a
+	}
+	return none
+}
+
+// nextFinding moves the cursor to the next (or previous) bucket holding
+// the start of a finding.
+func (v *fleetView) nextFinding(next bool) {
+	fs, idx := v.sh.ov.Result.Findings, v.sh.byStart
+	w, o := v.width(), v.origin()
+	if next {
+		end := o + (v.cur+1)*w
+		k, _ := slices.BinarySearchFunc(idx, end, func(i int, t int64) int { return cmp.Compare(fs[i].Start, t) })
+		if k < len(idx) {
+			v.moveTo(floorDiv(fs[idx[k]].Start-o, w))
+			v.sh.notice = finding(&fs[idx[k]])
+			return
+		}
+	} else {
+		start := o + v.cur*w
+		k, _ := slices.BinarySearchFunc(idx, start, func(i int, t int64) int { return cmp.Compare(fs[i].Start, t) })
+		if k > 0 {
+			v.moveTo(floorDiv(fs[idx[k-1]].Start-o, w))
+			v.sh.notice = finding(&fs[idx[k-1]])
+			return
+		}
+	}
+	v.sh.notice = "no more findings that way"
+}
+
+func finding(f *analyze.Finding) string {
+	return fmt.Sprintf("%s %s %s: %s", f.Severity, f.Rule, dev(f.Device), dev(f.Message))
+}
+
+// activeNow returns the devices with a socket-open in the cursor's bucket.
+func (v *fleetView) activeNow() []int {
+	if v.activeAt != v.cur || v.activeZoom != v.zoom {
+		from := v.origin() + v.cur*v.width()
+		v.active, v.activeAt, v.activeZoom = v.sh.ov.Active(from, from+v.width()), v.cur, v.zoom
+	}
+	return v.active
+}
+
+func (v *fleetView) status() string {
+	st := v.sh.ov.Result.Summary
+	s := fmt.Sprintf("fleet · %s devices · %s records", count(st.Devices), count(int(st.Records)))
+	if !v.empty {
+		s += fmt.Sprintf(" · bucket %s · cursor %s", widths[v.zoom], clock(v.origin()+v.cur*v.width()))
+	}
+	return s + fmt.Sprintf(" · checked in %s", v.sh.loaded.Round(10*time.Millisecond))
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// view draws the fleet view in h lines.
+func (v *fleetView) view(h int) string {
+	sh := v.sh
+	if v.empty {
+		return lines([]string{"", "  the log shows no socket-open and no connect"}, sh.w, h)
+	}
+	fixed := 12 // header, axis, connects (2), marks, times, cursor, active, incidents (2), findings (2)
+	histH := max(h-fixed-1, 3)
+	cols := int64(v.cols())
+	hist := v.sh.ov.Activity.Histogram(v.origin()+v.left*v.width(), widths[v.zoom], int(cols))
+	for i := range hist {
+		if v.left+int64(i) >= v.buckets() {
+			hist = hist[:i]
+			break
+		}
+	}
+	out := []string{v.legend()}
+	out = append(out, v.bars(hist, histH)...)
+	out = append(out, v.axis(len(hist)))
+	out = append(out, v.connects(hist)...)
+	out = append(out, v.marks(len(hist)), v.times(len(hist)), v.cursorLine(), v.activeLine())
+	out = append(out, v.incidents()...)
+	out = append(out, v.rulesLines()...)
+	return lines(out, sh.w, h)
+}
+
+// budgetPerBucket is the declared budget in socket-opens per bucket, 0 if
+// none.
+func (v *fleetView) budgetPerBucket() float64 {
+	p := v.sh.ov.Result.Summary.Policy.Policy
+	if p == nil || p.ConnectBudgetPerS <= 0 {
+		return 0
+	}
+	return p.ConnectBudgetPerS * time.Duration(v.width()).Seconds()
+}
+
+func (v *fleetView) legend() string {
+	st := v.sh.st
+	var b strings.Builder
+	fmt.Fprintf(&b, "socket-opens per %s: ", widths[v.zoom])
+	for k := range analyze.NumOpenKinds {
+		b.WriteString(st.kind[k].Render(kindGlyph[k]) + k.String() + " ")
+	}
+	if bud := v.budgetPerBucket(); bud > 0 {
+		b.WriteString(st.budget.Render("╌") + fmt.Sprintf("budget %.3g", bud))
+	}
+	return st.head.Render(b.String())
+}
+
+// bars draws the stacked histogram of socket-opens, h rows high, with the
+// budget line.
+func (v *fleetView) bars(hist []analyze.Bucket, h int) []string {
+	top := 1.0
+	for i := range hist {
+		top = max(top, float64(hist[i].Total()))
+	}
+	bud := v.budgetPerBucket()
+	top = max(top, bud*1.05)
+	budRow := -1
+	if bud > 0 {
+		budRow = min(int(bud/top*float64(h)), h-1)
+	}
+	out := make([]string, h)
+	for r := h - 1; r >= 0; r-- { // r counts from the bottom
+		var b strings.Builder
+		label := ""
+		switch r {
+		case h - 1:
+			label = fmt.Sprintf("%.3g", top)
+		case budRow:
+			label = fmt.Sprintf("%.3g", bud)
+		}
+		b.WriteString(fitRight(label, axisW-2) + " ┤")
+		level := (float64(r) + 0.5) * top / float64(h)
+		for i := range hist {
+			b.WriteString(v.cell(&hist[i], level, r, r == budRow))
+		}
+		out[h-1-r] = b.String()
+	}
+	return out
+}
+
+// cell is one cell of a bar: the kind whose share of the stack covers
+// level, the budget line where the bar does not reach it, else blank.
+func (v *fleetView) cell(b *analyze.Bucket, level float64, row int, budget bool) string {
+	st := v.sh.st
+	total := b.Total()
+	if total > 0 && row == 0 {
+		level = min(level, float64(total)-0.5) // a bucket with any open shows
+	}
+	var cum float64
+	for k := range analyze.NumOpenKinds {
+		cum += float64(b.Opens[k])
+		if level < cum {
+			return st.kind[k].Render(kindGlyph[k])
+		}
+	}
+	if budget {
+		return st.budget.Render("╌")
+	}
+	return " "
+}
+
+// axis is the zero line, with the cursor's bucket marked ┼.
+func (v *fleetView) axis(n int) string {
+	var b strings.Builder
+	b.WriteString(fitRight("0", axisW-2) + " ┴")
+	for i := range n {
+		if v.left+int64(i) == v.cur {
+			b.WriteString(v.sh.st.mark.Render("┼"))
+		} else {
+			b.WriteString("─")
+		}
+	}
+	return b.String()
+}
+
+// connects draws the connects per bucket, two rows high.
+func (v *fleetView) connects(hist []analyze.Bucket) []string {
+	top := 1
+	for i := range hist {
+		top = max(top, hist[i].Connects)
+	}
+	rows := []strings.Builder{{}, {}}
+	rows[0].WriteString(fitRight(fmt.Sprint(top), axisW-2) + " ┤")
+	rows[1].WriteString(fitRight("conn", axisW-2) + " ┤")
+	glyphs := []string{" ", "▂", "▄", "▆", "█"}
+	for i := range hist {
+		eighths := 0
+		if c := hist[i].Connects; c > 0 {
+			eighths = max(1, c*8/top)
+		}
+		upper, lower := max(0, eighths-4), min(eighths, 4)
+		rows[0].WriteString(v.sh.st.kind[analyze.OpenConnected].Render(glyphs[upper]))
+		rows[1].WriteString(v.sh.st.kind[analyze.OpenConnected].Render(glyphs[lower]))
+	}
+	return []string{rows[0].String(), rows[1].String()}
+}
+
+// marks marks each incident's loss ✕ and the broker's return ^.
+func (v *fleetView) marks(n int) string {
+	cells := make([]string, n)
+	for i := range cells {
+		cells[i] = " "
+	}
+	put := func(t int64, glyph string) {
+		if t == analyze.NoTime {
+			return
+		}
+		if c := floorDiv(t-v.origin(), v.width()) - v.left; c >= 0 && c < int64(n) {
+			cells[c] = v.sh.st.mark.Render(glyph)
+		}
+	}
+	for _, inc := range v.sh.ov.Result.Summary.Fleet.Incidents {
+		put(inc.FirstConnectAt, "^")
+		put(inc.LostAt, "✕")
+	}
+	return strings.Repeat(" ", axisW) + strings.Join(cells, "")
+}
+
+// times labels the time axis every dozen columns or so.
+func (v *fleetView) times(n int) string {
+	row := []rune(strings.Repeat(" ", axisW+n))
+	layout := "15:04:05"
+	if widths[v.zoom] < time.Second {
+		layout = "15:04:05.000"
+	} else if widths[v.zoom] >= time.Hour {
+		layout = "01-02 15:04"
+	}
+	for c := 0; c < n; {
+		t := time.Unix(0, v.origin()+(v.left+int64(c))*v.width()).UTC().Format(layout)
+		if axisW+c+len(t) > len(row) {
+			break
+		}
+		copy(row[axisW+c:], []rune("|"+t))
+		c += len(t) + 4
+	}
+	return string(row)
+}
+
+func (v *fleetView) cursorLine() string {
+	from := v.origin() + v.cur*v.width()
+	b := v.sh.ov.Activity.Histogram(from, widths[v.zoom], 1)[0]
+	s := fmt.Sprintf("cursor %s +%s: %s socket-opens", stamp(from), widths[v.zoom], count(b.Total()))
+	var parts []string
+	for k := range analyze.NumOpenKinds {
+		if b.Opens[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", count(b.Opens[k]), k))
+		}
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s + fmt.Sprintf(", %s connects", count(b.Connects))
+}
+
+func (v *fleetView) activeLine() string {
+	act := v.activeNow()
+	if len(act) == 0 {
+		return "active: none"
+	}
+	s := fmt.Sprintf("active (%s, enter lists them):", count(len(act)))
+	room := v.sh.w - len(s) - 10
+	for i, d := range act {
+		id := dev(v.sh.ov.Devices[d].ID)
+		if len(id)+1 > room {
+			return s + fmt.Sprintf(" … +%s", count(len(act)-i))
+		}
+		s, room = s+" "+id, room-len(id)-1
+	}
+	return s
+}
+
+// incidents describes the incident at or before the cursor (else the
+// first): two lines.
+func (v *fleetView) incidents() []string {
+	incs := v.sh.ov.Result.Summary.Fleet.Incidents
+	if len(incs) == 0 {
+		return []string{"incidents: none (no loss took many devices down together)", ""}
+	}
+	at := v.origin() + v.cur*v.width()
+	k := max(0, sort.Search(len(incs), func(i int) bool { return incs[i].LostAt > at })-1)
+	inc := &incs[k]
+	first := fmt.Sprintf("incident %d of %d: ✕ %s lost at %s", k+1, len(incs), plural(inc.DevicesLost, "device"), clock(inc.LostAt))
+	if inc.FirstConnectAt != analyze.NoTime {
+		first += fmt.Sprintf("; ^ the first back %s later", dur(time.Duration(inc.FirstConnectAt-inc.LostAt)))
+	}
+	second := fmt.Sprintf("  %s recovered: time to recover p50 %s, p99 %s, max %s", count(inc.Recovered), dur(inc.TTR50), dur(inc.TTR99), dur(inc.TTRMax))
+	return []string{first, second}
+}
+
+// rules counts the findings by rule, most first.
+func (v *fleetView) rules() string {
+	by := v.sh.ov.Result.Summary.ByRule
+	if len(by) == 0 {
+		return "findings: none"
+	}
+	ids := make([]string, 0, len(by))
+	for id := range by {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Or(cmp.Compare(by[b], by[a]), cmp.Compare(a, b)) })
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("%s %s", id, count(by[id]))
+	}
+	return "findings: " + strings.Join(parts, " · ")
+}
+
+// rulesLines is rules wrapped to two lines.
+func (v *fleetView) rulesLines() []string {
+	w := wrap(v.rules(), v.sh.w+2, 2) // wrap indents by two: undo it on the first line
+	w[0] = strings.TrimPrefix(w[0], "  ")
+	for len(w) < 2 {
+		w = append(w, "")
+	}
+	return w
+}

@@ -1,0 +1,307 @@
+package tui
+
+import (
+	"context"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+// updating reports whether -update was given: the flag is teatest's (its
+// golden package defines it), which rewrites our golden files too.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// fleetDataset ingests testdata/fleet.ndjson (13 devices of a simulated
+// outage on a fixed 5 s timer, one with bad credentials, one with a client
+// id and host full of terminal controls) once per test.
+func fleetDataset(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ds")
+	in := dataset.Source{Name: filepath.Join("testdata", "fleet.ndjson")}
+	if _, err := dataset.Ingest(context.Background(), dir, []dataset.Source{in}, dataset.IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// asciiRenderer renders every style as plain text, as NO_COLOR does.
+func asciiRenderer() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	return r
+}
+
+// newModel returns the browser over dir at w×h with a stopped clock,
+// checked against testdata/policy.toml, before its check has run.
+func newModel(t testing.TB, dir string, w, h int) *Model {
+	t.Helper()
+	p, err := policy.Resolve(filepath.Join("testdata", "policy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Dir: dir, Name: "fleet.ndjson", Check: analyze.Options{Policy: &p, PolicyName: "policy.toml"},
+		Renderer: asciiRenderer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	m.sh.now = func() time.Time { return stopped }
+	m.sh.started = stopped
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m
+}
+
+// loadedModel is newModel with its check done.
+func loadedModel(t testing.TB, dir string, w, h int) *Model {
+	t.Helper()
+	m := newModel(t, dir, w, h)
+	run(t, m, m.Init())
+	if m.sh.ov == nil {
+		t.Fatalf("not loaded: %v", m.sh.err)
+	}
+	return m
+}
+
+// run runs cmd as the program would and feeds back what it returns,
+// except ticks and cursor blinks (they only redraw).
+func run(t testing.TB, m *Model, cmd tea.Cmd) {
+	t.Helper()
+	if cmd == nil {
+		return
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(10 * time.Second):
+		return // a timer (tick, blink): nothing to feed back
+	}
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			run(t, m, c)
+		}
+	case loadedMsg, deviceMsg:
+		_, next := m.Update(msg)
+		run(t, m, next)
+	}
+}
+
+// keyMsg returns the key press named: "enter", "tab", "shift+tab", "esc",
+// "up", "down", "left", "right", "backspace", or runes.
+func keyMsg(name string) tea.KeyMsg {
+	types := map[string]tea.KeyType{"enter": tea.KeyEnter, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
+		"esc": tea.KeyEsc, "up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd}
+	if k, ok := types[name]; ok {
+		return tea.KeyMsg{Type: k}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(name)}
+}
+
+// press sends the keys one by one, running what each asks for.
+func press(t testing.TB, m *Model, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		_, cmd := m.Update(keyMsg(k))
+		if k != "/" && k != "f" { // those start the input's cursor blink
+			run(t, m, cmd)
+		}
+	}
+}
+
+// typeText types s into the input line.
+func typeText(m *Model, s string) {
+	for _, r := range s {
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+// golden compares got with testdata/NAME.golden, or rewrites it with
+// -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if updating() {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tui -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s (go test ./tui -update rewrites it):\n%s", name, path, got)
+	}
+}
+
+// TestViewsGolden drives the browser through each view at 80×24 and
+// compares each screen with its golden file.
+func TestViewsGolden(t *testing.T) {
+	dir := fleetDataset(t)
+	for _, tc := range []struct {
+		name string
+		keys []string
+	}{
+		{"fleet", nil},
+		{"fleet-zoomed-cursor", []string{"+", "+", "end", "left", "left"}},
+		{"devices", []string{"tab"}},
+		{"devices-by-findings", []string{"2", "s", "s", "s"}},
+		{"devices-active", []string{"right", "right", "right", "right", "right", "enter"}},
+		{"timeline", []string{"2", "enter"}},
+		{"timeline-record", []string{"2", "enter", "j", "enter"}},
+		{"findings", []string{"4"}},
+		{"findings-fleet", []string{"4", "j", "enter"}},
+		{"findings-timeline", []string{"4", "end", "k", "enter"}},
+		{"help", []string{"3", "?"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := loadedModel(t, dir, 80, 24)
+			press(t, m, tc.keys...)
+			golden(t, tc.name, m.View())
+		})
+	}
+}
+
+// TestFilterAndSearch types a filter and a search and checks the status
+// bar counts what the filter hides.
+func TestFilterAndSearch(t *testing.T) {
+	m := loadedModel(t, fleetDataset(t), 80, 24)
+	press(t, m, "2", "f")
+	typeText(m, "dev-001")
+	press(t, m, "enter")
+	golden(t, "devices-filtered", m.View())
+	if got := m.status(); !strings.Contains(got, `filter "dev-001" hides 10`) {
+		t.Errorf("status %q does not count the 10 hidden devices", got)
+	}
+	press(t, m, "esc", "/")
+	typeText(m, "0007")
+	press(t, m, "enter")
+	if got := m.devices.rows[m.devices.list.cur]; m.sh.ov.Devices[got].ID != "dev-0007" {
+		t.Errorf("search for 0007 stopped at %s", m.sh.ov.Devices[got].ID)
+	}
+	press(t, m, "/")
+	typeText(m, "no-such")
+	press(t, m, "enter")
+	if !strings.Contains(m.status(), `no match for "no-such"`) {
+		t.Errorf("status %q does not say the search failed", m.status())
+	}
+}
+
+// TestNextFinding walks e and E through the records with findings of the
+// device with bad credentials.
+func TestNextFinding(t *testing.T) {
+	m := loadedModel(t, fleetDataset(t), 80, 24)
+	press(t, m, "2", "/")
+	typeText(m, "dev-0012")
+	press(t, m, "enter", "enter")
+	var stops []int
+	for range 4 {
+		press(t, m, "e")
+		stops = append(stops, m.timeline.list.cur)
+	}
+	for _, i := range stops {
+		if len(m.timeline.finds[i]) == 0 {
+			t.Fatalf("e stopped at record %d, which no finding rests on", i+1)
+		}
+	}
+	if stops[0] >= stops[1] {
+		t.Errorf("e went from record %d to %d", stops[0]+1, stops[1]+1)
+	}
+	press(t, m, "E")
+	if m.timeline.list.cur != stops[2] {
+		t.Errorf("E went back to record %d, want %d", m.timeline.list.cur+1, stops[2]+1)
+	}
+}
+
+// TestLoading checks the first screen, drawn before the check is done,
+// and a check that fails.
+func TestLoading(t *testing.T) {
+	dir := fleetDataset(t)
+	m := newModel(t, dir, 80, 24)
+	golden(t, "loading", m.View())
+	press(t, m, "tab", "j", "enter", "/") // nothing to act on yet: no panic, no move
+	if m.view != viewDevices || m.inputFor != inputNone {
+		t.Errorf("while loading: view %d, input %d; want devices and no input", m.view, m.inputFor)
+	}
+	m.sh.opts.Survey = func(string, analyze.Options) (*analyze.Overview, error) {
+		return nil, os.ErrPermission
+	}
+	run(t, m, m.Init())
+	if v := m.View(); !strings.Contains(v, "cannot check the dataset: permission denied") {
+		t.Errorf("a failed check shows:\n%s", v)
+	}
+}
+
+// TestResize checks that every view fills the terminal exactly, line by
+// line, at sizes from tiny to wide, and after a resize.
+func TestResize(t *testing.T) {
+	m := loadedModel(t, fleetDataset(t), 80, 24)
+	press(t, m, "2", "enter", "1")
+	for _, size := range [][2]int{{80, 24}, {20, 8}, {132, 43}, {60, 15}, {200, 60}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		for v := range numViews {
+			m.view = v
+			screen := m.View()
+			ls := strings.Split(screen, "\n")
+			if len(ls) != size[1] {
+				t.Errorf("%dx%d %s: %d lines", size[0], size[1], viewNames[v], len(ls))
+			}
+			for i, l := range ls {
+				if w := lipgloss.Width(l); w > size[0] {
+					t.Errorf("%dx%d %s: line %d is %d wide: %q", size[0], size[1], viewNames[v], i+1, w, l)
+				}
+			}
+		}
+	}
+}
+
+// TestHostileIDs checks that no view lets a device's terminal controls
+// through: the client id and host of one device hold ESC [2J, an OSC
+// title, a BEL and a right-to-left override.
+func TestHostileIDs(t *testing.T) {
+	m := loadedModel(t, fleetDataset(t), 100, 30)
+	screens := map[string]string{}
+	screens["devices"] = func() string { press(t, m, "2", "end"); return m.View() }()
+	screens["timeline"] = func() string { press(t, m, "enter"); return m.View() }()
+	screens["record"] = func() string { press(t, m, "enter"); return m.View() }()
+	screens["findings"] = func() string { press(t, m, "esc", "4"); return m.View() }()
+	screens["fleet"] = func() string {
+		press(t, m, "1", "home")
+		for range 30 {
+			press(t, m, "right")
+			if strings.Contains(m.View(), "evil") {
+				break
+			}
+		}
+		return m.View()
+	}()
+	for name, s := range screens {
+		for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%s: the screen holds %q:\n%s", name, bad, s)
+			}
+		}
+		if !strings.Contains(s, `evil\x1b[2J\x1b]0;pwned`) { // cut short in the findings' column
+			t.Errorf("%s: the escaped client id is not shown:\n%s", name, s)
+		}
+	}
+}
