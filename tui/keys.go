@@ -6,14 +6,14 @@ import "github.com/charmbracelet/bubbles/key"
 // help) is generated from it, showing the keys the current view enables.
 type keyMap struct {
 	Up, Down, PageUp, PageDown, Home, End key.Binding
-	Left, Right, ZoomIn, ZoomOut         key.Binding
-	NextView, PrevView, Fleet, Devices   key.Binding
-	Timeline, Findings                   key.Binding
-	Open, Back                           key.Binding
-	Search, NextMatch, PrevMatch         key.Binding
-	NextFinding, PrevFinding             key.Binding
-	Filter, Sort, Reverse                key.Binding
-	Help, Quit                           key.Binding
+	Left, Right, ZoomIn, ZoomOut          key.Binding
+	NextView, PrevView, Fleet, Devices    key.Binding
+	Timeline, Findings                    key.Binding
+	Open, Back                            key.Binding
+	Search, NextMatch, PrevMatch          key.Binding
+	NextFinding, PrevFinding              key.Binding
+	Filter, Sort, Reverse                 key.Binding
+	Help, Quit                            key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -55,7 +55,9 @@ func newKeyMap() keyMap {
 // short is the one-line help of view v: a few keys, grouped, that fit
 // in 80 columns.
 func (k keyMap) short(v int) []key.Binding {
-	h := func(keys, desc string) key.Binding { return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc)) }
+	h := func(keys, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
+	}
 	tab, help, quit := h("tab", "view"), h("?", "help"), h("q", "quit")
 	switch v {
 	case viewFleet:

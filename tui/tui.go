@@ -48,15 +48,15 @@ type shared struct {
 	ov      *analyze.Overview // nil until loaded
 	st      styles
 	keys    keyMap
-	byDev   map[string][]int   // finding indices by device
-	byRef   map[recRef][]int   // finding indices by the records they rest on
-	byStart []int              // finding indices by start time
-	policy  policyCeiling      // the ceiling of each attempt, if a policy is known
-	loaded  time.Duration      // how long the survey took
-	err     error              // the survey's error
-	w, h    int                // the terminal's size
-	notice  string             // a one-off line for the status bar
-	now     func() time.Time   // the clock (tests stop it)
+	byDev   map[string][]int // finding indices by device
+	byRef   map[recRef][]int // finding indices by the records they rest on
+	byStart []int            // finding indices by start time
+	policy  policyCeiling    // the ceiling of each attempt, if a policy is known
+	loaded  time.Duration    // how long the survey took
+	err     error            // the survey's error
+	w, h    int              // the terminal's size
+	notice  string           // a one-off line for the status bar
+	now     func() time.Time // the clock (tests stop it)
 	started time.Time
 }
 
@@ -249,12 +249,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 
 // action is what a view asks of the browser after a key.
 type action struct {
-	view    int     // switch to this view, if >= 0 and not the current one
-	device  string  // open this device's timeline
-	finding int     // at this finding (index in the findings), -1 none
-	active  []int   // filter the devices to these (indices in Overview.Devices)
-	label   string  // what that filter is called
-	at      int64   // move the fleet's cursor here
+	view    int    // switch to this view, if >= 0 and not the current one
+	device  string // open this device's timeline
+	finding int    // at this finding (index in the findings), -1 none
+	active  []int  // filter the devices to these (indices in Overview.Devices)
+	label   string // what that filter is called
+	at      int64  // move the fleet's cursor here
 	atSet   bool
 }
 
