@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"math"
 	"slices"
@@ -216,11 +217,11 @@ func WriteText(w io.Writer, reps ...*Report) error {
 	if len(reps) > 1 {
 		fmt.Fprintf(&b, "%-20s", "")
 		for _, r := range reps {
-			fmt.Fprintf(&b, "  %-34s", r.Plan)
+			fmt.Fprintf(&b, "  %-34s", safe.Text(r.Plan))
 		}
 		b.WriteString("\n")
 	} else {
-		fmt.Fprintf(&b, "%-20s  %s (speed %gx)\n", "replayed:", reps[0].Plan, reps[0].Speed)
+		fmt.Fprintf(&b, "%-20s  %s (speed %gx)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed)
 	}
 	for _, row := range rows {
 		fmt.Fprintf(&b, "%-20s", row.name+":")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,7 +103,7 @@ func printRejects(w io.Writer, dir, indent string, n int) {
 	for i := 0; i < n && sc.Scan(); i++ {
 		var e struct{ Error string }
 		if json.Unmarshal(sc.Bytes(), &e) == nil {
-			fmt.Fprintf(w, "%s%s\n", indent, e.Error)
+			fmt.Fprintf(w, "%s%s\n", indent, safe.Lines(e.Error))
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"os"
 	"os/signal"
@@ -60,7 +61,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code = ee.code
 	}
 	if err.Error() != "" {
-		fmt.Fprintf(stderr, "stormaudit: %v\n", err)
+		fmt.Fprintf(stderr, "stormaudit: %s\n", safe.Lines(err.Error())) // errors quote inputs and devices
 	}
 	return code
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"os"
 	"strings"
@@ -100,9 +101,9 @@ func readAnyCheckpoint(path string, verifiers note.Verifiers) (hashchain.Checkpo
 }
 
 func printVerifyReport(w io.Writer, rep *dataset.VerifyReport) {
-	fmt.Fprintf(w, "dataset:    %s\n", rep.Dataset)
+	fmt.Fprintf(w, "dataset:    %s\n", safe.Text(rep.Dataset))
 	if rep.Log != "" {
-		fmt.Fprintf(w, "log:        %s\n", rep.Log)
+		fmt.Fprintf(w, "log:        %s\n", safe.Text(rep.Log))
 	}
 	if cp := rep.Checkpoint; cp != nil { // the checks that need a checkpoint ran
 		fmt.Fprintf(w, "checked:    %d records in %d chains (%d bytes of canonical records)\n", rep.Records, rep.Origins, rep.Bytes)
@@ -111,9 +112,9 @@ func printVerifyReport(w io.Writer, rep *dataset.VerifyReport) {
 		case !rep.Signed:
 			fmt.Fprintf(w, "signature:  none (the checkpoint is unsigned: it shows consistency, not who vouched for it)\n")
 		case len(rep.Verified) > 0:
-			fmt.Fprintf(w, "signature:  verified: %s\n", strings.Join(rep.Verified, ", "))
+			fmt.Fprintf(w, "signature:  verified: %s\n", safe.Text(strings.Join(rep.Verified, ", ")))
 		default:
-			fmt.Fprintf(w, "signature:  not checked: it names %s (give --verifier KEY.pub to check it)\n", strings.Join(rep.Signers, ", "))
+			fmt.Fprintf(w, "signature:  not checked: it names %s (give --verifier KEY.pub to check it)\n", safe.Text(strings.Join(rep.Signers, ", ")))
 		}
 		fmt.Fprintf(w, "unsealed:   %d records after the checkpoint\n", rep.Unsealed)
 	}
@@ -129,7 +130,7 @@ func printVerifyReport(w io.Writer, rep *dataset.VerifyReport) {
 		fmt.Fprintf(w, "since:      extends the earlier checkpoint of %d records, root %s\n", rep.Since.Size, rep.Since.Root)
 	}
 	if rep.Problem != nil {
-		fmt.Fprintf(w, "result:     TAMPERED OR INCONSISTENT: %s\n", rep.Problem)
+		fmt.Fprintf(w, "result:     TAMPERED OR INCONSISTENT: %s\n", safe.Lines(rep.Problem.String()))
 		return
 	}
 	fmt.Fprintf(w, "result:     intact\n")

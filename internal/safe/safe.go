@@ -63,3 +63,26 @@ func clean(s string) bool {
 func bidi(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
+
+// Lines returns s, a message of one or more lines, safe to print: a line
+// holding a character a terminal would act on (a control other than tab,
+// DEL, C1, a bidirectional control, invalid UTF-8) is escaped as Text
+// escapes it; the other lines are kept as they are, so a message that
+// already quotes a value with Go escapes ("dev\x1b") is not escaped twice.
+// Error messages, which quote what a user or a device gave, go through it.
+func Lines(s string) string {
+	ls := strings.Split(s, "\n")
+	for i, l := range ls {
+		if acts(l) {
+			ls[i] = Text(l)
+		}
+	}
+	return strings.Join(ls, "\n")
+}
+
+// acts reports whether a terminal would act on something in s.
+func acts(s string) bool {
+	return !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r)
+	})
+}

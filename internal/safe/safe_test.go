@@ -27,3 +27,19 @@ func BenchmarkTextClean(b *testing.B) {
 		Text("dev-000123")
 	}
 }
+
+func TestLines(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{`already quoted "dev\x1b" stays`, `already quoted "dev\x1b" stays`},
+		{"two\nlines", "two\nlines"},
+		{"tab\tkept", "tab\tkept"},
+		{"bad \x1b[2J line\nclean C:\\path line", `bad \x1b[2J line` + "\nclean C:\\path line"},
+		{"a \\ and \u202e", `a \\ and \u202e`},
+		{"invalid \xff", `invalid \xff`},
+	} {
+		if got := Lines(tc.in); got != tc.want {
+			t.Errorf("Lines(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
