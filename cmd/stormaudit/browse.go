@@ -44,6 +44,9 @@ func runBrowse(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	if cmd.Args().Len() == 0 {
+		return usageErr("browse: no INPUT given; expected a dataset directory, or audit log files or - for stdin")
+	}
 	out, ok := cmd.Root().Writer.(*os.File)
 	if !ok || !term.IsTerminal(int(out.Fd())) {
 		return usageErr("browse: standard output is not a terminal; stormaudit check writes reports to files and pipes")
