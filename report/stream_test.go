@@ -11,12 +11,13 @@ import (
 )
 
 // peakWriter discards what it is given and samples the heap at each write.
-type peakWriter struct{ peak uint64 }
+type peakWriter struct{ peak, n uint64 }
 
 func (w *peakWriter) Write(p []byte) (int, error) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	w.peak = max(w.peak, ms.HeapAlloc)
+	w.n += uint64(len(p))
 	return len(p), nil
 }
 
@@ -43,8 +44,11 @@ func TestRenderingStreams(t *testing.T) {
 		if err := render(w); err != nil {
 			t.Fatal(err)
 		}
-		if grown := int64(w.peak) - int64(ms.HeapAlloc); grown > 8<<20 {
-			t.Errorf("%s: the heap grew by %d MB while writing 20,000 findings", name, grown>>20)
+		// garbage not yet collected counts too (the collector runs when the
+		// heap doubles): a third of the document is well above it and well
+		// below what building the document in memory costs
+		if grown := int64(w.peak) - int64(ms.HeapAlloc); grown > int64(w.n)/3 {
+			t.Errorf("%s: the heap grew by %d MB while writing %d MB of 20,000 findings", name, grown>>20, w.n>>20)
 		}
 	}
 }

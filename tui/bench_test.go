@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/simulate"
+)
+
+// benchDataset returns a dataset of 20,000 devices losing the broker for
+// 18 minutes under full jitter, about 1,000,000 records, made once and
+// kept in the temporary directory for later runs.
+func benchDataset(b *testing.B) string {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), "stormaudit-bench-browse-20k-v1")
+	if _, err := dataset.ReadManifest(dir); err == nil {
+		return dir
+	}
+	p, err := policy.Preset("full-jitter")
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := filepath.Join(b.TempDir(), "fleet.ndjson")
+	f, err := os.Create(log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := simulate.Config{Devices: 20000, Outage: 18 * time.Minute, Policy: p, Seed: 1}
+	if _, err := simulate.Run(context.Background(), cfg, f); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	os.RemoveAll(dir)
+	if _, err := dataset.Ingest(context.Background(), dir, []dataset.Source{{Name: log}}, dataset.IngestOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// benchKeys are the key presses timed, view by view: moving and zooming
+// in time, moving, sorting and filtering 20,000 devices, the findings,
+// and moving in a timeline.
+var benchKeys = []string{
+	"right", "right", "+", "-", "-", "end", "e", "home",
+	"2", "j", "j", "pgdown", "s", "s", "s", "r", "G", "f", "d", "e", "v", "-", "0", "1", "enter", "esc",
+	"4", "j", "j", "pgdown", "G", "home",
+	"2", "k", "enter", "j", "j", "j", "pgdown", "e", "E", "enter", "esc", "G",
+	"1", "tab", "tab", "tab", "?", "x",
+}
+
+// BenchmarkBrowse measures the browser on benchDataset at 160×50: the time
+// to the first screen (the manifest read and the loading screen drawn),
+// the check that fills the views, each key press (Update and View), the
+// opening of a device's timeline (its rows read and drawn), and the peak
+// resident memory of it all (VmHWM, reset before each run).
+func BenchmarkBrowse(b *testing.B) {
+	dir := benchDataset(b)
+	man, err := dataset.ReadManifest(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d records", man.Rows)
+	var first, check, keyP50, keyMax, open, rss []float64
+	for b.Loop() {
+		runtime.GC()
+		debug.FreeOSMemory()
+		os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets VmHWM (Linux)
+		t0 := time.Now()
+		m, err := New(Options{Dir: dir, Name: "bench", Renderer: asciiRenderer()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+		if v := m.View(); !strings.Contains(v, "checking") {
+			b.Fatalf("first screen:\n%s", v)
+		}
+		first = append(first, ms(time.Since(t0)))
+		t1 := time.Now()
+		ov, err := analyze.Survey(dir, analyze.Options{})
+		m.Update(loadedMsg{ov: ov, err: err})
+		m.View()
+		check = append(check, time.Since(t1).Seconds())
+		var keys []float64
+		for _, k := range benchKeys {
+			t := time.Now()
+			_, cmd := m.Update(keyMsg(k))
+			m.View()
+			d := time.Since(t)
+			if k == "enter" && m.view == viewTimeline && cmd != nil {
+				msg := cmd() // the device's read
+				m.Update(msg)
+				m.View()
+				open = append(open, ms(time.Since(t)))
+				continue
+			}
+			keys = append(keys, ms(d))
+		}
+		slices.Sort(keys)
+		keyP50, keyMax = append(keyP50, keys[len(keys)/2]), append(keyMax, keys[len(keys)-1])
+		rss = append(rss, peakRSS())
+		if m.timeline.recs == nil {
+			b.Fatal("no timeline was opened")
+		}
+	}
+	b.ReportMetric(median(first), "first-screen-ms")
+	b.ReportMetric(median(check), "check-s")
+	b.ReportMetric(median(keyP50), "key-p50-ms")
+	b.ReportMetric(median(keyMax), "key-max-ms")
+	b.ReportMetric(median(open), "open-timeline-ms")
+	b.ReportMetric(median(rss), "peak-rss-MB")
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+// peakRSS returns the process's peak resident memory in MB (VmHWM).
+func peakRSS() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
