@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,11 @@ func newTmux(t *testing.T, env []string, command string) *tmuxTerm {
 	tt := &tmuxTerm{t: t, socket: filepath.Join(dir, "tmux.sock"), exit: filepath.Join(dir, "exit")}
 	line := command + "; echo $? > " + tt.exit + "; sleep 60"
 	cmd := exec.Command("tmux", "-S", tt.socket, "-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", line)
-	cmd.Env = append(os.Environ(), env...)
+	// as on a reviewer's terminal: termenv takes CI (set by .ci/run) to
+	// mean a log, not a terminal, and draws no colour
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "CI=") || strings.HasPrefix(kv, "NO_COLOR=")
+	}), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
