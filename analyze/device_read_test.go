@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/ingest"
+
 	"github.com/stormaudit/stormaudit/simulate"
 )
 
@@ -71,12 +72,12 @@ func TestReadDeviceMatchesScan(t *testing.T) {
 // fileRows rows (0: the default), and returns its directory.
 func ingestFiles(t *testing.T, fileRows int64, files ...string) string {
 	t.Helper()
-	var srcs []dataset.Source
+	var srcs []ingest.Source
 	for _, f := range files {
-		srcs = append(srcs, dataset.Source{Name: f})
+		srcs = append(srcs, ingest.Source{Name: f})
 	}
 	ds := filepath.Join(t.TempDir(), "ds")
-	if _, err := dataset.Ingest(context.Background(), ds, srcs, dataset.IngestOptions{FileRows: fileRows}); err != nil {
+	if _, err := ingest.Run(context.Background(), ds, srcs, ingest.Options{FileRows: fileRows}); err != nil {
 		t.Fatal(err)
 	}
 	return ds

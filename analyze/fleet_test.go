@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/ingest"
+
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/simulate"
 )
@@ -135,7 +136,7 @@ func simDataset(t testing.TB, cfg simulate.Config) (string, simulate.Stats) {
 		t.Fatal(err)
 	}
 	ds := filepath.Join(dir, "ds")
-	if _, err := dataset.Ingest(context.Background(), ds, []dataset.Source{{Name: in}}, dataset.IngestOptions{}); err != nil {
+	if _, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: in}}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return ds, st

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/ingest"
+
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -29,11 +30,11 @@ func checkLog(t testing.TB, log string, pol *policy.Policy) *Result {
 func checkFiles(t testing.TB, dir string, pol *policy.Policy, files ...string) *Result {
 	t.Helper()
 	ds := filepath.Join(dir, "ds")
-	var srcs []dataset.Source
+	var srcs []ingest.Source
 	for _, f := range files {
-		srcs = append(srcs, dataset.Source{Name: f})
+		srcs = append(srcs, ingest.Source{Name: f})
 	}
-	if _, err := dataset.Ingest(context.Background(), ds, srcs, dataset.IngestOptions{}); err != nil {
+	if _, err := ingest.Run(context.Background(), ds, srcs, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Check(ds, Options{Policy: pol})

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/ingest"
+
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -40,7 +41,7 @@ func TestCheckSurvivesMangledLogs(t *testing.T) {
 			t.Fatal(err)
 		}
 		ds := filepath.Join(dir, "ds")
-		man, err := dataset.Ingest(context.Background(), ds, []dataset.Source{{Name: in}}, dataset.IngestOptions{})
+		man, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: in}}, ingest.Options{})
 		if err != nil {
 			t.Fatalf("mangled log %d: ingest: %v", k, err)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormaudit/stormaudit/internal/testkit"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -98,7 +100,7 @@ func wantRow(r *auditfmt.Record, chained bool) []any {
 		opt(auditfmt.HasSessionPresent, r.SessionPresent),
 		str(r.Extra),
 		str(r.Envelope),
-		testSources[r.Source],
+		testkit.Sources[r.Source],
 		r.Line,
 		origin,
 		seq,
@@ -159,7 +161,7 @@ func checkBatch(t *testing.T, rec arrow.RecordBatch, want []auditfmt.Record, cha
 // TestArrowInterop writes a dataset with parquet-go and reads it back
 // through arrow-go's pqarrow, comparing every value, nulls included.
 func TestArrowInterop(t *testing.T) {
-	all := genRecords(11, 7000)
+	all := testkit.Records(11, 7000)
 	// An empty file, and a file without chain positions.
 	parts := [][]auditfmt.Record{all[:2500], all[2500:2500], all[2500:4000], all[4000:]}
 	dir := writeDataset(t, parts, []int{2}, RowGroupRows(1000))
@@ -240,7 +242,7 @@ func TestArrowMemoryBounded(t *testing.T) {
 }
 
 func TestExportArrowIPC(t *testing.T) {
-	all := genRecords(12, 3000)
+	all := testkit.Records(12, 3000)
 	dir := writeDataset(t, [][]auditfmt.Record{all[:1000], all[1000:]}, []int{1})
 	chained := make([]bool, len(all))
 	for i := range 1000 {
@@ -292,7 +294,7 @@ func TestArrowRejects(t *testing.T) {
 	type metrics struct {
 		Host string `parquet:"host"`
 	}
-	recs := genRecords(13, 10)
+	recs := testkit.Records(13, 10)
 	for _, tc := range []struct {
 		name string
 		edit func(t *testing.T, dir string, m *Manifest)
@@ -342,7 +344,7 @@ func TestArrowRejects(t *testing.T) {
 func BenchmarkArrowRead(b *testing.B) {
 	recs := typicalRecords(1 << 20)
 	dir := writeDataset(b, [][]auditfmt.Record{recs}, nil)
-	cpu := cpuTime()
+	cpu := testkit.CPUTime()
 	for b.Loop() {
 		r, err := OpenArrow(dir, DefaultBatchRows)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/stormaudit/stormaudit/hashchain"
+
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -15,9 +17,9 @@ import (
 // Row is a record of a dataset with its place in it.
 type Row struct {
 	Record auditfmt.Record
-	Chain  ChainPos // zero when the dataset has no chain columns
-	File   int      // index in Manifest.Files
-	Row    int64    // the row in that file
+	Chain  hashchain.Pos // zero when the dataset has no chain columns
+	File   int           // index in Manifest.Files
+	Row    int64         // the row in that file
 }
 
 // ReadClient returns the rows of the client whose client_id is id, in
@@ -175,7 +177,7 @@ func (r *FileReader) readSpan(g parquet.RowGroup, first, from, to int64, id stri
 	r.batch, r.pos = r.batch[:0], 0
 	n := int(b - a)
 	recs := make([]auditfmt.Record, n)
-	pos := make([]ChainPos, n)
+	pos := make([]hashchain.Pos, n)
 	var got int
 	for got < n {
 		var k int

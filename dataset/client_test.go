@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormaudit/stormaudit/hashchain"
+	"github.com/stormaudit/stormaudit/internal/testkit"
+
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
@@ -11,8 +14,8 @@ import (
 // without chain columns) whose row groups and files split devices, and
 // compares each with the rows a full scan finds.
 func TestReadClient(t *testing.T) {
-	recs := genRecords(7, 120_000) // 37 rows a device
-	cut := 70_000 + 11             // a device split between the files
+	recs := testkit.Records(7, 120_000) // 37 rows a device
+	cut := 70_000 + 11                  // a device split between the files
 	dir := writeDataset(t, [][]auditfmt.Record{recs[:cut], recs[cut:]}, []int{1}, RowGroupRows(25_000))
 	ids := []string{
 		recs[0].ClientID, recs[len(recs)-1].ClientID, // the first and the last
@@ -44,14 +47,14 @@ func TestReadClient(t *testing.T) {
 			if got.File != file || got.Row != row {
 				t.Fatalf("%s: row %d at file %d row %d, want file %d row %d", id, k, got.File, got.Row, file, row)
 			}
-			if names[got.Record.Source] != testSources[w.Source] {
-				t.Fatalf("%s: row %d: source %q, want %q", id, k, names[got.Record.Source], testSources[w.Source])
+			if names[got.Record.Source] != testkit.Sources[w.Source] {
+				t.Fatalf("%s: row %d: source %q, want %q", id, k, names[got.Record.Source], testkit.Sources[w.Source])
 			}
 			got.Record.Source = w.Source
 			if got.Record != w {
 				t.Fatalf("%s: row %d:\n got %+v\nwant %+v", id, k, got.Record, w)
 			}
-			wantChain := ChainPos{}
+			wantChain := hashchain.Pos{}
 			if file == 0 {
 				wantChain = chainOf(&w)
 			}
@@ -64,7 +67,7 @@ func TestReadClient(t *testing.T) {
 
 // TestReadClientBadDataset checks that a missing file is an error naming it.
 func TestReadClientBadDataset(t *testing.T) {
-	dir := writeDataset(t, [][]auditfmt.Record{genRecords(1, 100)}, nil)
+	dir := writeDataset(t, [][]auditfmt.Record{testkit.Records(1, 100)}, nil)
 	m, err := ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +83,7 @@ func TestReadClientBadDataset(t *testing.T) {
 // 1,000,000 rows in row groups of 131,072: the page index keeps it to the
 // pages that hold it.
 func BenchmarkReadClient(b *testing.B) {
-	recs := genRecords(3, 1_000_000)
+	recs := testkit.Records(3, 1_000_000)
 	dir := writeDataset(b, [][]auditfmt.Record{recs}, nil)
 	id := recs[600_000].ClientID
 	for b.Loop() {

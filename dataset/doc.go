@@ -1,6 +1,7 @@
-// Package dataset stores audit records as a dataset: a directory of sorted
-// Parquet files that any Parquet reader can query, with a manifest that
-// accounts for every input line.
+// Package dataset is the storage format of audit records: a directory of
+// sorted Parquet files that any Parquet reader can query, with a manifest
+// that accounts for every input line. Package ingest writes datasets,
+// package verify checks their integrity, package analyze reads them.
 //
 // # Layout
 //
@@ -9,6 +10,8 @@
 //	manifest.json       what the dataset holds and where it came from (Manifest)
 //	part-00000.parquet  the records, in files numbered from 00000 in
 //	part-00001.parquet  manifest order ...
+//	checkpoint          the signed checkpoint of the tree over every row (docs/hashchain.md)
+//	manifest.sig        the manifest's signature, when ingest signs
 //	rejects.ndjson      every rejected input line, verbatim, with the error
 //	duplicates.ndjson   every duplicate line and the line it repeats
 //
@@ -46,9 +49,9 @@
 //	envelope             BYTE_ARRAY STRING, optional         Envelope: the logging envelope, a JSON object
 //	source               BYTE_ARRAY STRING, required, dict   Source: the input's name as given, "-" for stdin
 //	line                 INT64, required                     Line: the 1-based line (or row) in the input
-//	origin               BYTE_ARRAY STRING, optional         ChainPos.Origin: the device's chain, LOG/CLIENT_ID
-//	seq                  INT64, optional                     ChainPos.Seq: the row's place in that chain, from 0
-//	link                 FIXED_LEN_BYTE_ARRAY(32), optional  ChainPos.Link: the chain link (docs/hashchain.md)
+//	origin               BYTE_ARRAY STRING, optional         hashchain.Pos.Origin: the device's chain, LOG/CLIENT_ID
+//	seq                  INT64, optional                     hashchain.Pos.Seq: the row's place in that chain, from 0
+//	link                 FIXED_LEN_BYTE_ARRAY(32), optional  hashchain.Pos.Link: the chain link (docs/hashchain.md)
 //
 // The last three, the chain columns, are written by FileWriter.WriteChained
 // and read by FileReader.ReadChain; they are null in rows written by Write.
@@ -71,6 +74,8 @@
 // # Reading
 //
 // FileReader reads one file as records, a batch of rows at a time.
+// ReadClient reads the rows of one client only, from the row groups and
+// pages whose client_id bounds admit it.
 // ArrowReader reads a whole dataset as Arrow record batches through
 // arrow-go's pqarrow, and ExportArrowIPC writes it as one Arrow IPC file;
 // both keep memory bounded by the batch size.

@@ -1,8 +1,11 @@
 package dataset
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -13,6 +16,10 @@ const ManifestName = "manifest.json"
 // RejectsName is the name of the quarantine file inside a dataset directory.
 const RejectsName = "rejects.ndjson"
 
+// CheckpointName is the name of the checkpoint file inside a dataset
+// directory: a signed note, or the bare checkpoint when ingest had no key.
+const CheckpointName = "checkpoint"
+
 // DuplicatesName is the name of the file that lists every duplicate line
 // and the line it repeats.
 const DuplicatesName = "duplicates.ndjson"
@@ -21,6 +28,7 @@ const DuplicatesName = "duplicates.ndjson"
 type Manifest struct {
 	Format        string   `json:"format"`         // always "stormaudit-dataset"
 	SchemaVersion int      `json:"schema_version"` // auditfmt.SchemaVersion
+	ChainVersion  int      `json:"chain_version"`  // hashchain.Version of its chains and tree; 0 (absent): version 1
 	CreatedBy     string   `json:"created_by"`     // program and version
 	DatasetID     string   `json:"dataset_id"`     // 128 random bits in hex, made at ingest: the dataset's identity
 	Log           string   `json:"log"`            // the log's name: the checkpoint's origin line, the prefix of every chain's origin; by default it ends in the dataset id
@@ -108,4 +116,30 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: schema_version: expected 1, found %d", path, m.SchemaVersion)
 	}
 	return &m, nil
+}
+
+// CollectorLog is what ingest found when an input was a collector log
+// written by hashchain.Writer: the log was verified (every chain, the tree
+// against its checkpoint, the signature with the ingest's verifiers)
+// before any of its records was taken. Each record keeps its collector
+// chain position in its envelope column ({"chain": {...}}).
+type CollectorLog struct {
+	Log               string   `json:"log"`
+	Records           int64    `json:"records"`
+	Checkpoint        string   `json:"checkpoint,omitempty"` // the checkpoint body, when the log has one
+	Signers           []string `json:"signers,omitempty"`
+	SignaturesChecked bool     `json:"signatures_checked"`
+	Unsealed          int64    `json:"unsealed"` // records after the checkpoint
+}
+
+// DigestFile returns the size and SHA-256 of the file at path.
+func DigestFile(path string) (Digest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Digest{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return Digest{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
 }

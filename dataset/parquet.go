@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/stormaudit/stormaudit/hashchain"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
@@ -165,7 +167,7 @@ func (w *FileWriter) Write(recs []auditfmt.Record) error {
 
 // WriteChained is Write with the chain position of each record: pos[i] goes
 // in the chain columns of recs[i]. len(pos) must be len(recs).
-func (w *FileWriter) WriteChained(recs []auditfmt.Record, pos []ChainPos) error {
+func (w *FileWriter) WriteChained(recs []auditfmt.Record, pos []hashchain.Pos) error {
 	if len(pos) != len(recs) {
 		return fmt.Errorf("%s: %d records but %d chain positions", w.path, len(recs), len(pos))
 	}
@@ -173,7 +175,7 @@ func (w *FileWriter) WriteChained(recs []auditfmt.Record, pos []ChainPos) error 
 }
 
 // write writes recs and, if pos is not nil, their chain positions.
-func (w *FileWriter) write(recs []auditfmt.Record, pos []ChainPos) error {
+func (w *FileWriter) write(recs []auditfmt.Record, pos []hashchain.Pos) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -182,7 +184,7 @@ func (w *FileWriter) write(recs []auditfmt.Record, pos []ChainPos) error {
 	}
 	for len(recs) > 0 {
 		k := min(len(recs), writeChunk)
-		var p []ChainPos
+		var p []hashchain.Pos
 		if pos != nil {
 			p, pos = pos[:k], pos[k:]
 		}
@@ -195,11 +197,11 @@ func (w *FileWriter) write(recs []auditfmt.Record, pos []ChainPos) error {
 	return nil
 }
 
-func (w *FileWriter) writeChunk(recs []auditfmt.Record, pos []ChainPos) error {
+func (w *FileWriter) writeChunk(recs []auditfmt.Record, pos []hashchain.Pos) error {
 	rows, nw := w.rows[:len(recs)], w.nw[:len(recs)]
 	for i := range recs {
 		rec := &recs[i]
-		var p *ChainPos
+		var p *hashchain.Pos
 		if pos != nil {
 			p = &pos[i]
 		}
@@ -328,7 +330,7 @@ type FileReader struct {
 	dec    decoder
 
 	batch []auditfmt.Record // decoded rows; batch[pos:] not yet returned
-	chain []ChainPos        // the chain positions of the rows of batch
+	chain []hashchain.Pos   // the chain positions of the rows of batch
 	mode  readMode
 	errs  []error // the error of each row of batch, or nil
 	pos   int
@@ -383,7 +385,7 @@ func openFile(path string, f *os.File) (*FileReader, error) {
 		groups: pf.RowGroups(),
 		vals:   make([]parquet.Value, readBatch),
 		batch:  make([]auditfmt.Record, 0, readBatch),
-		chain:  make([]ChainPos, readBatch),
+		chain:  make([]hashchain.Pos, readBatch),
 		errs:   make([]error, readBatch),
 	}
 	r.dec.sources.init(sources)
@@ -439,7 +441,7 @@ func (r *FileReader) Read(recs []auditfmt.Record) (n int, err error) {
 // min(len(recs), len(pos)) rows. A file without chain columns gives a
 // *ColumnError. Read skips the chain columns, so once Read has been called
 // ReadChain cannot be; after ReadChain, Read can.
-func (r *FileReader) ReadChain(recs []auditfmt.Record, pos []ChainPos) (n int, err error) {
+func (r *FileReader) ReadChain(recs []auditfmt.Record, pos []hashchain.Pos) (n int, err error) {
 	if r.index[colOrigin] < 0 {
 		return 0, &ColumnError{File: r.path, Column: columnNames[colOrigin], Expected: columnTypes[colOrigin].String()}
 	}
@@ -452,7 +454,7 @@ func (r *FileReader) ReadChain(recs []auditfmt.Record, pos []ChainPos) (n int, e
 }
 
 // read reads into recs and, if pos is not nil, pos.
-func (r *FileReader) read(recs []auditfmt.Record, pos []ChainPos) (n int, err error) {
+func (r *FileReader) read(recs []auditfmt.Record, pos []hashchain.Pos) (n int, err error) {
 	for n < len(recs) {
 		if r.pos == len(r.batch) {
 			if err := r.fill(); err != nil {

@@ -14,80 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormaudit/stormaudit/hashchain"
+	"github.com/stormaudit/stormaudit/internal/testkit"
+
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
-
-var testSources = []string{"fleet-a.ndjson", "-", "fleet b/日志.csv"}
-
-// genRecords returns n valid records sorted by client_id, recorded_at, with
-// every optional field present or absent at random, unicode in the strings
-// and Extra and Envelope on some.
-func genRecords(seed uint64, n int) []auditfmt.Record {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	recs := make([]auditfmt.Record, n)
-	base := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC).UnixNano()
-	for i := range recs {
-		r := &recs[i]
-		dev := i / 37
-		r.ClientID = fmt.Sprintf("dev-%05d", dev)
-		if dev%5 == 3 {
-			r.ClientID += "-ünï-😀"
-		}
-		r.RecordedAt = base + int64(dev)*int64(time.Millisecond) + int64(i%37)*int64(1500*time.Millisecond) + rng.Int64N(1000)
-		r.OffsetMin = []int16{0, 60, -300, 330, 1439, -1439}[rng.IntN(6)]
-		r.Attempt = int64(i % 37 % 9)
-		r.BackoffDelayS = rng.Float64() * 60
-		r.Outcome = auditfmt.Outcome(1 + rng.IntN(8))
-		r.CleanSession = rng.IntN(2) == 0
-		r.Source = uint32(rng.IntN(len(testSources)))
-		r.Line = int64(i + 1)
-		genOptionals(rng, r)
-	}
-	return recs
-}
-
-func genOptionals(rng *rand.Rand, r *auditfmt.Record) {
-	coin := func() bool { return rng.IntN(2) == 0 }
-	if coin() {
-		r.Has |= auditfmt.HasSchema
-		r.Schema = auditfmt.SchemaVersion
-	}
-	if coin() {
-		r.Has |= auditfmt.HasDeviceSeq
-		r.DeviceSeq = rng.Int64N(3) * rng.Int64N(1<<40) // zero often
-	}
-	if coin() {
-		r.Has |= auditfmt.HasReasonCode
-		r.ReasonCode = rng.Int64N(256) * rng.Int64N(2) // zero often
-	}
-	if coin() {
-		r.Has |= auditfmt.HasCeiling
-		r.CeilingS = float64(rng.IntN(3)) * rng.Float64() * 120
-	}
-	if coin() {
-		r.Has |= auditfmt.HasSessionPresent
-		r.SessionPresent = coin()
-	}
-	r.Stage = auditfmt.Stage(rng.IntN(4))
-	r.FailureClass = auditfmt.FailureClass(rng.IntN(7))
-	if coin() {
-		r.HostID = fmt.Sprintf("host-%d", rng.IntN(50))
-	}
-	if coin() {
-		r.AttemptID = fmt.Sprintf("att-%08x", rng.Uint32())
-	}
-	if coin() {
-		r.RecordID = fmt.Sprintf("rec-%016x-ß", rng.Uint64())
-	}
-	if rng.IntN(4) == 0 {
-		r.Extra = fmt.Sprintf(`{"fw":"1.%d.0","note":"ünïcødé ✓","nested":{"a":[1,2,%d]}}`, rng.IntN(9), rng.IntN(100))
-	}
-	if rng.IntN(3) == 0 {
-		r.Envelope = `{"message":"mqtt_reconnect","levelname":"INFO","logger":"répéteur"}`
-	}
-}
 
 // typicalRecords returns n records shaped like a real fleet's log: the
 // required fields, schema and host_id on every record, a failure class
@@ -124,20 +57,20 @@ func typicalRecords(n int) []auditfmt.Record {
 
 // chainOf returns the chain position the tests store with r: made up,
 // but derived from r alone, so that expectations need only the record.
-func chainOf(r *auditfmt.Record) ChainPos {
-	return ChainPos{Origin: "test-log/" + r.ClientID, Seq: r.Line - 1, Link: sha256.Sum256([]byte(fmt.Sprint(r.ClientID, r.Line)))}
+func chainOf(r *auditfmt.Record) hashchain.Pos {
+	return hashchain.Pos{Origin: "test-log/" + r.ClientID, Seq: r.Line - 1, Link: sha256.Sum256([]byte(fmt.Sprint(r.ClientID, r.Line)))}
 }
 
 // writeTestFile writes recs to path, with their chainOf positions if
 // chained.
 func writeTestFile(t testing.TB, path string, recs []auditfmt.Record, chained bool, opts ...FileOption) *FileWriter {
 	t.Helper()
-	w, err := CreateFile(path, testSources, opts...)
+	w, err := CreateFile(path, testkit.Sources, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Uneven batches exercise the chunking.
-	pos := make([]ChainPos, 777)
+	pos := make([]hashchain.Pos, 777)
 	for len(recs) > 0 {
 		k := min(len(recs), 777)
 		if chained {
@@ -159,7 +92,7 @@ func writeTestFile(t testing.TB, path string, recs []auditfmt.Record, chained bo
 	return w
 }
 
-func readTestFile(t testing.TB, path string) ([]auditfmt.Record, []ChainPos, []string) {
+func readTestFile(t testing.TB, path string) ([]auditfmt.Record, []hashchain.Pos, []string) {
 	t.Helper()
 	r, err := OpenFile(path)
 	if err != nil {
@@ -167,8 +100,8 @@ func readTestFile(t testing.TB, path string) ([]auditfmt.Record, []ChainPos, []s
 	}
 	defer r.Close()
 	var got []auditfmt.Record
-	var gotPos []ChainPos
-	buf, pos := make([]auditfmt.Record, 500), make([]ChainPos, 500)
+	var gotPos []hashchain.Pos
+	buf, pos := make([]auditfmt.Record, 500), make([]hashchain.Pos, 500)
 	for {
 		n, err := r.ReadChain(buf, pos)
 		got, gotPos = append(got, buf[:n]...), append(gotPos, pos[:n]...)
@@ -199,7 +132,7 @@ func TestFileRoundTrip(t *testing.T) {
 		{"uneven row groups", 1001, 3, []FileOption{RowGroupRows(500)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want := genRecords(1, tc.n)
+			want := testkit.Records(1, tc.n)
 			for i := range want {
 				if err := want[i].Validate(); err != nil {
 					t.Fatalf("generated record %d: %v", i, err)
@@ -218,8 +151,8 @@ func TestFileRoundTrip(t *testing.T) {
 				t.Errorf("SHA256() = %s, file hashes to %x", w.SHA256(), sum)
 			}
 			got, pos, sources := readTestFile(t, path)
-			if !slices.Equal(sources, testSources) {
-				t.Errorf("Sources() = %q, want %q", sources, testSources)
+			if !slices.Equal(sources, testkit.Sources) {
+				t.Errorf("Sources() = %q, want %q", sources, testkit.Sources)
 			}
 			compareRecords(t, got, want)
 			for i := range pos {
@@ -250,7 +183,7 @@ func compareRecords(t *testing.T, got, want []auditfmt.Record) {
 // TestFileMetadata checks what the file declares to other readers.
 func TestFileMetadata(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.parquet")
-	writeTestFile(t, path, genRecords(2, 3000), true, RowGroupRows(1000))
+	writeTestFile(t, path, testkit.Records(2, 3000), true, RowGroupRows(1000))
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +223,7 @@ func TestFileMetadata(t *testing.T) {
 }
 
 func TestFileWriterErrors(t *testing.T) {
-	recs := genRecords(3, 10)
+	recs := testkit.Records(3, 10)
 	for _, tc := range []struct {
 		name string
 		edit func([]auditfmt.Record)
@@ -303,7 +236,7 @@ func TestFileWriterErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.parquet")
-			w, err := CreateFile(path, testSources)
+			w, err := CreateFile(path, testkit.Sources)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -429,22 +362,22 @@ func TestOpenFileRejectsForeignFiles(t *testing.T) {
 }
 
 func TestChainColumns(t *testing.T) {
-	recs := genRecords(4, 100)
+	recs := testkit.Records(4, 100)
 	path := filepath.Join(t.TempDir(), "f.parquet")
 	writeTestFile(t, path, recs, false)
 	got, pos, _ := readTestFile(t, path)
 	compareRecords(t, got, recs)
 	for i := range pos {
-		if pos[i] != (ChainPos{}) {
+		if pos[i] != (hashchain.Pos{}) {
 			t.Fatalf("row %d written without a chain position reads as %+v", i, pos[i])
 		}
 	}
 
-	w, err := CreateFile(filepath.Join(t.TempDir(), "g.parquet"), testSources)
+	w, err := CreateFile(filepath.Join(t.TempDir(), "g.parquet"), testkit.Sources)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteChained(recs, make([]ChainPos, 3)); err == nil || !strings.Contains(err.Error(), "100 records but 3 chain positions") {
+	if err := w.WriteChained(recs, make([]hashchain.Pos, 3)); err == nil || !strings.Contains(err.Error(), "100 records but 3 chain positions") {
 		t.Errorf("WriteChained with too few positions: %v", err)
 	}
 	w.Close()
@@ -480,7 +413,7 @@ func TestChainColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	_, err = r.ReadChain(make([]auditfmt.Record, 1), make([]ChainPos, 1))
+	_, err = r.ReadChain(make([]auditfmt.Record, 1), make([]hashchain.Pos, 1))
 	var ce *ColumnError
 	if !errors.As(err, &ce) || err.Error() != foreign+": not a stormaudit dataset file: no column origin (expected BYTE_ARRAY (STRING))" {
 		t.Errorf("ReadChain: %v", err)
@@ -497,7 +430,7 @@ func TestChainColumns(t *testing.T) {
 	if n, err := r2.Read(make([]auditfmt.Record, 2)); n != 2 || err != nil {
 		t.Errorf("Read: %d, %v", n, err)
 	}
-	if _, err := r2.ReadChain(make([]auditfmt.Record, 2), make([]ChainPos, 2)); err == nil || !strings.Contains(err.Error(), "ReadChain after Read") {
+	if _, err := r2.ReadChain(make([]auditfmt.Record, 2), make([]hashchain.Pos, 2)); err == nil || !strings.Contains(err.Error(), "ReadChain after Read") {
 		t.Errorf("ReadChain after Read: %v", err)
 	}
 }
@@ -603,7 +536,7 @@ func TestReadThirdPartyRows(t *testing.T) {
 func BenchmarkWriteFile(b *testing.B) {
 	recs := typicalRecords(1 << 20)
 	b.Run("records", func(b *testing.B) { benchWrite(b, recs, nil) })
-	pos := make([]ChainPos, len(recs))
+	pos := make([]hashchain.Pos, len(recs))
 	for i := range recs {
 		pos[i] = chainOf(&recs[i])
 	}
@@ -612,12 +545,12 @@ func BenchmarkWriteFile(b *testing.B) {
 
 // benchWrite writes recs, with pos if not nil, as ingest does: 8192 at a
 // time.
-func benchWrite(b *testing.B, recs []auditfmt.Record, pos []ChainPos) {
+func benchWrite(b *testing.B, recs []auditfmt.Record, pos []hashchain.Pos) {
 	path := filepath.Join(b.TempDir(), "bench.parquet")
 	var size int64
-	cpu := cpuTime()
+	cpu := testkit.CPUTime()
 	for b.Loop() {
-		w, err := CreateFile(path, testSources)
+		w, err := CreateFile(path, testkit.Sources)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -647,7 +580,7 @@ func BenchmarkReadFile(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "bench.parquet")
 	writeTestFile(b, path, recs, true)
 	buf := make([]auditfmt.Record, 4096)
-	cpu := cpuTime()
+	cpu := testkit.CPUTime()
 	for b.Loop() {
 		r, err := OpenFile(path)
 		if err != nil {
@@ -675,11 +608,11 @@ func BenchmarkReadFile(b *testing.B) {
 // reportRows reports rows per second of wall time and, where it can be
 // measured, per second of the process's CPU time (user and system, GC
 // included), which other load on a shared machine disturbs less. cpu is
-// cpuTime() before the loop.
+// testkit.CPUTime() before the loop.
 func reportRows(b *testing.B, rows int, cpu time.Duration) {
 	total := float64(rows) * float64(b.N)
 	b.ReportMetric(total/b.Elapsed().Seconds(), "rows/s")
-	if used := cpuTime() - cpu; used > 0 {
+	if used := testkit.CPUTime() - cpu; used > 0 {
 		b.ReportMetric(total/used.Seconds(), "rows/cpu-s")
 	}
 }
@@ -692,7 +625,7 @@ func reportRows(b *testing.B, rows int, cpu time.Duration) {
 // parquet-go's row reader, not ours, which cannot tell a null string from
 // an empty one.
 func TestNullsAtWriteBoundaries(t *testing.T) {
-	recs := genRecords(21, 1024)
+	recs := testkit.Records(21, 1024)
 	for i := range recs {
 		y := 1 + i/64%30
 		if k := i % 64; k == y-1 || k >= 2*y {
@@ -702,7 +635,7 @@ func TestNullsAtWriteBoundaries(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "f.parquet")
-	w, err := CreateFile(path, testSources)
+	w, err := CreateFile(path, testkit.Sources)
 	if err != nil {
 		t.Fatal(err)
 	}

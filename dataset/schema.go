@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stormaudit/stormaudit/hashchain"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
@@ -79,7 +81,7 @@ const (
 	colEnvelope
 	colSource
 	colLine
-	colOrigin // the chain columns (ChainPos), null in rows written without
+	colOrigin // the chain columns (hashchain.Pos), null in rows written without
 	colSeq
 	colLink
 	numColumns
@@ -122,7 +124,7 @@ type narrowed struct {
 // position). dst points into rec, pos and nw, which must stay untouched
 // until dst has been written. sources maps rec.Source to a name. Errors
 // are *auditfmt.FieldError.
-func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, pos *ChainPos, sources []string) error {
+func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, pos *hashchain.Pos, sources []string) error {
 	if int(rec.Source) >= len(sources) {
 		return &auditfmt.FieldError{Field: "source", Expected: fmt.Sprintf("an index below %d (the number of sources)", len(sources)), Found: fmt.Sprint(rec.Source)}
 	}
@@ -381,7 +383,7 @@ type decoder struct {
 // decodeColumn stores vals, the values of column c for consecutive rows, in
 // recs or, for the chain columns, in pos. errs[i] receives the first error
 // of row i (an *auditfmt.FieldError) unless it already has one.
-func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, pos []ChainPos, errs []error, vals []parquet.Value) {
+func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, pos []hashchain.Pos, errs []error, vals []parquet.Value) {
 	if isChainColumn(c) {
 		d.decodeChain(c, pos, vals)
 		return
@@ -403,7 +405,7 @@ func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, pos []ChainPos, er
 
 // decodeChain stores the values of a chain column in pos; null leaves the
 // field zero.
-func (d *decoder) decodeChain(c int, pos []ChainPos, vals []parquet.Value) {
+func (d *decoder) decodeChain(c int, pos []hashchain.Pos, vals []parquet.Value) {
 	for i := range vals {
 		v := &vals[i]
 		if v.IsNull() {

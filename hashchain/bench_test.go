@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormaudit/stormaudit/auditfmt"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
 // benchRecords returns n records as a fleet's reference clients write them
@@ -85,8 +86,7 @@ func BenchmarkPerRecord(b *testing.B) {
 	}{{"plain", false}, {"mixed", true}} {
 		b.Run(mix.name, func(b *testing.B) {
 			recs := benchRecords(4096, mix.extra)
-			sources := []string{"gw-a.ndjson", "gw-b.ndjson", "gw-c.ndjson.gz"}
-			rbuf, wbuf := make([]byte, 0, 1024), make([]byte, 0, 512)
+			rbuf := make([]byte, 0, 1024)
 			var tree Tree
 			var n int
 			var link tlog.Hash
@@ -104,8 +104,7 @@ func BenchmarkPerRecord(b *testing.B) {
 					b.Fatal(err)
 				}
 				link = NextLink(link, RecordHash(R))
-				W := AppendRowBytes(wbuf[:0], origin, seq, link, sources[r.Source], r.Line)
-				tree.Append(LeafHash(W))
+				tree.Append(Leaf(Pos{Origin: origin, Seq: seq, Link: link}))
 				seq++
 				n++
 			}
@@ -115,16 +114,16 @@ func BenchmarkPerRecord(b *testing.B) {
 }
 
 // BenchmarkHashFloor is the SHA-256 work of one record alone: R (about
-// 190 bytes), the link, W (about 150 bytes) and one tree node, for
-// comparison with BenchmarkPerRecord.
+// 190 bytes), the link, the leaf and one tree node, for comparison with
+// BenchmarkPerRecord.
 func BenchmarkHashFloor(b *testing.B) {
-	R, W := make([]byte, 190), make([]byte, 150)
+	R := make([]byte, 190)
 	var h tlog.Hash
 	var n int
 	cpu := cpuTime()
 	for b.Loop() {
 		h = NextLink(h, RecordHash(R))
-		h = tlog.NodeHash(h, LeafHash(W))
+		h = tlog.NodeHash(h, Leaf(Pos{Origin: "stormaudit.example/incident/dev-0001", Seq: int64(n), Link: h}))
 		n++
 	}
 	reportRate(b, n, cpu)

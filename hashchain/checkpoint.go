@@ -18,9 +18,9 @@ import (
 // A Checkpoint commits to a tree: its origin (the log's name), its size
 // and its root hash.
 type Checkpoint struct {
-	Origin string
-	Size   int64
-	Root   tlog.Hash
+	Origin string    `json:"origin"` // the log's name, LOG
+	Size   int64     `json:"size"`   // the number of rows it covers
+	Root   tlog.Hash `json:"root"`   // the root of the tree of those rows
 }
 
 // Format returns the checkpoint's body in the C2SP tlog-checkpoint format,

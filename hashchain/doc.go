@@ -1,8 +1,11 @@
-// Package hashchain computes the integrity of a stormaudit dataset: the
-// canonical bytes of records and rows, the per-device hash chains, the
-// RFC 6962 Merkle tree over all rows, and signed checkpoints of that tree.
-// It implements version 1 of docs/hashchain.md, which is the normative
-// text; this summary follows it.
+// Package hashchain owns the integrity of stormaudit's logs: the
+// canonical bytes of records, the per-device hash chains and their state,
+// the RFC 6962 Merkle tree over all rows, signed checkpoints of that tree,
+// single-record inclusion proofs, and the strict parsing of all of them.
+// Every reader and writer of a dataset or a collector log goes through it,
+// so a file cannot pass one reader and fail another. It implements version
+// 2 of docs/hashchain.md, which is the normative text; this summary
+// follows it.
 //
 // # Canonical record bytes
 //
@@ -29,17 +32,20 @@
 //	link[-1] = SHA-256("stormaudit/chain/v1\n" || origin || "\n")     Genesis
 //	link[n]  = SHA-256(link[n-1] || h[n])                             NextLink
 //
-// for the records with seq = 0, 1, 2, ... of that origin.
+// for the records with seq = 0, 1, 2, ... of that origin ([Origin]).
+// [Chains] keeps the chains' heads, for the writers ([Chains.Append]) and
+// the readers ([Chains.Follow], which says in a [ChainError] how a record
+// does not follow its chain).
 //
 // # Rows and the tree
 //
-// Every row of the dataset has bytes W ([AppendRowBytes]), the RFC 8785
-// form of {"line", "link", "origin", "seq", "source"}, and a leaf
-// SHA-256(0x00 || W) ([LeafHash]). One RFC 6962 Merkle tree covers the
-// leaves of all rows in storage order; [Tree] computes its root while the
-// rows stream past, in O(log n) memory. Proofs of inclusion and
-// consistency come from package tlog ([tlog.ProveRecord],
-// [tlog.ProveTree]) over a [LeafHashes].
+// Every row has a leaf SHA-256(0x00 || link || seq || origin) ([Leaf]):
+// the link, seq as 8 bytes big-endian, the origin. One RFC 6962 Merkle
+// tree covers the leaves of all rows in storage order; [Tree] computes its
+// root while the rows stream past, in O(log n) memory. Proofs of
+// inclusion and consistency come from package tlog ([tlog.ProveRecord],
+// [tlog.ProveTree]) over a [LeafHashes]; a [Proof] carries one record with
+// its inclusion proof and checkpoint, and [CheckProof] checks it.
 //
 // # Checkpoints
 //

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"log"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/hashchain"
-	"golang.org/x/mod/sumdb/note"
 )
 
-// One record through the whole scheme: its canonical bytes R, its chain
-// link, its row bytes W, the tree and a signed checkpoint.
+// One record through the whole scheme: its canonical bytes R, its place
+// in its device's chain, its tree leaf and a signed checkpoint.
 func Example() {
 	line := `{"client_id": "dev-0001", "attempt": 0, "backoff_delay_s": 0.21, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34.979964+00:00", "rssi": -71}`
 	var dec auditfmt.Decoder
@@ -24,12 +25,11 @@ func Example() {
 		log.Fatal(err)
 	}
 	const logName = "stormaudit.example/incident"
-	origin := logName + "/" + rec.ClientID
-	link := hashchain.NextLink(hashchain.Genesis(origin), hashchain.RecordHash(R))
-	W := hashchain.AppendRowBytes(nil, origin, 0, link, "gw-a.ndjson", 1)
+	chains := hashchain.NewChains(logName, true)
+	pos := chains.Append(rec.ClientID, hashchain.RecordHash(R))
 
 	var tree hashchain.Tree
-	tree.Append(hashchain.LeafHash(W))
+	tree.Append(hashchain.Leaf(pos))
 	checkpoint := hashchain.Checkpoint{Origin: logName, Size: tree.Size(), Root: tree.Root()}
 
 	// TEST ONLY: a secret key published in the test vectors.
@@ -41,16 +41,16 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("R: %s\nW: %s\n\n%s", R, W, signed)
+	fmt.Printf("R: %s\n%s seq %d link %v\n\n%s", R, pos.Origin, pos.Seq, pos.Link, signed)
 	// Output:
 	// R: {"record":{"attempt":0,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00","rssi":-71}}
-	// W: {"line":1,"link":"v3EvJlbjwM7Gv6t+gc2Ftravdaaup6RgdUKpj5fkHGM=","origin":"stormaudit.example/incident/dev-0001","seq":0,"source":"gw-a.ndjson"}
+	// stormaudit.example/incident/dev-0001 seq 0 link v3EvJlbjwM7Gv6t+gc2Ftravdaaup6RgdUKpj5fkHGM=
 	//
 	// stormaudit.example/incident
 	// 1
-	// bTqeG0DlkdBCta7OeGAehc6Hn0GBR36evOFLInLyD88=
+	// MRnSAI9fxKYWeJ2l677kgVXoljq9o+fK663IQFrC4RE=
 	//
-	// — stormaudit.example/test-only kQegYIqRrEqtsqJw5SLzcH+O9nvu42+3NhXQx/ecQTlLD+HsciQmSoYzuzZdQUUi5S0tQNWv6iO1TSXtxpXUJc0K3Ao=
+	// — stormaudit.example/test-only kQegYAhSaQdwO2Vg/Q8oiM8mLbHf4oEvx6BwU1sHKMpfhEp5TvcTRlmLyWe6LmpfTnh2mgkJ3eBGN5zdznlql8KH8wE=
 }
 
 func ExampleOpenCheckpoint() {

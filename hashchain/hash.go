@@ -2,8 +2,9 @@ package hashchain
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"strconv"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -12,9 +13,6 @@ import (
 // SHA-256(0x00 || R), the RFC 6962 leaf hash of R (the same as
 // [tlog.RecordHash]).
 func RecordHash(R []byte) tlog.Hash { return leafHash(R) }
-
-// LeafHash returns the tree leaf of a row's bytes W: SHA-256(0x00 || W).
-func LeafHash(W []byte) tlog.Hash { return leafHash(W) }
 
 // leafHash returns SHA-256(0x00 || b), hashing small inputs from a stack
 // buffer to save the allocation of a hash.Hash.
@@ -53,34 +51,26 @@ func NextLink(prev, recordHash tlog.Hash) tlog.Hash {
 	return sha256.Sum256(buf[:])
 }
 
-// AppendRowBytes appends W, the canonical bytes of a dataset row, to dst:
-// the RFC 8785 serialisation of
-//
-//	{"line": line, "link": base64(link), "origin": origin, "seq": seq, "source": source}
-//
-// where origin names the row's chain, seq is the record's place in it, link
-// is its chain link, and source and line say where the record was read.
-// Invalid UTF-8 in origin or source is written as U+FFFD, byte by byte.
-// seq and line are exact below 2^53 (beyond it they are written as RFC 8785
-// writes the double nearest them).
-func AppendRowBytes(dst []byte, origin string, seq int64, link tlog.Hash, source string, line int64) []byte {
-	dst = append(dst, `{"line":`...)
-	dst = appendRowInt(dst, line)
-	dst = append(dst, `,"link":"`...)
-	dst = base64.StdEncoding.AppendEncode(dst, link[:])
-	dst = append(dst, `","origin":`...)
-	dst, _ = appendJSONString(dst, origin)
-	dst = append(dst, `,"seq":`...)
-	dst = appendRowInt(dst, seq)
-	dst = append(dst, `,"source":`...)
-	dst, _ = appendJSONString(dst, source)
-	return append(dst, '}')
-}
-
 // appendRowInt appends v as RFC 8785 writes the number v.
 func appendRowInt(dst []byte, v int64) []byte {
 	if v > maxExactInt || v < -maxExactInt {
 		return appendES6(dst, float64(v))
 	}
 	return strconv.AppendInt(dst, v, 10)
+}
+
+// A Hasher computes the record hashes of dataset rows, reusing its
+// buffer. It is not safe for concurrent use: use one per goroutine.
+type Hasher struct{ buf []byte }
+
+// Record returns the record hash of r read from source (its R holds
+// source and r.Line: AppendSourcedRecordBytes), and the length of R. It
+// fails as AppendRecordBytes does, for a record that has no R.
+func (h *Hasher) Record(r *auditfmt.Record, source string) (tlog.Hash, int, error) {
+	var err error
+	h.buf, err = AppendSourcedRecordBytes(h.buf[:0], r, source)
+	if err != nil {
+		return tlog.Hash{}, 0, err
+	}
+	return RecordHash(h.buf), len(h.buf), nil
 }

@@ -2,8 +2,7 @@ package hashchain
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
+	"encoding/binary"
 	"math"
 	"strings"
 	"testing"
@@ -16,9 +15,6 @@ func TestRecordHash(t *testing.T) {
 		b := []byte(strings.Repeat("x", n))
 		if got, want := RecordHash(b), tlog.RecordHash(b); got != want {
 			t.Errorf("RecordHash of %d bytes = %v, want %v", n, got, want)
-		}
-		if got, want := LeafHash(b), tlog.RecordHash(b); got != want {
-			t.Errorf("LeafHash of %d bytes = %v, want %v", n, got, want)
 		}
 	}
 }
@@ -38,38 +34,39 @@ func TestGenesisAndNextLink(t *testing.T) {
 	}
 }
 
-func TestRowBytes(t *testing.T) {
+// TestLeaf checks the tree leaf against its definition: SHA-256 of 0x00,
+// the link, seq as 8 bytes big-endian and the origin; and that each part
+// changes it.
+func TestLeaf(t *testing.T) {
 	var link tlog.Hash
 	for i := range link {
 		link[i] = byte(i * 7)
 	}
-	for _, tt := range []struct {
-		origin, source string
-		seq, line      int64
-	}{
-		{"stormaudit.example/incident/dev-0001", "gw-a.ndjson", 0, 1},
-		{"log/dév \"quoted\"\t\U0001F600", "C:\\logs\\a.csv", 12345, 9007199254740992},
-		{"log/x", "-", -1, math.MaxInt64},
+	for _, pos := range []Pos{
+		{Origin: "stormaudit.example/incident/dev-0001", Seq: 0, Link: link},
+		{Origin: "log/dév \"quoted\"\t\U0001F600", Seq: 12345, Link: link},
+		{Origin: strings.Repeat("o", 300), Seq: math.MaxInt64, Link: link},
 	} {
-		got := AppendRowBytes(nil, tt.origin, tt.seq, link, tt.source, tt.line)
-		// The same object through encoding/json and the canonicaliser.
-		j, err := json.Marshal(map[string]any{
-			"line": tt.line, "link": base64.StdEncoding.EncodeToString(link[:]),
-			"origin": tt.origin, "seq": tt.seq, "source": tt.source,
-		})
-		if err != nil {
-			t.Fatal(err)
+		var seq [8]byte
+		binary.BigEndian.PutUint64(seq[:], uint64(pos.Seq))
+		want := sha256.Sum256(append(append(append([]byte{0}, link[:]...), seq[:]...), pos.Origin...))
+		if got := Leaf(pos); got != tlog.Hash(want) {
+			t.Errorf("Leaf(%q, %d) = %v, want %v", pos.Origin, pos.Seq, got, tlog.Hash(want))
 		}
-		want, err := AppendCanonicalJSON(nil, j)
-		if err != nil {
-			t.Fatal(err)
+		other := pos
+		other.Seq++
+		if Leaf(other) == Leaf(pos) {
+			t.Error("the seq does not change the leaf")
 		}
-		if string(got) != string(want) {
-			t.Errorf("got  %s\nwant %s", got, want)
+		other = pos
+		other.Origin += "x"
+		if Leaf(other) == Leaf(pos) {
+			t.Error("the origin does not change the leaf")
 		}
-	}
-	got := AppendRowBytes(nil, "o", 0, link, "bad\xffname", 1)
-	if !strings.Contains(string(got), `"source":"bad`+"\uFFFD"+`name"`) {
-		t.Errorf("invalid UTF-8 source: got %s", got)
+		other = pos
+		other.Link[31] ^= 1
+		if Leaf(other) == Leaf(pos) {
+			t.Error("the link does not change the leaf")
+		}
 	}
 }

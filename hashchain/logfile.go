@@ -4,21 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/stormaudit/stormaudit/auditfmt"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
 // The collector log is NDJSON, one record a line:
@@ -36,31 +35,17 @@ const (
 	checkpointTmpSuffix = ".checkpoint.tmp"
 )
 
-// A chainHead is the state of one chain of a collector log: its origin,
-// the origin as the log's lines write it (a JSON string) and as rows write
-// it (an RFC 8785 string), the seq of the next record and the link of the
-// last one (Genesis before the first). origin, quoted and row never change
-// once the head exists.
-type chainHead struct {
-	origin string
-	quoted []byte
-	row    []byte
-	seq    int64
-	link   tlog.Hash
+// quotedOrigin returns h.Origin as a JSON string, as the log's lines
+// write it, computed once per chain.
+func (h *Head) quotedOrigin() []byte {
+	if h.quoted == nil {
+		h.quoted = auditfmt.AppendJSONString(nil, h.Origin)
+	}
+	return h.quoted
 }
 
-func newChainHead(origin string) *chainHead {
-	row, _ := appendJSONString(nil, origin)
-	return &chainHead{origin: origin, quoted: auditfmt.AppendJSONString(nil, origin), row: row, link: Genesis(origin)}
-}
-
-// linkBase64 is a link in standard base64, as lines and rows write it.
-type linkBase64 [44]byte
-
-func encodeLink(link tlog.Hash) (b linkBase64) {
-	base64.StdEncoding.Encode(b[:], link[:])
-	return b
-}
+// linkBase64 is a link in standard base64, as lines write it.
+type linkBase64 = [44]byte
 
 // appendLinePrefix appends the start of a collector-log line, up to the
 // record: {"chain":{"link":...,"origin":...,"seq":...},"audit":
@@ -78,26 +63,6 @@ func appendLinePrefix64(dst []byte, link *linkBase64, quotedOrigin []byte, seq i
 	dst = strconv.AppendInt(dst, seq, 10)
 	return append(dst, `},"audit":`...)
 }
-
-// appendRow appends W as AppendRowBytes does, with origin and source
-// already written as RFC 8785 strings and the link in base64.
-func appendRow(dst []byte, line int64, link *linkBase64, rowOrigin []byte, seq int64, rowSource []byte) []byte {
-	dst = append(dst, `{"line":`...)
-	dst = appendRowInt(dst, line)
-	dst = append(dst, `,"link":"`...)
-	dst = append(dst, link[:]...)
-	dst = append(dst, `","origin":`...)
-	dst = append(dst, rowOrigin...)
-	dst = append(dst, `,"seq":`...)
-	dst = appendRowInt(dst, seq)
-	dst = append(dst, `,"source":`...)
-	dst = append(dst, rowSource...)
-	return append(dst, '}')
-}
-
-// leafOf returns the leaf hash of the row W whose bytes follow a 0x00 in
-// zw: SHA-256(0x00 || W), LeafHash without copying W.
-func leafOf(zw []byte) tlog.Hash { return sha256.Sum256(zw) }
 
 // ParseChainEnvelope extracts a record's place in a chain from the
 // envelope a collector log wraps it in: envelope is auditfmt.Record.Envelope
@@ -359,12 +324,10 @@ func (e *LogError) Unwrap() error { return e.Err }
 // A logState verifies the lines of a collector log in order and keeps
 // what a writer needs to go on: the chain heads and the tree.
 type logState struct {
-	path      string // for errors
-	source    string // the log's base name, the source of every row's W
-	rowSource []byte // source as W writes it
-	log       string // LOG; "" until the first line says it (ReadLog without a checkpoint)
+	path string // for errors
+	log  string // LOG; "" until the first line says it (ReadLog without a checkpoint)
 
-	heads   map[string]*chainHead // by client_id
+	chains  *Chains // nil until log is known
 	tree    Tree
 	records int64
 
@@ -379,8 +342,10 @@ type logState struct {
 }
 
 func newLogState(path, log string, snapAt int64) *logState {
-	s := &logState{path: path, source: filepath.Base(path), log: log, heads: make(map[string]*chainHead), snapAt: snapAt}
-	s.rowSource, _ = appendJSONString(nil, s.source)
+	s := &logState{path: path, log: log, snapAt: snapAt}
+	if log != "" {
+		s.chains = NewChains(log, false)
+	}
 	if snapAt == 0 {
 		s.snapRoot = s.tree.Root()
 	}
@@ -419,60 +384,42 @@ func (s *logState) verify(line []byte, n int64) error {
 	}
 	r := &s.rec
 	r.Envelope = ""
-	head := s.heads[r.ClientID]
-	isNew := head == nil
-	if isNew {
-		if s.log == "" {
-			if err := s.learnLog(origin, r.ClientID); err != nil {
-				return lineErr(string(origin), seq, err)
-			}
+	if s.chains == nil {
+		if err := s.learnLog(origin, r.ClientID); err != nil {
+			return lineErr(string(origin), seq, err)
 		}
-		head = newChainHead(s.log + "/" + r.ClientID)
-	}
-	if string(origin) != head.origin {
-		return lineErr(string(origin), seq, s.originError(origin, head.origin, r.ClientID))
-	}
-	if seq != head.seq {
-		var what string
-		switch {
-		case seq == head.seq+1:
-			what = fmt.Sprintf("seq %d of this chain is missing or later in the log", head.seq)
-		case seq > head.seq:
-			what = fmt.Sprintf("seq %d to %d of this chain are missing or later in the log", head.seq, seq-1)
-		default:
-			what = fmt.Sprintf("seq %d appeared before: a record is repeated or out of order", seq)
-		}
-		return lineErr(head.origin, seq, fmt.Errorf("seq differs: the chain expects %d (%s)", head.seq, what))
+		s.chains = NewChains(s.log, false)
 	}
 	R, err := AppendRecordBytes(s.rbuf[:0], r)
 	if err != nil {
-		return lineErr(head.origin, seq, fmt.Errorf("record has no canonical bytes: %w", err))
+		return lineErr(string(origin), seq, fmt.Errorf("record has no canonical bytes: %w", err))
 	}
 	s.rbuf = R
-	if want := NextLink(head.link, RecordHash(R)); want != link {
-		return lineErr(head.origin, seq, fmt.Errorf("link differs: the line holds %s, the chain computes %s (this record, or an earlier one of its chain, was changed)",
-			base64.StdEncoding.EncodeToString(link[:]), base64.StdEncoding.EncodeToString(want[:])))
-	}
-	link64 := encodeLink(link)
-	s.lbuf = appendLinePrefix64(s.lbuf[:0], &link64, head.quoted, seq)
-	s.lbuf = append(appendAuditJSON(s.lbuf, r), '}')
+	h := RecordHash(R)
+	// the line must be the one the writer writes for this record, before
+	// the record may join its chain
+	s.xbuf = auditfmt.AppendJSONString(s.xbuf[:0], string(origin))
+	s.lbuf = append(r.AppendJSON(appendLinePrefix(s.lbuf[:0], link, s.xbuf, seq)), '}')
 	if !bytes.Equal(s.lbuf, line) {
-		return lineErr(head.origin, seq, fmt.Errorf("the line is %w (the bytes were changed)", formDiff(line, s.lbuf)))
+		return lineErr(string(origin), seq, fmt.Errorf("the line is %w (the bytes were changed)", formDiff(line, s.lbuf)))
 	}
 	if r.Extra != "" {
 		// The decoder keeps unknown members as written, and R does not
 		// see how they are written: the log holds them in RFC 8785 form.
 		s.xbuf, err = AppendCanonicalJSON(s.xbuf[:0], []byte(r.Extra))
 		if err != nil || string(s.xbuf) != r.Extra {
-			return lineErr(head.origin, seq, fmt.Errorf("the unknown members are %w: the log holds them in their RFC 8785 form (the bytes were changed)", formDiff([]byte(r.Extra), s.xbuf)))
+			return lineErr(string(origin), seq, fmt.Errorf("the unknown members are %w: the log holds them in their RFC 8785 form (the bytes were changed)", formDiff([]byte(r.Extra), s.xbuf)))
 		}
 	}
-	if isNew {
-		s.heads[r.ClientID] = head
+	pos := Pos{Origin: string(origin), Seq: seq, Link: link}
+	if err := s.chains.Follow(r.ClientID, pos, h, false); err != nil {
+		var ce *ChainError
+		if errors.As(err, &ce) && ce.Field == "origin" {
+			err = s.originError(origin, Origin(s.log, r.ClientID), r.ClientID)
+		}
+		return lineErr(pos.Origin, seq, err)
 	}
-	head.seq, head.link = seq+1, link
-	s.rbuf = appendRow(append(s.rbuf[:0], 0), n, &link64, head.row, seq, s.rowSource)
-	s.tree.Append(leafOf(s.rbuf))
+	s.tree.Append(Leaf(pos))
 	if s.records++; s.records == s.snapAt {
 		s.snapRoot = s.tree.Root()
 	}
@@ -483,7 +430,7 @@ func (s *logState) verify(line []byte, n int64) error {
 func (s *logState) learnLog(origin []byte, clientID string) error {
 	log, ok := strings.CutSuffix(string(origin), "/"+clientID)
 	if !ok || log == "" {
-		return fmt.Errorf("origin differs: expected LOG/%s", clientID)
+		return fmt.Errorf("origin: expected LOG/%s", clientID)
 	}
 	if _, err := parseOrigin([]byte(log)); err != nil {
 		return fmt.Errorf("origin's log name %q: expected non-empty UTF-8 without control characters", log)
@@ -495,9 +442,9 @@ func (s *logState) learnLog(origin []byte, clientID string) error {
 // originError explains an origin that is not LOG/CLIENT_ID.
 func (s *logState) originError(origin []byte, want, clientID string) error {
 	if log, ok := strings.CutSuffix(string(origin), "/"+clientID); ok && log != s.log {
-		return fmt.Errorf("origin differs: expected %q; the line was written under the log name %q, not %q", want, log, s.log)
+		return fmt.Errorf("origin: expected %q; the line was written under the log name %q, not %q", want, log, s.log)
 	}
-	return fmt.Errorf("origin differs: expected %q (LOG/client_id)", want)
+	return fmt.Errorf("origin: expected %q (LOG/client_id)", want)
 }
 
 // formDiff says where line first differs from the bytes the writer writes
@@ -738,8 +685,10 @@ func readLog(path string, r io.Reader, checkpoint []byte, verifiers note.Verifie
 	if rep.Unsealed > 0 {
 		rep.UnsealedFrom = s.records - rep.Unsealed + 1
 	}
-	for _, h := range s.heads {
-		rep.Origins = append(rep.Origins, OriginSummary{Origin: h.origin, Records: h.seq, Head: h.link})
+	if s.chains != nil {
+		s.chains.Heads(func(_ string, h *Head) {
+			rep.Origins = append(rep.Origins, OriginSummary{Origin: h.Origin, Records: h.Next, Head: h.Link})
+		})
 	}
 	slices.SortFunc(rep.Origins, func(a, b OriginSummary) int { return cmp.Compare(a.Origin, b.Origin) })
 	return rep, nil
@@ -756,7 +705,7 @@ func (s *logState) checkCheckpoint(c *Checkpoint) error {
 	case c.Size > s.records:
 		return &LogError{Path: s.path, Line: s.records + 1, Err: fmt.Errorf("the log holds %d records, its checkpoint covers %d: sealed records were removed (the log was truncated)", s.records, c.Size)}
 	case c.Root != s.snapRoot:
-		return &LogError{Path: s.path, Line: c.Size, Err: fmt.Errorf("the tree of lines 1 to %d has the root %s, the checkpoint says %s: a sealed record was changed, removed, inserted or moved, or the log was renamed (its base name is in every row)",
+		return &LogError{Path: s.path, Line: c.Size, Err: fmt.Errorf("the tree of lines 1 to %d has the root %s, the checkpoint says %s: a sealed record was changed, removed, inserted or moved",
 			c.Size, base64.StdEncoding.EncodeToString(s.snapRoot[:]), base64.StdEncoding.EncodeToString(c.Root[:]))}
 	}
 	return nil

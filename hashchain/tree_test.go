@@ -32,7 +32,7 @@ func (s *storedHashes) add(t *testing.T, n int64, leaf tlog.Hash) {
 	*s = append(*s, hashes...)
 }
 
-func testLeaf(i int) tlog.Hash { return LeafHash(fmt.Appendf(nil, "leaf %d", i)) }
+func testLeaf(i int) tlog.Hash { return RecordHash(fmt.Appendf(nil, "leaf %d", i)) }
 
 func TestTreeRootEverySize(t *testing.T) {
 	var tree Tree

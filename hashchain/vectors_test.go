@@ -3,6 +3,7 @@ package hashchain
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -51,7 +52,7 @@ type vectorRow struct {
 	R          string `json:"R"`
 	RecordHash string `json:"record_hash"`
 	Link       string `json:"link"`
-	W          string `json:"W"`
+	Leaf       string `json:"leaf"` // the leaf's input L, hex
 	LeafHash   string `json:"leaf_hash"`
 }
 
@@ -65,7 +66,7 @@ type vectors struct {
 	Checkpoint string      `json:"checkpoint"`
 }
 
-const vectorsAbout = "Test vectors of docs/hashchain.md (hash chain and checkpoints, version 1). " +
+const vectorsAbout = "Test vectors of docs/hashchain.md (hash chain and checkpoints, version 2). " +
 	"Hashes are hex except root (standard base64, as in the checkpoint). check.py recomputes every value from the inputs; " +
 	"checkpoint.note is the checkpoint signed with the test-only key in test.pub."
 
@@ -96,13 +97,14 @@ func buildVectors(t *testing.T) (v vectors, note []byte) {
 		h := RecordHash(R)
 		link = NextLink(link, h)
 		prev[origin] = link
-		W := AppendRowBytes(nil, origin, seq, link, in.source, in.line)
-		leaf := LeafHash(W)
+		L := binary.BigEndian.AppendUint64(append([]byte(nil), link[:]...), uint64(seq))
+		L = append(L, origin...)
+		leaf := Leaf(Pos{Origin: origin, Seq: seq, Link: link})
 		tree.Append(leaf)
 		v.Rows = append(v.Rows, vectorRow{
 			Source: in.source, Line: in.line, Input: in.text, Origin: origin, Seq: seq,
 			R: string(R), RecordHash: hex.EncodeToString(h[:]), Link: hex.EncodeToString(link[:]),
-			W: string(W), LeafHash: hex.EncodeToString(leaf[:]),
+			Leaf: hex.EncodeToString(L), LeafHash: hex.EncodeToString(leaf[:]),
 		})
 	}
 	root := tree.Root()

@@ -11,9 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/stormaudit/stormaudit/auditfmt"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
 // WriterOptions configure a Writer.
@@ -55,7 +56,7 @@ const (
 // An entry is one appended record on its way to the file.
 type entry struct {
 	rec   auditfmt.Record // a copy, Envelope cleared
-	head  *chainHead      // for origin and quoted only, which never change
+	head  *Head           // for its origin and quoted origin only, which never change
 	seq   int64
 	link  tlog.Hash
 	index int64
@@ -68,7 +69,6 @@ type batch struct {
 	entries []entry
 	buf     []byte      // the encoded lines
 	leaves  []tlog.Hash // one per entry
-	wbuf    []byte      // scratch for W
 	done    chan struct{}
 	sync    chan syncResult // when set: after writing, fsync and reply
 }
@@ -86,19 +86,18 @@ type syncResult struct {
 // A record's work is split so that Append returns everything it promises
 // and no more: Append validates the record, computes R, its hash and the
 // chain link (so Position is complete), and queues a copy. Encoding its
-// line and its row W, and hashing the leaf, happen in GOMAXPROCS encoder
+// line and hashing its tree leaf happen in GOMAXPROCS encoder
 // goroutines, a batch of 1024 records at a time; one file goroutine then
 // adds the batches' leaves to the tree and writes each batch with one
 // write, in order. Sync, Checkpoint and Close wait for the queue to drain.
 // At most 8 batches are in flight; when the background falls behind,
 // Append waits.
 type Writer struct {
-	path, source string
-	rowSource    []byte // source as rows write it
-	log          string
-	signer       note.Signer
-	file         *os.File
-	lock         *os.File
+	path   string
+	log    string
+	signer note.Signer
+	file   *os.File
+	lock   *os.File
 
 	mu     sync.Mutex // guards what follows, and orders Appends
 	closed bool
@@ -138,8 +137,7 @@ func OpenWriter(path string, opts WriterOptions) (*Writer, *Recovery, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &Writer{path: path, source: filepath.Base(path), log: opts.Log, signer: opts.Signer, lock: lock}
-	w.rowSource, _ = appendJSONString(nil, w.source)
+	w := &Writer{path: path, log: opts.Log, signer: opts.Signer, lock: lock}
 	tree, rec, created, err := w.open()
 	if err != nil {
 		if w.file != nil {
@@ -213,7 +211,10 @@ func (w *Writer) open() (tree Tree, torn *Recovery, created bool, err error) {
 			return Tree{}, nil, created, err
 		}
 	}
-	w.chain = chainer{log: w.log, heads: s.heads, next: s.records}
+	if s.chains == nil { // an empty log
+		s.chains = NewChains(w.log, false)
+	}
+	w.chain = chainer{chains: s.chains, next: s.records}
 	return s.tree, torn, created, nil
 }
 
@@ -282,15 +283,13 @@ func (w *Writer) Append(rec *auditfmt.Record) (Position, error) {
 // A chainer chains records: it holds the heads of a log's chains and
 // turns records into entries.
 type chainer struct {
-	log   string
-	heads map[string]*chainHead // by client_id
-	last  *chainHead            // the head of the last record, to skip the map
-	next  int64                 // the index of the next record
-	rbuf  []byte
-	lbuf  []byte           // the slow path's line
-	xbuf  []byte           // the slow path's unknown members
-	dec   auditfmt.Decoder // for the slow path's read-back check
-	tmp   auditfmt.Record
+	chains *Chains
+	next   int64 // the index of the next record
+	rbuf   []byte
+	lbuf   []byte           // the slow path's line
+	xbuf   []byte           // the slow path's unknown members
+	dec    auditfmt.Decoder // for the slow path's read-back check
+	tmp    auditfmt.Record
 }
 
 // add validates rec, chains it and fills e with it. On error, nothing
@@ -315,42 +314,28 @@ func (c *chainer) add(e *entry, rec *auditfmt.Record) (Position, error) {
 		return Position{}, err
 	}
 	c.rbuf = zR
-	head := c.last
-	if head == nil || head.origin[len(c.log)+1:] != e.rec.ClientID {
-		head = c.heads[e.rec.ClientID]
-	}
-	isNew := head == nil
-	if isNew {
-		head = newChainHead(c.log + "/" + e.rec.ClientID)
-	}
-	link := NextLink(head.link, sha256.Sum256(zR))
-	if slowPath(&e.rec, len(c.log)) {
-		if e.line, err = c.slowLine(&e.rec, head, link); err != nil {
+	h := tlog.Hash(sha256.Sum256(zR))
+	head, _ := c.chains.head(e.rec.ClientID)
+	if slowPath(&e.rec, len(c.chains.log)) {
+		if e.line, err = c.slowLine(&e.rec, head, NextLink(head.Link, h)); err != nil {
 			return Position{}, err
 		}
 	}
-	if isNew {
-		c.heads[e.rec.ClientID] = head
-	}
-	e.head, e.seq, e.link, e.index = head, head.seq, link, c.next
-	head.seq, head.link = head.seq+1, link
-	c.last = head
+	pos := c.chains.Append(e.rec.ClientID, h)
+	e.head, e.seq, e.link, e.index = c.chains.cur, pos.Seq, pos.Link, c.next
 	c.next++
-	return Position{Origin: head.origin, Seq: e.seq, Link: link, Index: e.index}, nil
+	return Position{Origin: pos.Origin, Seq: pos.Seq, Link: pos.Link, Index: e.index}, nil
 }
 
-// encodeEntry appends e's line to dst, and returns it with e's leaf
-// hash; wbuf is scratch space for W.
-func encodeEntry(dst, wbuf []byte, e *entry, rowSource []byte) (line, wbufOut []byte, leaf tlog.Hash) {
-	link := encodeLink(e.link)
+// encodeEntry appends e's line to dst, and returns it with e's leaf hash.
+func encodeEntry(dst []byte, e *entry) (line []byte, leaf tlog.Hash) {
 	if e.line != nil {
 		dst = append(dst, e.line...)
 	} else {
-		dst = appendLinePrefix64(dst, &link, e.head.quoted, e.seq)
-		dst = append(appendAuditJSON(dst, &e.rec), '}', '\n')
+		dst = appendLinePrefix(dst, e.link, e.head.quotedOrigin(), e.seq)
+		dst = append(e.rec.AppendJSON(dst), '}', '\n')
 	}
-	wbuf = appendRow(append(wbuf[:0], 0), e.index+1, &link, e.head.row, e.seq, rowSource)
-	return dst, wbuf, leafOf(wbuf)
+	return dst, Leaf(Pos{Origin: e.head.Origin, Seq: e.seq, Link: e.link})
 }
 
 // maxPlainStrings bounds the bytes of a record's strings (and the log
@@ -379,7 +364,7 @@ func slowPath(r *auditfmt.Record, logLen int) bool {
 // is not too long and that its unknown members, which it writes in their
 // RFC 8785 form, decode as the same text. It returns the line, with its
 // newline.
-func (c *chainer) slowLine(r *auditfmt.Record, head *chainHead, link tlog.Hash) ([]byte, error) {
+func (c *chainer) slowLine(r *auditfmt.Record, head *Head, link tlog.Hash) ([]byte, error) {
 	if r.Extra != "" {
 		var err error
 		if c.xbuf, err = AppendCanonicalJSON(c.xbuf[:0], []byte(r.Extra)); err != nil {
@@ -389,9 +374,9 @@ func (c *chainer) slowLine(r *auditfmt.Record, head *chainHead, link tlog.Hash) 
 			r.Extra = string(c.xbuf)
 		}
 	}
-	line := appendLinePrefix(c.lbuf[:0], link, head.quoted, head.seq)
+	line := appendLinePrefix(c.lbuf[:0], link, head.quotedOrigin(), head.Next)
 	start := len(line)
-	line = append(appendAuditJSON(line, r), '}')
+	line = append(r.AppendJSON(line), '}')
 	c.lbuf = line
 	if len(line) > maxLogLine {
 		return nil, &auditfmt.FieldError{Expected: fmt.Sprintf("a record whose log line is at most %d bytes", maxLogLine), Found: fmt.Sprintf("a line of %d bytes", len(line))}
@@ -400,7 +385,7 @@ func (c *chainer) slowLine(r *auditfmt.Record, head *chainHead, link tlog.Hash) 
 		return nil, fmt.Errorf("the record's log line does not read back: %w", err)
 	}
 	c.tmp.Envelope = ""
-	if again := appendAuditJSON(c.rbuf[:0], &c.tmp); string(again) != string(line[start:len(line)-1]) {
+	if again := c.tmp.AppendJSON(c.rbuf[:0]); string(again) != string(line[start:len(line)-1]) {
 		return nil, errors.New("the record's log line does not read back as the same record")
 	}
 	return append(append(make([]byte, 0, len(line)+1), line...), '\n'), nil
@@ -420,7 +405,7 @@ func (w *Writer) encoder() {
 	for b := range w.work {
 		b.buf = b.buf[:0]
 		for k := range b.entries {
-			b.buf, b.wbuf, b.leaves[k] = encodeEntry(b.buf, b.wbuf, &b.entries[k], w.rowSource)
+			b.buf, b.leaves[k] = encodeEntry(b.buf, &b.entries[k])
 		}
 		b.done <- struct{}{}
 	}

@@ -5,9 +5,8 @@
 //
 //	{"chain":{"link":"LINK","origin":"LOG/CLIENT_ID","seq":SEQ},"audit":{...record...}}
 //
-// with one chain per device as above, the tree over the lines in file
-// order (each row's source is the log file's base name, its line the
-// line number), and the latest checkpoint in PATH.checkpoint, signed when
+// with one chain per device as above, the tree over the lines' leaves in
+// file order, and the latest checkpoint in PATH.checkpoint, signed when
 // the writer has a signer. docs/hashchain.md, "The collector log", is the
 // format.
 //

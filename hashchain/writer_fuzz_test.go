@@ -20,7 +20,7 @@ func FuzzLogLine(f *testing.F) {
 			Outcome: auditfmt.Outcome(outcome), Stage: auditfmt.Stage(stage), Has: auditfmt.Presence(has),
 			Schema: 1, CeilingS: delay, DeviceSeq: attempt, ReasonCode: attempt & 0xff,
 		}
-		c := chainer{log: testLog, heads: map[string]*chainHead{}}
+		c := chainer{chains: NewChains(testLog, false)}
 		s := newLogState(fuzzLogName, testLog, -1)
 		for n := int64(1); n <= 2; n++ {
 			var e entry
@@ -35,7 +35,7 @@ func FuzzLogLine(f *testing.F) {
 			if pos.Seq != n-1 || pos.Index != n-1 {
 				t.Fatalf("position %+v", pos)
 			}
-			line, _, leaf := encodeEntry(nil, nil, &e, s.rowSource)
+			line, leaf := encodeEntry(nil, &e)
 			if err := s.verify(line[:len(line)-1], n); err != nil {
 				t.Fatalf("the log reader rejects the line the writer wrote for %+v: %v\n%s", r, err, line)
 			}

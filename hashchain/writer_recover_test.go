@@ -152,9 +152,9 @@ func TestWriterRefusesDamage(t *testing.T) {
 		checkpoint bool // the error is about the checkpoint file
 	}{
 		{"torn record under the checkpoint", log[:len(log)-last/2], sealed, 6, "its checkpoint covers 6", false},
-		{"damage before the last line", bytes.Replace(log, []byte(`"attempt":1`), []byte(`"attempt":2`), 1), checkpoint, 2, "link differs", false},
+		{"damage before the last line", bytes.Replace(log, []byte(`"attempt":1`), []byte(`"attempt":2`), 1), checkpoint, 2, "link: the record does not match its chain link", false},
 		{"a bad line before the last", bytes.Join([][]byte{lines[0], []byte("garbage\n"), bytes.Join(lines[1:], nil)}, nil), checkpoint, 2, "not a record", false},
-		{"missing record", bytes.Join(append(lines[:2:2], lines[3:]...), nil), checkpoint, 0, "differs", false},
+		{"missing record", bytes.Join(append(lines[:2:2], lines[3:]...), nil), checkpoint, 0, "seq: expected", false},
 		{"bad checkpoint", log, []byte("garbage\n"), 0, "neither a checkpoint nor a signed note", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

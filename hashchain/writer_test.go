@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormaudit/stormaudit/auditfmt"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
 // testLog is the log name of the collector-log tests.
@@ -90,7 +91,7 @@ func readRecords(t testing.TB, path string) []auditfmt.Record {
 }
 
 // logLeaves recomputes the tree leaves of a collector log from its lines,
-// without the logState: W from each line's chain envelope and line number.
+// without the logState: each leaf from its line's chain envelope.
 func logLeaves(t testing.TB, path string) LeafHashes {
 	t.Helper()
 	var leaves LeafHashes
@@ -99,7 +100,7 @@ func logLeaves(t testing.TB, path string) LeafHashes {
 		if !ok || err != nil {
 			t.Fatalf("line %d: envelope %s: %v, %v", i+1, r.Envelope, ok, err)
 		}
-		leaves = append(leaves, LeafHash(AppendRowBytes(nil, origin, seq, link, filepath.Base(path), int64(i+1))))
+		leaves = append(leaves, Leaf(Pos{Origin: origin, Seq: seq, Link: link}))
 	}
 	return leaves
 }

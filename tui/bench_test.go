@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormaudit/stormaudit/ingest"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/stormaudit/stormaudit/analyze"
@@ -44,7 +46,7 @@ func benchDataset(b *testing.B) string {
 	}
 	f.Close()
 	os.RemoveAll(dir)
-	if _, err := dataset.Ingest(context.Background(), dir, []dataset.Source{{Name: log}}, dataset.IngestOptions{}); err != nil {
+	if _, err := ingest.Run(context.Background(), dir, []ingest.Source{{Name: log}}, ingest.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	return dir

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormaudit/stormaudit/ingest"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -32,8 +33,8 @@ func updating() bool {
 func fleetDataset(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ds")
-	in := dataset.Source{Name: filepath.Join("testdata", "fleet.ndjson")}
-	if _, err := dataset.Ingest(context.Background(), dir, []dataset.Source{in}, dataset.IngestOptions{}); err != nil {
+	in := ingest.Source{Name: filepath.Join("testdata", "fleet.ndjson")}
+	if _, err := ingest.Run(context.Background(), dir, []ingest.Source{in}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

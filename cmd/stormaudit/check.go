@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stormaudit/stormaudit/ingest"
+
+	"github.com/urfave/cli/v3"
+
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/report"
-	"github.com/urfave/cli/v3"
 )
 
 func checkCommand() *cli.Command {
@@ -300,14 +303,14 @@ func ingestTemp(ctx context.Context, cmd *cli.Command, name string, args []strin
 		return nil, &exitError{code: 2, err: fmt.Errorf("%s: %w", name, err)}
 	}
 	in := &input{dir: dir, temp: true}
-	sources := make([]dataset.Source, len(args))
+	sources := make([]ingest.Source, len(args))
 	for i, a := range args {
-		sources[i] = dataset.Source{Name: a, Stdin: cmd.Root().Reader}
+		sources[i] = ingest.Source{Name: a, Stdin: cmd.Root().Reader}
 	}
 	stderr := cmd.Root().ErrWriter
 	quiet := cmd.Bool("quiet")
 	bar := newProgressBar(stderr, quiet)
-	in.man, err = dataset.Ingest(ctx, dir, sources, dataset.IngestOptions{CreatedBy: "stormaudit " + version, Progress: bar.update})
+	in.man, err = ingest.Run(ctx, dir, sources, ingest.Options{CreatedBy: "stormaudit " + version, Progress: bar.update})
 	bar.done()
 	if err != nil {
 		in.close()

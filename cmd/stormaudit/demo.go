@@ -7,11 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stormaudit/stormaudit/ingest"
+	"github.com/stormaudit/stormaudit/verify"
+
+	"github.com/urfave/cli/v3"
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/hashchain"
 	"github.com/stormaudit/stormaudit/internal/demodata"
-	"github.com/urfave/cli/v3"
-	"golang.org/x/mod/sumdb/note"
 )
 
 func demoCommand() *cli.Command {
@@ -65,7 +69,7 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 
 	ds := filepath.Join(dir, "dataset")
 	fmt.Fprintf(out, "3. stormaudit ingest --key %s -o %s %s\n", filepath.Join(keys, "demo-collector.key"), ds, input)
-	man, err := dataset.Ingest(ctx, ds, []dataset.Source{{Name: input}}, dataset.IngestOptions{CreatedBy: "stormaudit " + version, Signer: signer})
+	man, err := ingest.Run(ctx, ds, []ingest.Source{{Name: input}}, ingest.Options{CreatedBy: "stormaudit " + version, Signer: signer})
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("demo: ingest: %w", err)}
 	}
@@ -80,7 +84,7 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	fmt.Fprintf(out, "   checkpoint of %d records signed by %s: %s\n", man.Rows, strings.Join(man.Signers, ", "), filepath.Join(ds, dataset.CheckpointName))
 
 	fmt.Fprintf(out, "4. stormaudit verify --verifier %s %s\n", filepath.Join(keys, "demo-collector.pub"), ds)
-	rep, err := dataset.Verify(ds, dataset.VerifyOptions{Verifiers: verifiers})
+	rep, err := verify.Dataset(ds, verify.Options{Verifiers: verifiers})
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("demo: verify: %w", err)}
 	}

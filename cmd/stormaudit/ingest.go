@@ -9,9 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/ingest"
+
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
+
+	"github.com/stormaudit/stormaudit/dataset"
 )
 
 func ingestCommand() *cli.Command {
@@ -37,7 +40,7 @@ I/O errors, on the first rejected line under --strict, or beyond
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "dataset directory to create (must be new or empty)", Required: true, Sources: cli.EnvVars("STORMAUDIT_DATASET")},
 			&cli.BoolFlag{Name: "strict", Usage: "stop at the first rejected line, exit 2 and write no dataset", Sources: cli.EnvVars("STORMAUDIT_STRICT")},
-			&cli.Int64Flag{Name: "max-rejects", Value: dataset.DefaultMaxRejects, Usage: "stop, exit 2 and write no dataset once more lines than this are rejected (-1: no limit)", Sources: cli.EnvVars("STORMAUDIT_MAX_REJECTS")},
+			&cli.Int64Flag{Name: "max-rejects", Value: ingest.DefaultMaxRejects, Usage: "stop, exit 2 and write no dataset once more lines than this are rejected (-1: no limit)", Sources: cli.EnvVars("STORMAUDIT_MAX_REJECTS")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 			&cli.StringFlag{Name: "key", Usage: "sign the checkpoint with this key (NAME.key from stormaudit keygen)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
 			&cli.StringSliceFlag{Name: "verifier", Usage: "verifier key (NAME.pub) for the signed checkpoints of collector logs given as inputs; repeatable", Sources: cli.EnvVars("STORMAUDIT_VERIFIER")},
@@ -56,11 +59,11 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 	out := cmd.String("output")
 	quiet := cmd.Bool("quiet")
 	stderr := cmd.Root().ErrWriter
-	sources := make([]dataset.Source, len(inputs))
+	sources := make([]ingest.Source, len(inputs))
 	for i, name := range inputs {
-		sources[i] = dataset.Source{Name: name, Stdin: cmd.Root().Reader}
+		sources[i] = ingest.Source{Name: name, Stdin: cmd.Root().Reader}
 	}
-	opts := dataset.IngestOptions{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version, Log: cmd.String("log"),
+	opts := ingest.Options{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version, Log: cmd.String("log"),
 		Strict: cmd.Bool("strict"), MaxRejects: cmd.Int64("max-rejects"),
 		Notify: func(s string) { fmt.Fprintf(stderr, "stormaudit: ingest: %s\n", s) }}
 	if opts.MaxRejects == 0 {
@@ -82,7 +85,7 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 	}
 	bar := newProgressBar(stderr, quiet)
 	opts.Progress = bar.update
-	man, err := dataset.Ingest(ctx, out, sources, opts)
+	man, err := ingest.Run(ctx, out, sources, opts)
 	bar.done()
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("ingest: %w", err)}
@@ -139,7 +142,7 @@ func newProgressBar(w io.Writer, quiet bool) *progressBar {
 	return &progressBar{w: w, on: !quiet && ok && term.IsTerminal(int(f.Fd())), start: time.Now()}
 }
 
-func (p *progressBar) update(pr dataset.Progress) {
+func (p *progressBar) update(pr ingest.Progress) {
 	if !p.on {
 		return
 	}

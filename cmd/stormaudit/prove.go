@@ -7,7 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/hashchain"
+	"github.com/stormaudit/stormaudit/verify"
+
 	"github.com/urfave/cli/v3"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -35,7 +37,7 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 	if cmd.NArg() != 1 {
 		return usageErr("prove: expected one DATASET directory, found %d arguments", cmd.NArg())
 	}
-	p, err := dataset.Prove(cmd.Args().First(), cmd.String("origin"), cmd.Int64("seq"))
+	p, err := verify.Prove(cmd.Args().First(), cmd.String("origin"), cmd.Int64("seq"))
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
 	}
@@ -62,11 +64,11 @@ func runVerifyProof(cmd *cli.Command, path string, verifiers note.Verifiers, for
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("verify: --proof: %w", err)}
 	}
-	var p dataset.Proof
-	if err := json.Unmarshal(b, &p); err != nil {
+	p, err := hashchain.ParseProof(b)
+	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("verify: --proof: %s: expected a proof written by stormaudit prove: %v", path, err)}
 	}
-	cp, signers, err := dataset.CheckProof(&p, verifiers)
+	cp, signers, err := hashchain.CheckProof(p, verifiers)
 	out := cmd.Root().Writer
 	if format == "json" {
 		res := map[string]any{"proof": path, "origin": p.Origin, "seq": p.Seq, "index": p.Index, "tree_size": p.TreeSize, "verified": signers, "ok": err == nil}

@@ -9,10 +9,13 @@ import (
 	"os"
 	"time"
 
+	"github.com/stormaudit/stormaudit/ingest"
+
+	"github.com/urfave/cli/v3"
+
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/simulate"
-	"github.com/urfave/cli/v3"
 )
 
 func simulateCommand() *cli.Command {
@@ -173,8 +176,8 @@ func simulateDataset(ctx context.Context, cfg simulate.Config, dir string) (simu
 		}
 		pw.CloseWithError(serr)
 	}()
-	src := dataset.Source{Name: fmt.Sprintf("simulate-seed-%d.ndjson", cfg.Seed), Reader: pr}
-	man, err := dataset.Ingest(ctx, dir, []dataset.Source{src}, dataset.IngestOptions{CreatedBy: "stormaudit " + version})
+	src := ingest.Source{Name: fmt.Sprintf("simulate-seed-%d.ndjson", cfg.Seed), Reader: pr}
+	man, err := ingest.Run(ctx, dir, []ingest.Source{src}, ingest.Options{CreatedBy: "stormaudit " + version})
 	pr.CloseWithError(errIngestEnded)
 	<-done
 	if serr != nil && !errors.Is(serr, errIngestEnded) {

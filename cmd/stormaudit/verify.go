@@ -4,15 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/stormaudit/stormaudit/dataset"
-	"github.com/stormaudit/stormaudit/hashchain"
+	"github.com/stormaudit/stormaudit/internal/safe"
+	"github.com/stormaudit/stormaudit/verify"
+
 	"github.com/urfave/cli/v3"
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/stormaudit/stormaudit/hashchain"
 )
 
 func verifyCommand() *cli.Command {
@@ -60,7 +62,7 @@ func runVerify(ctx context.Context, cmd *cli.Command) error {
 	if cmd.NArg() != 1 {
 		return usageErr("verify: expected one DATASET directory, found %d arguments", cmd.NArg())
 	}
-	opts := dataset.VerifyOptions{Verifiers: verifiers, Log: cmd.String("log")}
+	opts := verify.Options{Verifiers: verifiers, Log: cmd.String("log")}
 	if s := cmd.String("since"); s != "" {
 		old, err := readAnyCheckpoint(s, verifiers)
 		if err != nil {
@@ -68,7 +70,7 @@ func runVerify(ctx context.Context, cmd *cli.Command) error {
 		}
 		opts.Since = &old
 	}
-	rep, err := dataset.Verify(cmd.Args().First(), opts)
+	rep, err := verify.Dataset(cmd.Args().First(), opts)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("verify: %w", err)}
 	}
@@ -100,7 +102,7 @@ func readAnyCheckpoint(path string, verifiers note.Verifiers) (hashchain.Checkpo
 	return f.Checkpoint, nil
 }
 
-func printVerifyReport(w io.Writer, rep *dataset.VerifyReport) {
+func printVerifyReport(w io.Writer, rep *verify.Report) {
 	fmt.Fprintf(w, "dataset:    %s\n", safe.Text(rep.Dataset))
 	if rep.Log != "" {
 		fmt.Fprintf(w, "log:        %s\n", safe.Text(rep.Log))

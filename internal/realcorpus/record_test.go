@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormaudit/stormaudit/ingest"
+
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -55,7 +56,7 @@ func TestRecordLive(t *testing.T) {
 				t.Fatal(err)
 			}
 			ds := filepath.Join(dir, "ds")
-			if _, err := dataset.Ingest(context.Background(), ds, []dataset.Source{{Name: filepath.Join(dir, ClientLog)}}, dataset.IngestOptions{}); err != nil {
+			if _, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: filepath.Join(dir, ClientLog)}}, ingest.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			pol, err := policy.Load(filepath.Join(dir, PolicyFile)) // declares its keys, as --policy does

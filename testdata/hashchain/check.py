@@ -144,10 +144,9 @@ def main():
         link = sha256(prev, h)
         assert link.hex() == row["link"], where + ": link"
         links.setdefault(origin, []).append(link)
-        W = jcs({"line": row["line"], "link": base64.b64encode(link).decode(), "origin": origin,
-                 "seq": row["seq"], "source": row["source"]}).encode()
-        assert W == row["W"].encode(), where + ": W"
-        leaves.append(sha256(b"\x00", W))
+        L = link + row["seq"].to_bytes(8, "big") + origin.encode()
+        assert L.hex() == row["leaf"], where + ": leaf input"
+        leaves.append(sha256(b"\x00", L))
         assert leaves[-1].hex() == row["leaf_hash"], where + ": leaf hash"
     root = base64.b64encode(tree_hash(leaves)).decode()
     assert root == v["root"] and len(leaves) == v["tree_size"], "tree root"

@@ -1,4 +1,4 @@
-package dataset
+package ingest
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/verify"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -17,14 +20,14 @@ import (
 // and a signed checkpoint, and returns the log's path and the verifier.
 func writeCollectorLog(t *testing.T, n int) (string, note.Verifiers) {
 	t.Helper()
-	signer, verifiers := testKeys(t, "collector-1")
+	signer, verifiers := testkit.Keys(t, "collector-1")
 	path := filepath.Join(t.TempDir(), "collector.log")
 	w, _, err := hashchain.OpenWriter(path, hashchain.WriterOptions{Log: "collector.test/gw-1", Signer: signer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var d auditfmt.Decoder
-	for _, line := range genLines(n, 3, 21) {
+	for _, line := range testkit.GenLines(n, 3, 21) {
 		var rec auditfmt.Record
 		if err := d.Decode([]byte(line), &rec); err != nil {
 			t.Fatal(err)
@@ -45,7 +48,7 @@ func writeCollectorLog(t *testing.T, n int) (string, note.Verifiers) {
 func TestIngestVerifiesCollectorLogs(t *testing.T) {
 	path, verifiers := writeCollectorLog(t, 50)
 	dir := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), dir, []Source{{Name: path}}, IngestOptions{Verifiers: verifiers})
+	m, err := Run(context.Background(), dir, []Source{{Name: path}}, Options{Verifiers: verifiers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +66,14 @@ func TestIngestVerifiesCollectorLogs(t *testing.T) {
 			t.Fatalf("row %+v: envelope %q is not a chain position", r, r.Envelope)
 		}
 	}
-	if rep := mustVerify(t, dir, VerifyOptions{}); rep.Problem != nil {
+	if rep, err := verify.Dataset(dir, verify.Options{}); err != nil || rep.Problem != nil {
 		t.Errorf("dataset from a collector log: %s", rep.Problem)
 	}
 
 	// A collector log changed after it was written is refused, by line.
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, []byte(strings.Replace(string(b), `"attempt":`, `"attempt":1`, 1)), 0o644)
-	_, err = Ingest(context.Background(), filepath.Join(t.TempDir(), "ds2"), []Source{{Name: path}}, IngestOptions{Verifiers: verifiers})
+	_, err = Run(context.Background(), filepath.Join(t.TempDir(), "ds2"), []Source{{Name: path}}, Options{Verifiers: verifiers})
 	if err == nil || !strings.Contains(err.Error(), "collector log that does not verify") || !strings.Contains(err.Error(), ":1") {
 		t.Fatalf("tampered collector log: err = %v", err)
 	}

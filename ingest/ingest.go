@@ -1,4 +1,4 @@
-package dataset
+package ingest
 
 import (
 	"bufio"
@@ -17,15 +17,17 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stormaudit/stormaudit/dataset"
+
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/hashchain"
 )
 
-// IngestOptions configures Ingest. The zero value of each field selects
+// Options configures Ingest. The zero value of each field selects
 // its default.
-type IngestOptions struct {
+type Options struct {
 	// ChunkRecords is how many records are sorted in memory before they
 	// are spilled to a run file in the output directory (default 1<<18).
 	// Memory use is bounded by about two chunks.
@@ -42,7 +44,7 @@ type IngestOptions struct {
 	// every chain's origin. It must name this dataset alone, as a
 	// transparency log's origin does: by default it is "stormaudit/", the
 	// dataset directory's base name, "/" and the dataset's random id
-	// (Manifest.DatasetID), so that no two datasets share it.
+	// (dataset.Manifest.DatasetID), so that no two datasets share it.
 	Log string
 	// Strict makes the first rejected line an error: the ingest stops
 	// and writes no dataset.
@@ -71,18 +73,18 @@ type Progress struct {
 	Records    int64  // records decoded or written so far
 }
 
-// DefaultMaxRejects is IngestOptions.MaxRejects when it is 0.
+// DefaultMaxRejects is Options.MaxRejects when it is 0.
 const DefaultMaxRejects = 100_000
 
-// Ingest reads every source, validates and de-duplicates the records, and
+// Run reads every source, validates and de-duplicates the records, and
 // writes them as a dataset to dir, which must not exist or be empty. It
 // builds the dataset in a stage beside dir and renames it into place once
 // complete, so dir is either a whole dataset or left as it was.
 // Rejected lines go to rejects.ndjson, duplicate lines to
-// duplicates.ndjson; the manifest accounts for every line read. Ingest
+// duplicates.ndjson; the manifest accounts for every line read. Run
 // returns an error only when it could not do its job (usage, I/O, an
 // unreadable input); rejects are not errors.
-func Ingest(ctx context.Context, dir string, sources []Source, opts IngestOptions) (*Manifest, error) {
+func Run(ctx context.Context, dir string, sources []Source, opts Options) (*dataset.Manifest, error) {
 	if opts.ChunkRecords <= 0 {
 		opts.ChunkRecords = 1 << 18
 	}
@@ -141,9 +143,9 @@ func newDatasetID() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-func (ing *ingest) run(sources []Source) (*Manifest, error) {
+func (ing *ingest) run(sources []Source) (*dataset.Manifest, error) {
 	ing.total = totalSize(sources)
-	rejects, err := newQuarantine(filepath.Join(ing.dir, RejectsName))
+	rejects, err := newQuarantine(filepath.Join(ing.dir, dataset.RejectsName))
 	if err != nil {
 		return nil, err
 	}
@@ -162,10 +164,10 @@ type ingest struct {
 	ctx     context.Context
 	dir     string // the stage the dataset is built in
 	id      string // the dataset's id
-	opts    IngestOptions
+	opts    Options
 	sort    *sorter
 	rejects *quarantine
-	inputs  []Input
+	inputs  []dataset.Input
 	names   []string
 	bytes   atomic.Int64
 	total   int64
@@ -209,7 +211,7 @@ func (ing *ingest) readAll(sources []Source) error {
 			return err
 		}
 		ing.names = append(ing.names, src.Name)
-		ing.inputs = append(ing.inputs, Input{Name: src.Name, Format: in.format, Gzip: in.gzip})
+		ing.inputs = append(ing.inputs, dataset.Input{Name: src.Name, Format: in.format, Gzip: in.gzip})
 		if in.format == FormatNDJSON && isCollectorLog(in.r) {
 			if in.path == "" {
 				in.close()
@@ -310,7 +312,7 @@ func (ing *ingest) readCSV(source uint32, in *opened) error {
 	var recs encoded
 	var rejects []reject
 	var rows int64
-	var h rowHasher
+	var h hashchain.Hasher
 	for {
 		var e hashed
 		rec := &e.rec
@@ -320,7 +322,7 @@ func (ing *ingest) readCSV(source uint32, in *opened) error {
 		}
 		rec.Source = source
 		if err == nil {
-			err = h.hash(&e, ing.names[source])
+			err = e.hash(&h, ing.names[source])
 		}
 		var fe *auditfmt.FieldError
 		switch {
@@ -352,14 +354,14 @@ func (ing *ingest) readParquet(source uint32, in *opened) error {
 		defer os.Remove(spooled)
 		path = spooled
 	}
-	fr, err := OpenFile(path)
+	fr, err := dataset.OpenFile(path)
 	if err != nil {
 		return err
 	}
 	defer fr.Close()
 	recs := make([]auditfmt.Record, batchLines)
 	var enc encoded
-	var h rowHasher
+	var h hashchain.Hasher
 	var row int64 // rows are numbered from 1 as the input's lines
 	for {
 		n, err := fr.Read(recs)
@@ -368,13 +370,13 @@ func (ing *ingest) readParquet(source uint32, in *opened) error {
 			row++
 			e := hashed{rec: recs[i]}
 			e.rec.Source, e.rec.Line = source, row
-			if herr := h.hash(&e, ing.names[source]); herr != nil {
+			if herr := e.hash(&h, ing.names[source]); herr != nil {
 				return &auditfmt.LineError{File: ing.names[source], Line: row, Err: herr}
 			}
 			enc.add(&e)
 		}
 		var rejects []reject
-		var re *RowError
+		var re *dataset.RowError
 		if errors.As(err, &re) { // a row that does not decode: quarantined, not fatal
 			row++
 			rejects = []reject{{source: source, line: row, err: re.Err}}
@@ -472,7 +474,7 @@ func (ing *ingest) lines() (n int64) {
 }
 
 // StrictError is the first rejected line of an ingest under
-// IngestOptions.Strict.
+// Options.Strict.
 type StrictError struct{ *auditfmt.LineError }
 
 func (e *StrictError) Error() string { return "--strict: " + e.LineError.Error() }
@@ -481,7 +483,7 @@ func (e *StrictError) Error() string { return "--strict: " + e.LineError.Error()
 func (e *StrictError) Unwrap() error { return e.LineError }
 
 // TooManyRejectsError stops an ingest whose rejects passed
-// IngestOptions.MaxRejects.
+// Options.MaxRejects.
 type TooManyRejectsError struct {
 	Rejected, Lines, Max int64
 }

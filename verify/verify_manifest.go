@@ -1,4 +1,4 @@
-package dataset
+package verify
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stormaudit/stormaudit/dataset"
+
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/stormaudit/stormaudit/hashchain"
@@ -16,15 +18,15 @@ import (
 // checkManifestSig checks the manifest's signature (manifest.sig, a
 // signed note whose text is manifest.json byte for byte): required, and
 // verified, when verifiers are given.
-func checkManifestSig(dir string, verifiers note.Verifiers, rep *VerifyReport) error {
-	text, err := os.ReadFile(filepath.Join(dir, ManifestName))
+func checkManifestSig(dir string, verifiers note.Verifiers, rep *Report) error {
+	text, err := os.ReadFile(filepath.Join(dir, dataset.ManifestName))
 	if err != nil {
 		return err
 	}
-	sig, err := os.ReadFile(filepath.Join(dir, ManifestSigName))
+	sig, err := os.ReadFile(filepath.Join(dir, dataset.ManifestSigName))
 	switch {
 	case errors.Is(err, os.ErrNotExist) && verifiers != nil:
-		rep.Problem = &Problem{File: ManifestSigName, What: "missing: the manifest is not signed, but verifier keys were given"}
+		rep.Problem = &Problem{File: dataset.ManifestSigName, What: "missing: the manifest is not signed, but verifier keys were given"}
 		return nil
 	case errors.Is(err, os.ErrNotExist):
 		return nil
@@ -34,9 +36,9 @@ func checkManifestSig(dir string, verifiers note.Verifiers, rep *VerifyReport) e
 	n, err := hashchain.OpenNote(sig, verifiers)
 	switch {
 	case err != nil:
-		rep.Problem = &Problem{File: ManifestSigName, What: strings.TrimPrefix(err.Error(), "hashchain: ")}
+		rep.Problem = &Problem{File: dataset.ManifestSigName, What: strings.TrimPrefix(err.Error(), "hashchain: ")}
 	case n.Text != string(text):
-		rep.Problem = &Problem{File: ManifestSigName, What: "it signs another manifest than " + ManifestName}
+		rep.Problem = &Problem{File: dataset.ManifestSigName, What: "it signs another manifest than " + dataset.ManifestName}
 	default:
 		rep.ManifestSigned = true
 	}
@@ -47,9 +49,9 @@ func checkManifestSig(dir string, verifiers note.Verifiers, rep *VerifyReport) e
 // records: a file whose rows verify may still have been changed where
 // rows are not (its footer: statistics, metadata), and an engine that
 // skips row groups by forged statistics hides rows from a query.
-func checkDigests(dir string, m *Manifest, rep *VerifyReport) error {
+func checkDigests(dir string, m *dataset.Manifest, rep *Report) error {
 	for _, f := range m.Files {
-		got, err := digestFile(filepath.Join(dir, filepath.FromSlash(f.Name)))
+		got, err := dataset.DigestFile(filepath.Join(dir, filepath.FromSlash(f.Name)))
 		if err != nil {
 			return err
 		}
@@ -65,12 +67,12 @@ func checkDigests(dir string, m *Manifest, rep *VerifyReport) error {
 // checkAccounting checks that the manifest accounts for the rows verified
 // and for the quarantine files: the evidence that every line read was
 // accepted, rejected or a duplicate, and where each went.
-func checkAccounting(dir string, m *Manifest, rep *VerifyReport) error {
+func checkAccounting(dir string, m *dataset.Manifest, rep *Report) error {
 	fail := func(format string, args ...any) error {
-		rep.Problem = &Problem{File: ManifestName, What: fmt.Sprintf(format, args...)}
+		rep.Problem = &Problem{File: dataset.ManifestName, What: fmt.Sprintf(format, args...)}
 		return nil
 	}
-	text, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	text, err := os.ReadFile(filepath.Join(dir, dataset.ManifestName))
 	if err != nil {
 		return err
 	}
@@ -85,9 +87,9 @@ func checkAccounting(dir string, m *Manifest, rep *VerifyReport) error {
 	}
 	for _, f := range []struct {
 		name string
-		want Digest
-	}{{RejectsName, m.Rejects}, {DuplicatesName, m.Duplicates}} {
-		got, err := digestFile(filepath.Join(dir, f.name))
+		want dataset.Digest
+	}{{dataset.RejectsName, m.Rejects}, {dataset.DuplicatesName, m.Duplicates}} {
+		got, err := dataset.DigestFile(filepath.Join(dir, f.name))
 		if err != nil {
 			return err
 		}

@@ -1,11 +1,12 @@
-package dataset
+package verify
 
 import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
+
+	"github.com/stormaudit/stormaudit/dataset"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -33,8 +34,8 @@ type verifyBatch struct {
 	row0    int64    // index in the file of the first row
 	sources []string // the file's source names when the batch was read
 	recs    []auditfmt.Record
-	pos     []ChainPos
-	prev    ChainPos // the row before the batch, if hasPrev
+	pos     []hashchain.Pos
+	prev    hashchain.Pos // the row before the batch, if hasPrev
 	hasPrev bool
 
 	h, leaf []tlog.Hash
@@ -46,7 +47,7 @@ type verifyBatch struct {
 
 // readBatches reads the files' rows into batches, hands each to a hashing
 // worker, and sends them to out in storage order.
-func readBatches(dir string, files []File, log string, out chan<- *verifyBatch, stop <-chan struct{}) error {
+func readBatches(dir string, files []dataset.File, log string, out chan<- *verifyBatch, stop <-chan struct{}) error {
 	defer close(out)
 	work := make(chan *verifyBatch, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -54,7 +55,7 @@ func readBatches(dir string, files []File, log string, out chan<- *verifyBatch, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var hs rowHasher
+			var hs hashchain.Hasher
 			for b := range work {
 				b.hash(&hs, log)
 				close(b.done)
@@ -62,17 +63,17 @@ func readBatches(dir string, files []File, log string, out chan<- *verifyBatch, 
 		}()
 	}
 	defer func() { close(work); wg.Wait() }()
-	var prev ChainPos
+	var prev hashchain.Pos
 	hasPrev := false
 	for _, f := range files {
-		fr, err := OpenFile(filepath.Join(dir, f.Name))
+		fr, err := dataset.OpenFile(filepath.Join(dir, f.Name))
 		if err != nil {
 			return err
 		}
 		var row int64
 		for {
 			b := &verifyBatch{file: f.Name, row0: row, prev: prev, hasPrev: hasPrev,
-				recs: make([]auditfmt.Record, verifyBatchRows), pos: make([]ChainPos, verifyBatchRows), done: make(chan struct{})}
+				recs: make([]auditfmt.Record, verifyBatchRows), pos: make([]hashchain.Pos, verifyBatchRows), done: make(chan struct{})}
 			n, err := fr.ReadChain(b.recs, b.pos)
 			if n > 0 {
 				b.recs, b.pos, b.sources = b.recs[:n], b.pos[:n], fr.Sources()
@@ -101,24 +102,20 @@ func readBatches(dir string, files []File, log string, out chan<- *verifyBatch, 
 
 // hash computes what can be computed of each row without the rows of
 // other batches.
-func (b *verifyBatch) hash(hs *rowHasher, log string) {
+func (b *verifyBatch) hash(hs *hashchain.Hasher, log string) {
 	k := len(b.recs)
 	b.h, b.leaf, b.n, b.link, b.err = make([]tlog.Hash, k), make([]tlog.Hash, k), make([]int, k), make([]uint8, k), make([]string, k)
 	for i := range b.recs {
 		rec, pos := &b.recs[i], &b.pos[i]
-		if !isOriginOf(pos.Origin, log, rec.ClientID) {
-			b.err[i] = "origin: expected " + strconv.Quote(OriginOf(log, rec.ClientID)) + " (the log and client_id), found " + strconv.Quote(pos.Origin)
-			continue
-		}
 		source := b.sources[rec.Source]
-		h, n, err := hs.recordHash(rec, source)
+		h, n, err := hs.Record(rec, source)
 		if err != nil {
 			b.err[i] = "record: " + err.Error()
 			continue
 		}
 		b.h[i], b.n[i] = h, n
-		b.leaf[i] = hs.leaf(pos, source, rec.Line)
-		var prev *ChainPos
+		b.leaf[i] = hashchain.Leaf(*pos)
+		var prev *hashchain.Pos
 		if i > 0 {
 			prev = &b.pos[i-1]
 		} else if b.hasPrev {
@@ -138,11 +135,4 @@ func linkState(ok bool) uint8 {
 		return linkOK
 	}
 	return linkBad
-}
-
-// isOriginOf reports whether origin is OriginOf(log, client), without
-// building the string.
-func isOriginOf(origin, log, client string) bool {
-	return len(origin) == len(log)+1+len(client) && origin[:len(log)] == log &&
-		origin[len(log)] == '/' && origin[len(log)+1:] == client
 }

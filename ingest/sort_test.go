@@ -1,9 +1,11 @@
-package dataset
+package ingest
 
 import (
 	"io"
 	"slices"
 	"testing"
+
+	"github.com/stormaudit/stormaudit/internal/testkit"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
@@ -12,7 +14,7 @@ import (
 // with client ids longer than the 16 bytes of a sort key and records that
 // tie on client and time, and compares the result with compareRows.
 func TestSorterOrder(t *testing.T) {
-	recs := genRecords(7, 5000)
+	recs := testkit.Records(7, 5000)
 	for i := range recs {
 		recs[i].Source, recs[i].Line = uint32(i%3), int64(i+1)
 		switch i % 4 {

@@ -1,4 +1,4 @@
-package dataset
+package ingest
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormaudit/stormaudit/internal/testkit"
 )
 
 // BenchmarkIngest measures NDJSON to sorted zstd Parquet end to end, on all
@@ -14,7 +16,7 @@ import (
 func BenchmarkIngest(b *testing.B) {
 	const n = 200_000
 	in := filepath.Join(b.TempDir(), "fleet.ndjson")
-	data := []byte(strings.Join(genLines(n, 5000, 9), "\n") + "\n")
+	data := []byte(strings.Join(testkit.GenLines(n, 5000, 9), "\n") + "\n")
 	if err := os.WriteFile(in, data, 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func BenchmarkIngest(b *testing.B) {
 	for b.Loop() {
 		dir := filepath.Join(b.TempDir(), "ds", string(rune('a'+i%26)))
 		i++
-		if _, err := Ingest(context.Background(), dir, []Source{{Name: in}}, IngestOptions{}); err != nil {
+		if _, err := Run(context.Background(), dir, []Source{{Name: in}}, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

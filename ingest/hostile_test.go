@@ -1,4 +1,4 @@
-package dataset
+package ingest
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestIngestBOM(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "bom.ndjson")
 	os.WriteFile(in, []byte("\xef\xbb\xbf"+okLine+okLine[:len(okLine)-1]+"\n"), 0o644)
-	m, err := Ingest(context.Background(), filepath.Join(dir, "ds"), []Source{{Name: in}}, IngestOptions{})
+	m, err := Run(context.Background(), filepath.Join(dir, "ds"), []Source{{Name: in}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestIngestMaxRejects(t *testing.T) {
 	in := filepath.Join(dir, "newlines.gz")
 	os.WriteFile(in, buf.Bytes(), 0o644)
 	out := filepath.Join(dir, "ds")
-	_, err := Ingest(context.Background(), out, []Source{{Name: in}}, IngestOptions{MaxRejects: 1000})
+	_, err := Run(context.Background(), out, []Source{{Name: in}}, Options{MaxRejects: 1000})
 	var tm *TooManyRejectsError
 	if !errors.As(err, &tm) || tm.Rejected <= 1000 || tm.Rejected > 1000+batchLines || tm.Max != 1000 {
 		t.Fatalf("err %v, want too many rejects just past 1000", err)
@@ -62,7 +62,7 @@ func TestIngestDatasetIdentity(t *testing.T) {
 	os.WriteFile(in, []byte(okLine), 0o644)
 	var logs, ids []string
 	for _, parent := range []string{"x", "y"} {
-		m, err := Ingest(context.Background(), filepath.Join(dir, parent, "incident"), []Source{{Name: in}}, IngestOptions{})
+		m, err := Run(context.Background(), filepath.Join(dir, parent, "incident"), []Source{{Name: in}}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestIngestOutputAsItWas(t *testing.T) {
 	empty := filepath.Join(dir, "empty")
 	os.Mkdir(empty, 0o755)
 	for _, out := range []string{empty, filepath.Join(dir, "new")} {
-		_, err := Ingest(context.Background(), out, []Source{{Name: filepath.Join(dir, "missing.ndjson")}}, IngestOptions{})
+		_, err := Run(context.Background(), out, []Source{{Name: filepath.Join(dir, "missing.ndjson")}}, Options{})
 		if err == nil {
 			t.Fatal("a missing input was ingested")
 		}
@@ -110,7 +110,7 @@ func TestIngestFIFOWithoutWriter(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := Ingest(ctx, filepath.Join(dir, "ds"), []Source{{Name: fifo}}, IngestOptions{})
+		_, err := Run(ctx, filepath.Join(dir, "ds"), []Source{{Name: fifo}}, Options{})
 		done <- err
 	}()
 	select {

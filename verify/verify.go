@@ -1,4 +1,4 @@
-package dataset
+package verify
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stormaudit/stormaudit/dataset"
+
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -16,12 +18,8 @@ import (
 	"github.com/stormaudit/stormaudit/hashchain"
 )
 
-// CheckpointName is the name of the checkpoint file inside a dataset
-// directory: a signed note, or the bare checkpoint when ingest had no key.
-const CheckpointName = "checkpoint"
-
-// VerifyOptions configures Verify.
-type VerifyOptions struct {
+// Options configures Verify.
+type Options struct {
 	// Verifiers are the keys whose signatures count. With none, a
 	// signature is reported but not checked.
 	Verifiers note.Verifiers
@@ -35,9 +33,9 @@ type VerifyOptions struct {
 	Log string
 }
 
-// VerifyReport says what Verify covered and what it found. Problem is nil
+// Report says what Verify covered and what it found. Problem is nil
 // when the dataset is intact.
-type VerifyReport struct {
+type Report struct {
 	Dataset    string                `json:"dataset"`
 	DatasetID  string                `json:"dataset_id"`
 	Log        string                `json:"log"`
@@ -53,9 +51,9 @@ type VerifyReport struct {
 	Since      *hashchain.Checkpoint `json:"since,omitempty"`
 	// Accounted is the manifest's account of the lines read, which
 	// rejects.ndjson and duplicates.ndjson were checked against.
-	Accounted      Counts   `json:"accounted"`
-	ManifestSigned bool     `json:"manifest_signed"`
-	Problem        *Problem `json:"problem,omitempty"`
+	Accounted      dataset.Counts `json:"accounted"`
+	ManifestSigned bool           `json:"manifest_signed"`
+	Problem        *Problem       `json:"problem,omitempty"`
 }
 
 // Problem names the first thing found wrong.
@@ -77,34 +75,43 @@ func (p *Problem) String() string {
 	return fmt.Sprintf("%s row %d (origin %s, seq %d): %s", p.File, p.Row, p.Origin, p.Seq, p.What)
 }
 
-// Verify recomputes every record's canonical bytes, chain link and tree
+// Dataset recomputes every record's canonical bytes, chain link and tree
 // leaf from the Parquet files of the dataset in dir, and checks link
 // continuity, sequence contiguity, and the checkpoint's size, root and
-// signatures. It streams the files once, holding one chain head per
-// origin. It returns an error only when it could not check (I/O, not a
-// dataset); a tampered or inconsistent dataset gives a report with a
-// Problem.
-func Verify(dir string, opts VerifyOptions) (*VerifyReport, error) {
+// signatures. It streams the files once, holding one chain head (the
+// current one: a dataset is sorted by client_id). It returns an error
+// only when it could not check (I/O, not a dataset); a tampered or
+// inconsistent dataset gives a report with a Problem.
+func Dataset(dir string, opts Options) (*Report, error) {
 	rep, _, err := verify(dir, opts, nil)
 	return rep, err
 }
 
 // rowHook sees every row that verified: its record, chain position,
 // source name, tree leaf and the link before it.
-type rowHook func(rec *auditfmt.Record, pos *ChainPos, source string, leaf, prevLink tlog.Hash)
+type rowHook func(rec *auditfmt.Record, pos *hashchain.Pos, source string, leaf, prevLink tlog.Hash)
 
 // verify is Verify, calling hook (if not nil) on every good row; it also
 // returns the checkpoint file's text. The checks run in this order, and
 // the first that fails is the report's Problem: the manifest, the files
 // of the directory against it, the checkpoint and its signature, the
 // manifest's signature, every row, every file's digest, the accounting.
-func verify(dir string, opts VerifyOptions, hook rowHook) (*VerifyReport, []byte, error) {
-	rep := &VerifyReport{Dataset: dir, Since: opts.Since}
+func verify(dir string, opts Options, hook rowHook) (*Report, []byte, error) {
+	rep := &Report{Dataset: dir, Since: opts.Since}
 	m, err := readManifestToVerify(dir, rep)
 	if err != nil || rep.Problem != nil {
 		return rep, nil, err
 	}
 	rep.Log, rep.DatasetID = m.Log, m.DatasetID
+	if m.ChainVersion != hashchain.Version {
+		found := fmt.Sprint(m.ChainVersion)
+		if m.ChainVersion == 0 {
+			found = "1 (chain_version absent)"
+		}
+		rep.Problem = &Problem{File: dataset.ManifestName, What: fmt.Sprintf("chain_version: this stormaudit checks version %d of docs/hashchain.md, "+
+			"the dataset was written under version %s: verify it with the stormaudit that wrote it, or ingest its inputs again", hashchain.Version, found)}
+		return rep, nil, nil
+	}
 	if opts.Log != "" && m.Log != opts.Log {
 		rep.Problem = &Problem{What: fmt.Sprintf("log: the dataset is of log %q, not of %q: another dataset than the one expected", m.Log, opts.Log)}
 		return rep, nil, nil
@@ -112,7 +119,7 @@ func verify(dir string, opts VerifyOptions, hook rowHook) (*VerifyReport, []byte
 	if rep.Problem = checkListing(dir, m); rep.Problem != nil {
 		return rep, nil, nil
 	}
-	text, err := os.ReadFile(filepath.Join(dir, CheckpointName))
+	text, err := os.ReadFile(filepath.Join(dir, dataset.CheckpointName))
 	if err != nil {
 		return rep, nil, err // checkListing saw it
 	}
@@ -123,7 +130,7 @@ func verify(dir string, opts VerifyOptions, hook rowHook) (*VerifyReport, []byte
 	if err := checkManifestSig(dir, opts.Verifiers, rep); err != nil || rep.Problem != nil {
 		return rep, text, err
 	}
-	v := &verifier{rep: rep, heads: map[string]head{}, cp: cp, since: opts.Since, hook: hook}
+	v := &verifier{rep: rep, chains: hashchain.NewChains(m.Log, true), cp: cp, since: opts.Since, hook: hook}
 	if err := v.files(dir, m.Files); err != nil || rep.Problem != nil {
 		return rep, text, err
 	}
@@ -141,8 +148,8 @@ func verify(dir string, opts VerifyOptions, hook rowHook) (*VerifyReport, []byte
 // directory without one is no dataset (an error), unless it holds a
 // checkpoint or Parquet files: then the manifest was removed, and that,
 // like a manifest that does not parse, is rep's Problem.
-func readManifestToVerify(dir string, rep *VerifyReport) (*Manifest, error) {
-	m, err := ReadManifest(dir)
+func readManifestToVerify(dir string, rep *Report) (*dataset.Manifest, error) {
+	m, err := dataset.ReadManifest(dir)
 	if err == nil {
 		return m, nil
 	}
@@ -154,12 +161,12 @@ func readManifestToVerify(dir string, rep *VerifyReport) (*Manifest, error) {
 		if errors.As(err, &pe) {
 			return nil, err // it could not be read
 		}
-		rep.Problem = &Problem{File: ManifestName, What: fmt.Sprintf("not a dataset manifest: %v", err)}
+		rep.Problem = &Problem{File: dataset.ManifestName, What: fmt.Sprintf("not a dataset manifest: %v", err)}
 		return nil, nil
 	}
 	parts, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
-	if _, cerr := os.Stat(filepath.Join(dir, CheckpointName)); cerr == nil || len(parts) > 0 {
-		rep.Problem = &Problem{File: ManifestName, What: "missing: the directory holds a dataset's files but not its manifest"}
+	if _, cerr := os.Stat(filepath.Join(dir, dataset.CheckpointName)); cerr == nil || len(parts) > 0 {
+		rep.Problem = &Problem{File: dataset.ManifestName, What: "missing: the directory holds a dataset's files but not its manifest"}
 		return nil, nil
 	}
 	return nil, err
@@ -169,13 +176,13 @@ func readManifestToVerify(dir string, rep *VerifyReport) (*Manifest, error) {
 // manifest lists (and the checkpoint and quarantine files) is there, and
 // nothing else is, since any reader that globs *.parquet would read an
 // unlisted file as part of the dataset.
-func checkListing(dir string, m *Manifest) *Problem {
-	want := map[string]bool{ManifestName: true, CheckpointName: true, RejectsName: true, DuplicatesName: true}
+func checkListing(dir string, m *dataset.Manifest) *Problem {
+	want := map[string]bool{dataset.ManifestName: true, dataset.CheckpointName: true, dataset.RejectsName: true, dataset.DuplicatesName: true}
 	dirs := map[string]bool{}
 	for _, f := range m.Files {
 		name := filepath.FromSlash(f.Name)
 		if !filepath.IsLocal(name) {
-			return &Problem{File: ManifestName, What: fmt.Sprintf("files: %q is not a path inside the dataset", f.Name)}
+			return &Problem{File: dataset.ManifestName, What: fmt.Sprintf("files: %q is not a path inside the dataset", f.Name)}
 		}
 		want[name] = true
 		for d := filepath.Dir(name); d != "."; d = filepath.Dir(d) {
@@ -191,7 +198,7 @@ func checkListing(dir string, m *Manifest) *Problem {
 		switch {
 		case e.IsDir() && dirs[rel]:
 			return nil
-		case e.Type().IsRegular() && (want[rel] || rel == ManifestSigName):
+		case e.Type().IsRegular() && (want[rel] || rel == dataset.ManifestSigName):
 			delete(want, rel)
 			return nil
 		}
@@ -225,10 +232,10 @@ func sortedKeys(m map[string]bool) []string {
 
 // readCheckpoint parses and, with verifiers, authenticates the dataset's
 // checkpoint; what is wrong goes into rep.Problem.
-func readCheckpoint(b []byte, verifiers note.Verifiers, rep *VerifyReport) *hashchain.Checkpoint {
+func readCheckpoint(b []byte, verifiers note.Verifiers, rep *Report) *hashchain.Checkpoint {
 	f, err := hashchain.ReadCheckpointFile(b, verifiers)
 	if err != nil {
-		rep.Problem = &Problem{File: CheckpointName, What: strings.TrimPrefix(err.Error(), "hashchain: ")}
+		rep.Problem = &Problem{File: dataset.CheckpointName, What: strings.TrimPrefix(err.Error(), "hashchain: ")}
 		return nil
 	}
 	rep.Checkpoint, rep.Signed, rep.Signers = &f.Checkpoint, f.Signed, f.Signers
@@ -238,25 +245,21 @@ func readCheckpoint(b []byte, verifiers note.Verifiers, rep *VerifyReport) *hash
 	return &f.Checkpoint
 }
 
-type head struct {
-	seq  int64
-	link tlog.Hash
-}
-
 type verifier struct {
-	rep       *VerifyReport
-	heads     map[string]head
+	rep       *Report
+	chains    *hashchain.Chains
 	cp, since *hashchain.Checkpoint
 	tree      hashchain.Tree
 	cpRoot    *tlog.Hash // the root when the tree had the checkpoint's size
 	sinceRoot *tlog.Hash
 	hook      rowHook
+	last      tlog.Hash // the link of the last row verified
 }
 
 // files verifies the rows of the files in order. Reading and hashing run
 // on every core (see verifyBatch); the chain heads and the tree, which
 // need storage order, are kept by this goroutine.
-func (v *verifier) files(dir string, files []File) error {
+func (v *verifier) files(dir string, files []dataset.File) error {
 	batches := make(chan *verifyBatch, 2*runtime.GOMAXPROCS(0))
 	stop := make(chan struct{})
 	readErr := make(chan error, 1)
@@ -273,7 +276,7 @@ func (v *verifier) files(dir string, files []File) error {
 		}
 	}
 	err := <-readErr
-	var re *RowError
+	var re *dataset.RowError
 	var pe *os.PathError
 	switch {
 	case err == nil:
@@ -298,26 +301,21 @@ func (v *verifier) batch(b *verifyBatch) bool {
 		if b.err[i] != "" {
 			return bad("%s", b.err[i])
 		}
-		prev, ok := v.heads[pos.Origin]
-		switch {
-		case !ok && pos.Seq != 0:
-			return bad("seq: expected 0 for the first record of the chain, found %d (records missing before it)", pos.Seq)
-		case !ok:
-			prev.link = hashchain.Genesis(pos.Origin)
-		case pos.Seq != prev.seq+1:
-			return bad("seq: expected %d after %d, found %d (records missing, repeated or out of order)", prev.seq+1, prev.seq, pos.Seq)
+		prevLink := hashchain.Genesis(pos.Origin)
+		if pos.Seq > 0 {
+			prevLink = v.last // the chain's previous record is the row before
 		}
-		if b.link[i] == linkUnchecked && hashchain.NextLink(prev.link, b.h[i]) != pos.Link || b.link[i] == linkBad {
-			return bad("link: the record's content does not match its chain link (a value of this row was changed, or the row does not belong here)")
+		if err := v.chains.Follow(rec.ClientID, *pos, b.h[i], b.link[i] == linkOK); err != nil {
+			return bad("%s", err)
 		}
-		if !ok {
+		if pos.Seq == 0 {
 			v.rep.Origins++
 		}
-		v.heads[pos.Origin] = head{pos.Seq, pos.Link}
+		v.last = pos.Link
 		v.rep.Bytes += int64(b.n[i])
 		v.tree.Append(b.leaf[i])
 		if v.hook != nil {
-			v.hook(rec, pos, b.sources[rec.Source], b.leaf[i], prev.link)
+			v.hook(rec, pos, b.sources[rec.Source], b.leaf[i], prevLink)
 		}
 		v.rep.Records++
 		v.snapshot()

@@ -1,14 +1,14 @@
 //go:build unix
 
-package dataset
+package testkit
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
+// CPUTime returns the CPU time the process has used, user and system.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

@@ -1,4 +1,4 @@
-package dataset
+package ingest
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/stormaudit/stormaudit/hashchain"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/internal/ordered"
@@ -117,7 +119,7 @@ func readLine(r *bufio.Reader) (s []byte, full int64, err error) {
 // order. It closes out.
 func decodeBatches(source uint32, name string, in <-chan *lineBatch, out chan<- *lineBatch) {
 	n := runtime.GOMAXPROCS(0)
-	decoders, hashers := make([]auditfmt.Decoder, n), make([]rowHasher, n)
+	decoders, hashers := make([]auditfmt.Decoder, n), make([]hashchain.Hasher, n)
 	ordered.Run(n, in, out, func(w int, b *lineBatch) { b.decode(&decoders[w], &hashers[w], source, name) })
 }
 
@@ -126,7 +128,7 @@ func decodeBatches(source uint32, name string, in <-chan *lineBatch, out chan<- 
 // record must also have canonical bytes (docs/hashchain.md): one whose
 // numbers RFC 8785 cannot write exactly is rejected here, where the line
 // is still at hand.
-func (b *lineBatch) decode(d *auditfmt.Decoder, h *rowHasher, source uint32, name string) {
+func (b *lineBatch) decode(d *auditfmt.Decoder, h *hashchain.Hasher, source uint32, name string) {
 	b.recs.reset()
 	b.rejects = b.rejects[:0]
 	start := 0
@@ -139,7 +141,7 @@ func (b *lineBatch) decode(d *auditfmt.Decoder, h *rowHasher, source uint32, nam
 		if b.long[i] > 0 {
 			err = &auditfmt.FieldError{Expected: "a line of at most 1048576 bytes", Found: "a line of " + itoa(b.long[i]) + " bytes"}
 		} else if err = d.Decode(s, &e.rec); err == nil {
-			err = h.hash(&e, name)
+			err = e.hash(h, name)
 		}
 		if err == nil {
 			b.recs.add(&e)

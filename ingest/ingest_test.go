@@ -1,4 +1,4 @@
-package dataset
+package ingest
 
 import (
 	"bufio"
@@ -8,47 +8,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/internal/testkit"
+
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
-// genLines returns n seed-format lines for devices dev-0000.. in shuffled
-// order, deterministic for seed.
-func genLines(n, devices int, seed uint64) []string {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	outcomes := []string{"backoff_wait", "attempt_failed", "connected", "rate_limited_wait"}
-	lines := make([]string, n)
-	for i := range lines {
-		lines[i] = fmt.Sprintf(`{"client_id": "dev-%04d", "attempt": %d, "backoff_delay_s": %g, "outcome": %q, "clean_session": false, "recorded_at": "2026-11-30T14:%02d:%02d.%06d+00:00"}`,
-			rng.IntN(devices), rng.IntN(8), float64(rng.IntN(100000))/1000, outcomes[rng.IntN(4)], 17+rng.IntN(20), rng.IntN(60), rng.IntN(1000000))
-	}
-	return lines
-}
-
-func writeInput(t *testing.T, name string, lines []string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // readDataset reads every record of a dataset in stored order.
-func readDataset(t *testing.T, dir string) (*Manifest, []auditfmt.Record) {
+func readDataset(t *testing.T, dir string) (*dataset.Manifest, []auditfmt.Record) {
 	t.Helper()
-	m, err := ReadManifest(dir)
+	m, err := dataset.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var all []auditfmt.Record
-	if err := Scan(dir, func(recs []auditfmt.Record, _ []string) error {
+	if err := dataset.Scan(dir, func(recs []auditfmt.Record, _ []string) error {
 		all = append(all, recs...)
 		return nil
 	}); err != nil {
@@ -58,24 +38,24 @@ func readDataset(t *testing.T, dir string) (*Manifest, []auditfmt.Record) {
 }
 
 func TestIngestSpillMatchesInMemory(t *testing.T) {
-	lines := genLines(5000, 37, 1)
+	lines := testkit.GenLines(5000, 37, 1)
 	// Redeliver 300 lines, some far from their first copy.
 	for i := range 300 {
 		lines = append(lines, lines[i*7])
 	}
-	in := writeInput(t, "fleet.ndjson", lines)
+	in := testkit.WriteInput(t, "fleet.ndjson", lines)
 	ctx := context.Background()
 	small, big := filepath.Join(t.TempDir(), "spill"), filepath.Join(t.TempDir(), "mem")
-	m1, err := Ingest(ctx, small, []Source{{Name: in}}, IngestOptions{ChunkRecords: 97, FileRows: 1000})
+	m1, err := Run(ctx, small, []Source{{Name: in}}, Options{ChunkRecords: 97, FileRows: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, err := Ingest(ctx, big, []Source{{Name: in}}, IngestOptions{})
+	m2, err := Run(ctx, big, []Source{{Name: in}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []*Manifest{m1, m2} {
-		if got, want := m.Totals, (Counts{Lines: 5300, Accepted: 5000, Duplicates: 300}); got != want {
+	for _, m := range []*dataset.Manifest{m1, m2} {
+		if got, want := m.Totals, (dataset.Counts{Lines: 5300, Accepted: 5000, Duplicates: 300}); got != want {
 			t.Errorf("totals = %+v, want %+v", got, want)
 		}
 	}
@@ -101,7 +81,7 @@ func TestIngestSpillMatchesInMemory(t *testing.T) {
 	// A device never spans two files.
 	seen := map[string]string{}
 	for _, f := range m1.Files {
-		fr, err := OpenFile(filepath.Join(small, f.Name))
+		fr, err := dataset.OpenFile(filepath.Join(small, f.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,10 +108,10 @@ func TestIngestSpillMatchesInMemory(t *testing.T) {
 func TestIngestKeepsFirstCopyAndLogsDuplicates(t *testing.T) {
 	rec := `{"client_id": "dev-1", "attempt": 1, "backoff_delay_s": 0.5, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34.979964+00:00"}`
 	env := `{"message": "mqtt_reconnect", "audit": ` + rec + `}`
-	a := writeInput(t, "a.ndjson", []string{rec, rec})
-	b := writeInput(t, "b.ndjson", []string{env})
+	a := testkit.WriteInput(t, "a.ndjson", []string{rec, rec})
+	b := testkit.WriteInput(t, "b.ndjson", []string{env})
 	dir := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), dir, []Source{{Name: a}, {Name: b}}, IngestOptions{})
+	m, err := Run(context.Background(), dir, []Source{{Name: a}, {Name: b}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +122,7 @@ func TestIngestKeepsFirstCopyAndLogsDuplicates(t *testing.T) {
 	if len(rows) != 1 || rows[0].Line != 1 || rows[0].Source != 0 {
 		t.Fatalf("kept %+v, want line 1 of a.ndjson", rows)
 	}
-	got, _ := os.ReadFile(filepath.Join(dir, DuplicatesName))
+	got, _ := os.ReadFile(filepath.Join(dir, dataset.DuplicatesName))
 	want := fmt.Sprintf(`{"source":%q,"line":2,"client_id":"dev-1","duplicate_of":{"source":%q,"line":1}}`+"\n"+
 		`{"source":%q,"line":1,"client_id":"dev-1","duplicate_of":{"source":%q,"line":1}}`+"\n", a, a, b, a)
 	if string(got) != want {
@@ -151,19 +131,19 @@ func TestIngestKeepsFirstCopyAndLogsDuplicates(t *testing.T) {
 }
 
 func TestIngestQuarantinesEveryReject(t *testing.T) {
-	good := genLines(3, 2, 2)
+	good := testkit.GenLines(3, 2, 2)
 	long := `{"client_id": "` + strings.Repeat("x", auditfmt.MaxLineBytes) + `"}`
 	lines := []string{good[0], `{"client_id": "d", "attempt": -1}`, "", good[1], "\xff\xfe not utf8", long, good[2], `{"oops`}
-	in := writeInput(t, "mixed.ndjson", lines)
+	in := testkit.WriteInput(t, "mixed.ndjson", lines)
 	dir := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), dir, []Source{{Name: in}}, IngestOptions{})
+	m, err := Run(context.Background(), dir, []Source{{Name: in}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.Totals, (Counts{Lines: 8, Accepted: 3, Rejected: 5}); got != want {
+	if got, want := m.Totals, (dataset.Counts{Lines: 8, Accepted: 3, Rejected: 5}); got != want {
 		t.Errorf("totals = %+v, want %+v", got, want)
 	}
-	f, err := os.Open(filepath.Join(dir, RejectsName))
+	f, err := os.Open(filepath.Join(dir, dataset.RejectsName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +181,7 @@ func TestIngestQuarantinesEveryReject(t *testing.T) {
 }
 
 func TestIngestGzipStdinAndCSV(t *testing.T) {
-	lines := genLines(50, 5, 3)
+	lines := testkit.GenLines(50, 5, 3)
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte(strings.Join(lines, "\n")))
@@ -214,7 +194,7 @@ func TestIngestGzipStdinAndCSV(t *testing.T) {
 	csvName := filepath.Join(t.TempDir(), "gw.csv")
 	os.WriteFile(csvName, []byte(csv), 0o644)
 	dir := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), dir, []Source{{Name: plainName}, {Name: "-", Stdin: bytes.NewReader(gz.Bytes())}, {Name: csvName}}, IngestOptions{})
+	m, err := Run(context.Background(), dir, []Source{{Name: plainName}, {Name: "-", Stdin: bytes.NewReader(gz.Bytes())}, {Name: csvName}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +213,7 @@ func TestIngestGzipStdinAndCSV(t *testing.T) {
 	}
 	// Our own Parquet is an input too: re-ingesting a dataset's file keeps every row.
 	again := filepath.Join(t.TempDir(), "again")
-	m2, err := Ingest(context.Background(), again, []Source{{Name: filepath.Join(dir, m.Files[0].Name)}}, IngestOptions{})
+	m2, err := Run(context.Background(), again, []Source{{Name: filepath.Join(dir, m.Files[0].Name)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +225,7 @@ func TestIngestGzipStdinAndCSV(t *testing.T) {
 func TestIngestRefusesNonEmptyOutput(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "x"), nil, 0o644)
-	_, err := Ingest(context.Background(), dir, []Source{{Name: "-", Stdin: strings.NewReader("")}}, IngestOptions{})
+	_, err := Run(context.Background(), dir, []Source{{Name: "-", Stdin: strings.NewReader("")}}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("err = %v, want a not-empty error", err)
 	}
@@ -260,14 +240,14 @@ func TestIngestRejectsRecordsWithoutCanonicalBytes(t *testing.T) {
 		`{"client_id": "d", "attempt": 1, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "serial": "12345678901234567890"}`,
 	}
 	dir := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), dir, []Source{{Name: writeInput(t, "big.ndjson", lines)}}, IngestOptions{})
+	m, err := Run(context.Background(), dir, []Source{{Name: testkit.WriteInput(t, "big.ndjson", lines)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.Totals, (Counts{Lines: 3, Accepted: 1, Rejected: 2}); got != want {
+	if got, want := m.Totals, (dataset.Counts{Lines: 3, Accepted: 1, Rejected: 2}); got != want {
 		t.Fatalf("totals = %+v, want %+v", got, want)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, RejectsName))
+	b, _ := os.ReadFile(filepath.Join(dir, dataset.RejectsName))
 	for _, want := range []string{`"field":"attempt"`, `"field":"serial"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("rejects.ndjson lacks %s:\n%s", want, b)
@@ -284,7 +264,7 @@ func TestIngestQuarantinesBadParquetRows(t *testing.T) {
 	last := good
 	last.RecordedAt, last.Line = 3, 3
 	path := filepath.Join(t.TempDir(), "third-party.parquet")
-	fw, err := CreateFile(path, []string{"x.ndjson"})
+	fw, err := dataset.CreateFile(path, []string{"x.ndjson"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,14 +275,14 @@ func TestIngestQuarantinesBadParquetRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), dir, []Source{{Name: path}}, IngestOptions{})
+	m, err := Run(context.Background(), dir, []Source{{Name: path}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.Totals, (Counts{Lines: 3, Accepted: 2, Rejected: 1}); got != want {
+	if got, want := m.Totals, (dataset.Counts{Lines: 3, Accepted: 2, Rejected: 1}); got != want {
 		t.Fatalf("totals = %+v, want %+v", got, want)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, RejectsName))
+	b, _ := os.ReadFile(filepath.Join(dir, dataset.RejectsName))
 	if !strings.Contains(string(b), `"line":2,"field":"attempt"`) {
 		t.Errorf("rejects.ndjson = %s", b)
 	}
@@ -321,11 +301,11 @@ func (e endless) Read(p []byte) (int, error) {
 
 func TestIngestStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	line := []byte(genLines(1, 1, 1)[0] + "\n")
+	line := []byte(testkit.GenLines(1, 1, 1)[0] + "\n")
 	done := make(chan error, 1)
 	dir := filepath.Join(t.TempDir(), "ds")
 	go func() {
-		_, err := Ingest(ctx, dir, []Source{{Name: "-", Stdin: endless{line}}}, IngestOptions{})
+		_, err := Run(ctx, dir, []Source{{Name: "-", Stdin: endless{line}}}, Options{})
 		done <- err
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -348,7 +328,7 @@ func TestIngestStopsWhenCancelled(t *testing.T) {
 func TestIngestLargeRecord(t *testing.T) {
 	big := `{"client_id": "d", "attempt": 1, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "blob": "` + strings.Repeat("x", 900_000) + `"}`
 	dir := filepath.Join(t.TempDir(), "ds")
-	m, err := Ingest(context.Background(), dir, []Source{{Name: writeInput(t, "big.ndjson", append([]string{big}, genLines(10, 2, 1)...))}}, IngestOptions{})
+	m, err := Run(context.Background(), dir, []Source{{Name: testkit.WriteInput(t, "big.ndjson", append([]string{big}, testkit.GenLines(10, 2, 1)...))}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,15 +341,15 @@ func TestIngestLargeRecord(t *testing.T) {
 // command can run again.
 func TestIngestFailureLeavesNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ds")
-	good := writeInput(t, "a.ndjson", genLines(10, 2, 1))
-	noHeader := writeInput(t, "b.csv", []string{"attempt,outcome", "1,connected"})
-	if _, err := Ingest(context.Background(), dir, []Source{{Name: good}, {Name: noHeader}}, IngestOptions{}); err == nil {
+	good := testkit.WriteInput(t, "a.ndjson", testkit.GenLines(10, 2, 1))
+	noHeader := testkit.WriteInput(t, "b.csv", []string{"attempt,outcome", "1,connected"})
+	if _, err := Run(context.Background(), dir, []Source{{Name: good}, {Name: noHeader}}, Options{}); err == nil {
 		t.Fatal("a CSV without client_id was ingested")
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("the failed ingest left %d files", len(ents))
 	}
-	if _, err := Ingest(context.Background(), dir, []Source{{Name: good}}, IngestOptions{}); err != nil {
+	if _, err := Run(context.Background(), dir, []Source{{Name: good}}, Options{}); err != nil {
 		t.Fatalf("the corrected ingest: %v", err)
 	}
 }
@@ -384,11 +364,11 @@ func TestIngestLineLimitIgnoresCR(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "crlf.ndjson")
 	os.WriteFile(path, []byte(line+"\r\n"+line+"x\r\n"), 0o644)
-	m, err := Ingest(context.Background(), filepath.Join(t.TempDir(), "ds"), []Source{{Name: path}}, IngestOptions{})
+	m, err := Run(context.Background(), filepath.Join(t.TempDir(), "ds"), []Source{{Name: path}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.Totals, (Counts{Lines: 2, Accepted: 1, Rejected: 1}); got != want {
+	if got, want := m.Totals, (dataset.Counts{Lines: 2, Accepted: 1, Rejected: 1}); got != want {
 		t.Errorf("totals = %+v, want %+v (a line of exactly the limit, then one byte over)", got, want)
 	}
 }

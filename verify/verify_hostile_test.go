@@ -1,4 +1,4 @@
-package dataset
+package verify
 
 import (
 	"bytes"
@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/ingest"
+	"github.com/stormaudit/stormaudit/internal/testkit"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -16,8 +20,8 @@ import (
 // left every row intact or made verify fail with an I/O error, and each
 // is now tampering, with the problem named.
 func TestVerifyHostileEdits(t *testing.T) {
-	signer, verifiers := testKeys(t, "collector-1")
-	lines := genLines(300, 200, 7)
+	signer, verifiers := testkit.Keys(t, "collector-1")
+	lines := testkit.GenLines(300, 200, 7)
 	fresh := func(t *testing.T) string {
 		dir := filepath.Join(t.TempDir(), "ds")
 		ingestLines(t, dir, signer, lines)
@@ -57,36 +61,36 @@ func TestVerifyHostileEdits(t *testing.T) {
 			os.WriteFile(path, b[:len(b)/2], 0o644)
 		}, "", "not a readable dataset file"},
 		{"manifest not JSON", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, ManifestName), []byte("{not json"), 0o644)
-		}, ManifestName, "not a dataset manifest"},
+			os.WriteFile(filepath.Join(dir, dataset.ManifestName), []byte("{not json"), 0o644)
+		}, dataset.ManifestName, "not a dataset manifest"},
 		{"manifest removed", func(t *testing.T, dir string) {
-			os.Remove(filepath.Join(dir, ManifestName))
-		}, ManifestName, "missing"},
+			os.Remove(filepath.Join(dir, dataset.ManifestName))
+		}, dataset.ManifestName, "missing"},
 		{"checkpoint signature line twice", func(t *testing.T, dir string) {
-			path := filepath.Join(dir, CheckpointName)
+			path := filepath.Join(dir, dataset.CheckpointName)
 			b, _ := os.ReadFile(path)
 			sig := b[bytes.LastIndex(b[:len(b)-1], []byte("\n"))+1:]
 			os.WriteFile(path, append(b, sig...), 0o644)
-		}, CheckpointName, "appears twice"},
+		}, dataset.CheckpointName, "appears twice"},
 		{"checkpoint cosigned by another key", func(t *testing.T, dir string) {
-			path := filepath.Join(dir, CheckpointName)
+			path := filepath.Join(dir, dataset.CheckpointName)
 			b, _ := os.ReadFile(path)
 			n, err := note.Open(b, verifiers)
 			if err != nil {
 				t.Fatal(err)
 			}
-			other, _ := testKeys(t, "mallory")
+			other, _ := testkit.Keys(t, "mallory")
 			both, err := note.Sign(&note.Note{Text: n.Text}, signer, other)
 			if err != nil {
 				t.Fatal(err)
 			}
 			os.WriteFile(path, both, 0o644)
-		}, CheckpointName, "which no verifier names"},
+		}, dataset.CheckpointName, "which no verifier names"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := fresh(t)
 			tc.edit(t, dir)
-			rep := mustVerify(t, dir, VerifyOptions{Verifiers: verifiers})
+			rep := mustVerify(t, dir, Options{Verifiers: verifiers})
 			if rep.Problem == nil || rep.Problem.File != tc.file || !strings.Contains(rep.Problem.What, tc.what) {
 				t.Errorf("problem %v; want one of %q saying %q", rep.Problem, tc.file, tc.what)
 			}
@@ -97,21 +101,21 @@ func TestVerifyHostileEdits(t *testing.T) {
 // TestVerifyPinsTheLog: two datasets of one directory name, signed by one
 // key, both verify; --log tells them apart.
 func TestVerifyPinsTheLog(t *testing.T) {
-	signer, verifiers := testKeys(t, "collector-1")
-	in := writeInput(t, "a.ndjson", genLines(20, 3, 1))
+	signer, verifiers := testkit.Keys(t, "collector-1")
+	in := testkit.WriteInput(t, "a.ndjson", testkit.GenLines(20, 3, 1))
 	var logs []string
 	for _, parent := range []string{"a", "b"} {
 		dir := filepath.Join(t.TempDir(), parent, "incident")
-		m, err := Ingest(t.Context(), dir, []Source{{Name: in}}, IngestOptions{Signer: signer})
+		m, err := ingest.Run(t.Context(), dir, []ingest.Source{{Name: in}}, ingest.Options{Signer: signer})
 		if err != nil {
 			t.Fatal(err)
 		}
 		logs = append(logs, m.Log)
-		if rep := mustVerify(t, dir, VerifyOptions{Verifiers: verifiers, Log: m.Log}); rep.Problem != nil {
+		if rep := mustVerify(t, dir, Options{Verifiers: verifiers, Log: m.Log}); rep.Problem != nil {
 			t.Fatalf("intact: %v", rep.Problem)
 		}
 		if parent == "b" {
-			rep := mustVerify(t, dir, VerifyOptions{Verifiers: verifiers, Log: logs[0]})
+			rep := mustVerify(t, dir, Options{Verifiers: verifiers, Log: logs[0]})
 			if rep.Problem == nil || !strings.Contains(rep.Problem.What, "another dataset than the one expected") {
 				t.Errorf("the second dataset pinned to the first's log: %v", rep.Problem)
 			}
@@ -126,7 +130,7 @@ func TestVerifyPinsTheLog(t *testing.T) {
 // refuses, every reader refuses (a regression: the dataset's reader
 // skipped the canonical-signature check the collector log's made).
 func TestEveryCheckpointReaderAgrees(t *testing.T) {
-	signer, verifiers := testKeys(t, "collector-1")
+	signer, verifiers := testkit.Keys(t, "collector-1")
 	good, err := hashchain.SignCheckpoint(hashchain.Checkpoint{Origin: "o", Size: 0}, signer)
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,14 @@
-package dataset
+package ingest
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/stormaudit/stormaudit/dataset"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -24,19 +24,19 @@ const (
 // rowBatch is a run of rows on their way to a Parquet file.
 type rowBatch struct {
 	recs []auditfmt.Record
-	pos  []ChainPos
+	pos  []hashchain.Pos
 }
 
 // write merges the sorted records, drops and logs duplicates, and writes
 // the Parquet files and the manifest. It is a pipeline of three
 // goroutines passing batches of rows: dedup (merge, de-duplicate, link),
 // grow (leaf hashes and the tree) and writeFiles (Parquet).
-func (ing *ingest) write() (*Manifest, error) {
+func (ing *ingest) write() (*dataset.Manifest, error) {
 	m, err := ing.sort.finish()
 	if err != nil {
 		return nil, err
 	}
-	dups, err := newDupLog(filepath.Join(ing.dir, DuplicatesName))
+	dups, err := newDupLog(filepath.Join(ing.dir, dataset.DuplicatesName))
 	if err != nil {
 		m.close()
 		return nil, err
@@ -45,10 +45,10 @@ func (ing *ingest) write() (*Manifest, error) {
 	chained := make(chan *rowBatch, writeBatches)
 	free := make(chan *rowBatch, writeBatches)
 	for range writeBatches {
-		free <- &rowBatch{make([]auditfmt.Record, 0, writeBatch), make([]ChainPos, 0, writeBatch)}
+		free <- &rowBatch{make([]auditfmt.Record, 0, writeBatch), make([]hashchain.Pos, 0, writeBatch)}
 	}
-	ch := &chainer{log: ing.opts.Log}
-	tree := &treeBuilder{names: ing.names}
+	ch := hashchain.NewChains(ing.opts.Log, true)
+	tree := &treeBuilder{}
 	mergeErr := make(chan error, 1)
 	go func() { mergeErr <- ing.dedup(m, dups, ch, linked, free) }()
 	go tree.grow(linked, chained)
@@ -75,7 +75,7 @@ func (ing *ingest) write() (*Manifest, error) {
 
 // dedup streams the merge into batches, keeping the first of each run of
 // identical records, and links the records it keeps into their chains.
-func (ing *ingest) dedup(m *merger, dups *dupLog, ch *chainer, out chan<- *rowBatch, free <-chan *rowBatch) error {
+func (ing *ingest) dedup(m *merger, dups *dupLog, ch *hashchain.Chains, out chan<- *rowBatch, free <-chan *rowBatch) error {
 	defer close(out)
 	batch := <-free
 	var prev, e hashed
@@ -99,7 +99,7 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, ch *chainer, out chan<- *rowBa
 		prev, have = e, true
 		ing.inputs[rec.Source].Accepted++
 		batch.recs = append(batch.recs, *rec)
-		batch.pos = append(batch.pos, ch.next(&e))
+		batch.pos = append(batch.pos, ch.Append(rec.ClientID, e.h))
 		if len(batch.recs) == writeBatch {
 			out <- batch
 			batch = <-free
@@ -112,20 +112,10 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, ch *chainer, out chan<- *rowBa
 	return nil
 }
 
-// grow adds the rows of each batch from in to the tree and passes the
-// batch on to out, which it closes at the end of in.
-func (t *treeBuilder) grow(in <-chan *rowBatch, out chan<- *rowBatch) {
-	defer close(out)
-	for b := range in {
-		t.add(b.recs, b.pos)
-		out <- b
-	}
-}
-
 // writeFiles writes batches to part files, starting a new file at the
 // first change of client_id after FileRows rows.
-func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files []File, err error) {
-	var fw *FileWriter
+func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files []dataset.File, err error) {
+	var fw *dataset.FileWriter
 	var lastClient string
 	var written int64
 	drain := func() {
@@ -145,7 +135,7 @@ func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files
 			}
 			if fw == nil {
 				name := fmt.Sprintf("part-%05d.parquet", len(files))
-				if fw, err = CreateFile(filepath.Join(ing.dir, name), ing.names); err != nil {
+				if fw, err = dataset.CreateFile(filepath.Join(ing.dir, name), ing.names); err != nil {
 					return nil, err
 				}
 			}
@@ -184,18 +174,19 @@ func (ing *ingest) splitAt(batch []auditfmt.Record, rows int64, last string) int
 	return len(batch)
 }
 
-func (ing *ingest) closeFile(fw *FileWriter, files []File) ([]File, error) {
+func (ing *ingest) closeFile(fw *dataset.FileWriter, files []dataset.File) ([]dataset.File, error) {
 	if err := fw.Close(); err != nil {
 		return nil, err
 	}
 	name := fmt.Sprintf("part-%05d.parquet", len(files))
-	return append(files, File{Name: name, Rows: fw.Rows(), RowGroups: fw.RowGroups(), SHA256: fw.SHA256()}), nil
+	return append(files, dataset.File{Name: name, Rows: fw.Rows(), RowGroups: fw.RowGroups(), SHA256: fw.SHA256()}), nil
 }
 
-func (ing *ingest) finishManifest(files []File, cp hashchain.Checkpoint, signers []string) (*Manifest, error) {
-	man := &Manifest{
+func (ing *ingest) finishManifest(files []dataset.File, cp hashchain.Checkpoint, signers []string) (*dataset.Manifest, error) {
+	man := &dataset.Manifest{
 		Format:        "stormaudit-dataset",
 		SchemaVersion: auditfmt.SchemaVersion,
+		ChainVersion:  hashchain.Version,
 		CreatedBy:     ing.opts.CreatedBy,
 		DatasetID:     ing.id,
 		Log:           ing.opts.Log,
@@ -206,7 +197,7 @@ func (ing *ingest) finishManifest(files []File, cp hashchain.Checkpoint, signers
 		Inputs:        ing.inputs,
 	}
 	if man.Files == nil {
-		man.Files = []File{}
+		man.Files = []dataset.File{}
 	}
 	for _, f := range files {
 		man.Rows += f.Rows
@@ -222,10 +213,10 @@ func (ing *ingest) finishManifest(files []File, cp hashchain.Checkpoint, signers
 		return nil, fmt.Errorf("internal error: %d records accepted but %d rows written", man.Totals.Accepted, man.Rows)
 	}
 	var err error
-	if man.Rejects, err = digestFile(filepath.Join(ing.dir, RejectsName)); err != nil {
+	if man.Rejects, err = dataset.DigestFile(filepath.Join(ing.dir, dataset.RejectsName)); err != nil {
 		return nil, err
 	}
-	if man.Duplicates, err = digestFile(filepath.Join(ing.dir, DuplicatesName)); err != nil {
+	if man.Duplicates, err = dataset.DigestFile(filepath.Join(ing.dir, dataset.DuplicatesName)); err != nil {
 		return nil, err
 	}
 	return man, writeManifest(ing.dir, man, ing.opts.Signer)
@@ -233,7 +224,7 @@ func (ing *ingest) finishManifest(files []File, cp hashchain.Checkpoint, signers
 
 // writeManifest writes the manifest atomically and, with a signer, its
 // signature.
-func writeManifest(dir string, m *Manifest, signer note.Signer) error {
+func writeManifest(dir string, m *dataset.Manifest, signer note.Signer) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -244,23 +235,11 @@ func writeManifest(dir string, m *Manifest, signer note.Signer) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(dir, ManifestSigName, sig); err != nil {
+		if err := writeFileAtomic(dir, dataset.ManifestSigName, sig); err != nil {
 			return err
 		}
 	}
-	return writeFileAtomic(dir, ManifestName, b)
-}
-
-// digestFile returns the size and SHA-256 of the file at path.
-func digestFile(path string) (Digest, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Digest{}, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	return Digest{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
+	return writeFileAtomic(dir, dataset.ManifestName, b)
 }
 
 // writeCheckpoint signs cp (when there is a signer) and writes it to the
@@ -275,7 +254,7 @@ func writeCheckpoint(dir string, cp hashchain.Checkpoint, signer note.Signer) (h
 		}
 		signers = []string{signer.Name()}
 	}
-	return cp, signers, writeFileAtomic(dir, CheckpointName, text)
+	return cp, signers, writeFileAtomic(dir, dataset.CheckpointName, text)
 }
 
 // writeFileAtomic writes dir/name through a temporary file: write, fsync,

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package dataset
-
-import "time"
-
-// cpuTime returns 0: process CPU time is only measured on Unix.
-func cpuTime() time.Duration { return 0 }

@@ -1,0 +1,133 @@
+// Package testkit holds what the tests of several packages share: keys,
+// generated logs, input files and the process's CPU time. Only tests
+// import it.
+package testkit
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/stormaudit/stormaudit/hashchain"
+)
+
+// Keys returns a new signing key named name and its verifier.
+func Keys(t testing.TB, name string) (note.Signer, note.Verifiers) {
+	t.Helper()
+	skey, vkey, err := hashchain.GenerateKey(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := note.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := note.NewVerifier(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, note.VerifierList(v)
+}
+
+// GenLines returns n seed-format lines for devices dev-0000.. in shuffled
+// order, deterministic for seed.
+func GenLines(n, devices int, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	outcomes := []string{"backoff_wait", "attempt_failed", "connected", "rate_limited_wait"}
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf(`{"client_id": "dev-%04d", "attempt": %d, "backoff_delay_s": %g, "outcome": %q, "clean_session": false, "recorded_at": "2026-11-30T14:%02d:%02d.%06d+00:00"}`,
+			rng.IntN(devices), rng.IntN(8), float64(rng.IntN(100000))/1000, outcomes[rng.IntN(4)], 17+rng.IntN(20), rng.IntN(60), rng.IntN(1000000))
+	}
+	return lines
+}
+
+// WriteInput writes lines to a new file named name in a temporary
+// directory and returns its path.
+func WriteInput(t testing.TB, name string, lines []string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Sources are the input names Records' Record.Source indexes.
+var Sources = []string{"fleet-a.ndjson", "-", "fleet b/日志.csv"}
+
+// Records returns n valid records sorted by client_id, recorded_at, with
+// every optional field present or absent at random, unicode in the strings
+// and Extra and Envelope on some.
+func Records(seed uint64, n int) []auditfmt.Record {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	recs := make([]auditfmt.Record, n)
+	base := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC).UnixNano()
+	for i := range recs {
+		r := &recs[i]
+		dev := i / 37
+		r.ClientID = fmt.Sprintf("dev-%05d", dev)
+		if dev%5 == 3 {
+			r.ClientID += "-ünï-😀"
+		}
+		r.RecordedAt = base + int64(dev)*int64(time.Millisecond) + int64(i%37)*int64(1500*time.Millisecond) + rng.Int64N(1000)
+		r.OffsetMin = []int16{0, 60, -300, 330, 1439, -1439}[rng.IntN(6)]
+		r.Attempt = int64(i % 37 % 9)
+		r.BackoffDelayS = rng.Float64() * 60
+		r.Outcome = auditfmt.Outcome(1 + rng.IntN(8))
+		r.CleanSession = rng.IntN(2) == 0
+		r.Source = uint32(rng.IntN(len(Sources)))
+		r.Line = int64(i + 1)
+		genOptionals(rng, r)
+	}
+	return recs
+}
+
+func genOptionals(rng *rand.Rand, r *auditfmt.Record) {
+	coin := func() bool { return rng.IntN(2) == 0 }
+	if coin() {
+		r.Has |= auditfmt.HasSchema
+		r.Schema = auditfmt.SchemaVersion
+	}
+	if coin() {
+		r.Has |= auditfmt.HasDeviceSeq
+		r.DeviceSeq = rng.Int64N(3) * rng.Int64N(1<<40) // zero often
+	}
+	if coin() {
+		r.Has |= auditfmt.HasReasonCode
+		r.ReasonCode = rng.Int64N(256) * rng.Int64N(2) // zero often
+	}
+	if coin() {
+		r.Has |= auditfmt.HasCeiling
+		r.CeilingS = float64(rng.IntN(3)) * rng.Float64() * 120
+	}
+	if coin() {
+		r.Has |= auditfmt.HasSessionPresent
+		r.SessionPresent = coin()
+	}
+	r.Stage = auditfmt.Stage(rng.IntN(4))
+	r.FailureClass = auditfmt.FailureClass(rng.IntN(7))
+	if coin() {
+		r.HostID = fmt.Sprintf("host-%d", rng.IntN(50))
+	}
+	if coin() {
+		r.AttemptID = fmt.Sprintf("att-%08x", rng.Uint32())
+	}
+	if coin() {
+		r.RecordID = fmt.Sprintf("rec-%016x-ß", rng.Uint64())
+	}
+	if rng.IntN(4) == 0 {
+		r.Extra = fmt.Sprintf(`{"fw":"1.%d.0","note":"ünïcødé ✓","nested":{"a":[1,2,%d]}}`, rng.IntN(9), rng.IntN(100))
+	}
+	if rng.IntN(3) == 0 {
+		r.Envelope = `{"message":"mqtt_reconnect","levelname":"INFO","logger":"répéteur"}`
+	}
+}

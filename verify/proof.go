@@ -1,0 +1,52 @@
+package verify
+
+import (
+	"fmt"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/hashchain"
+)
+
+// Prove returns the proof of the record at seq in the chain origin of the
+// dataset in dir. It verifies the dataset on the way, and holds one
+// 32-byte leaf hash per row in memory.
+func Prove(dir, origin string, seq int64) (*hashchain.Proof, error) {
+	var leaves hashchain.LeafHashes
+	var found *hashchain.Proof
+	var rerr error
+	hook := func(rec *auditfmt.Record, pos *hashchain.Pos, source string, leaf, prevLink tlog.Hash) {
+		if pos.Origin == origin && pos.Seq == seq {
+			var r []byte
+			r, rerr = hashchain.AppendSourcedRecordBytes(nil, rec, source)
+			found = &hashchain.Proof{Format: hashchain.ProofFormat, Record: string(r), Origin: origin, Seq: seq,
+				PrevLink: prevLink, Link: pos.Link, Source: source, Line: rec.Line, Index: int64(len(leaves))}
+		}
+		leaves = append(leaves, leaf)
+	}
+	rep, cpText, err := verify(dir, Options{}, hook)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Problem != nil {
+		return nil, fmt.Errorf("%s does not verify: %s", dir, rep.Problem)
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%s: no record with origin %q and seq %d", dir, origin, seq)
+	}
+	size := rep.Checkpoint.Size
+	if found.Index >= size {
+		return nil, fmt.Errorf("%s: origin %q seq %d is in the unsealed tail (row %d, checkpoint size %d): it has no signed proof yet", dir, origin, seq, found.Index, size)
+	}
+	found.TreeSize = size
+	found.Inclusion, err = tlog.ProveRecord(size, found.Index, leaves[:size].HashReader())
+	if err != nil {
+		return nil, err
+	}
+	found.Checkpoint = string(cpText)
+	return found, nil
+}
