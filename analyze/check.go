@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/stormaudit/stormaudit/policy"
@@ -60,6 +62,15 @@ type PolicyInfo struct {
 }
 
 // Check runs every rule over the dataset in dir.
+//
+// The rules run in parallel: each device, once built, is handed to
+// 2×GOMAXPROCS groups of rules (more groups than cores, so that the
+// scheduler evens out their unequal costs) and to the fleet's counters,
+// each on a
+// goroutine of its own, and every rule reports into a Context of its own;
+// then every rule's Finish runs on a goroutine of its own. The findings
+// and notes are merged in catalogue order, so the result does not depend
+// on the scheduling.
 func Check(dir string, opts Options) (*Result, error) {
 	c := &Context{Policy: opts.Policy, End: NoTime}
 	info := PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}
@@ -75,11 +86,14 @@ func Check(dir string, opts Options) (*Result, error) {
 		}
 	}
 	rules := Rules()
+	ctxs := make([]*Context, len(rules))
+	for i := range ctxs {
+		ctxs[i] = &Context{Policy: c.Policy, Inferred: c.Inferred, End: NoTime}
+	}
 	fc := newFleetCounter(opts.Window)
-	c.Fleet = &fc.st
 	var moved, movedDevices int
 	var movedGap int64
-	man, sources, err := devices(dir, func(d *Device) error {
+	fleet := func(d *Device) {
 		fc.add(d)
 		if d.Reordered > 0 {
 			moved, movedDevices, movedGap = moved+d.Reordered, movedDevices+1, max(movedGap, d.ReorderGap)
@@ -87,14 +101,19 @@ func Check(dir string, opts Options) (*Result, error) {
 		for i := range d.Events {
 			c.End = max(c.End, d.Events[i].At) // the device's last record need not be its latest
 		}
-		for _, r := range rules {
-			r.Device(c, d)
-		}
 		if opts.Observe != nil {
 			opts.Observe(d)
 		}
-		return nil
-	})
+	}
+	consumers := []func(*Device){fleet}
+	for _, group := range ruleGroups(len(rules), 2*runtime.GOMAXPROCS(0)) {
+		consumers = append(consumers, func(d *Device) {
+			for _, i := range group {
+				rules[i].Device(ctxs[i], d)
+			}
+		})
+	}
+	man, sources, err := fanOut(dir, consumers)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +124,22 @@ func Check(dir string, opts Options) (*Result, error) {
 			"(two threads of one client writing out of order); judged in the order they happened", nOf(moved, "connected record"),
 			nOf(movedDevices, "device"), time.Duration(movedGap).Round(time.Microsecond)))
 	}
-	for _, r := range rules {
-		r.Finish(c)
+	var wg sync.WaitGroup
+	for i, r := range rules {
+		rc := ctxs[i]
+		rc.Fleet, rc.End, rc.Dataset, rc.Manifest = c.Fleet, c.End, dir, man
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.Finish(rc)
+		}()
+	}
+	wg.Wait()
+	for _, rc := range ctxs {
+		c.findings = append(c.findings, rc.findings...)
+		for _, n := range rc.notes {
+			c.note(n)
+		}
 	}
 	res := &Result{Dataset: dir, Sources: sources, Findings: c.findings}
 	for _, f := range man.Files {
@@ -123,6 +156,17 @@ func Check(dir string, opts Options) (*Result, error) {
 		res.Summary.BySeverity[f.Severity.String()]++
 	}
 	return res, nil
+}
+
+// ruleGroups splits the indices of n rules into at most k groups, dealt
+// round-robin.
+func ruleGroups(n, k int) [][]int {
+	k = max(1, min(k, n))
+	groups := make([][]int, k)
+	for i := range n {
+		groups[i%k] = append(groups[i%k], i)
+	}
+	return groups
 }
 
 func sortFindings(fs []Finding) {

@@ -120,8 +120,10 @@ func (c *Context) Param(rule, key string, v func(*policy.Policy) float64) (float
 }
 
 // Note records, once, a remark of rule about what it could not check.
-func (c *Context) Note(rule, text string) {
-	k := rule + ": " + text
+func (c *Context) Note(rule, text string) { c.note(rule + ": " + text) }
+
+// note records the note k ("rule: text") once.
+func (c *Context) note(k string) {
 	if c.noted == nil {
 		c.noted = map[string]bool{}
 	}

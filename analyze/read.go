@@ -168,6 +168,12 @@ func devices(dir string, fn func(d *Device) error) (*dataset.Manifest, []string,
 // rows rows of the dataset (and, so, the devices that start in them; the
 // last one may be cut short).
 func devicesUpTo(dir string, rows int64, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
+	return readDevices(dir, rows, nil, fn)
+}
+
+// readDevices is devicesUpTo filling, for each device, the Device that
+// get returns (get nil: one Device, reused); fn then owns it.
+func readDevices(dir string, rows int64, get func() *Device, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
 	man, err := dataset.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
@@ -208,7 +214,7 @@ func devicesUpTo(dir string, rows int64, fn func(d *Device) error) (*dataset.Man
 		}
 		p.decode(dir, sources)
 	})
-	asm := assembler{fn: fn, d: &Device{}, hosts: map[string]bool{}}
+	asm := assembler{fn: fn, get: get, d: &Device{}, hosts: map[string]bool{}}
 	for p := range done {
 		if asm.err == nil {
 			if asm.err = p.err; asm.err == nil {
@@ -237,6 +243,7 @@ func devicesUpTo(dir string, rows int64, fn func(d *Device) error) (*dataset.Man
 // assembler joins the runs of decoded parts into devices.
 type assembler struct {
 	fn      func(*Device) error
+	get     func() *Device // the next device to fill; nil: reuse d
 	d       *Device
 	started bool
 	hosts   map[string]bool
@@ -249,6 +256,9 @@ func (a *assembler) add(p *part) {
 		if !a.started || r.id != a.d.ID {
 			if a.flush(); a.err != nil {
 				return
+			}
+			if a.get != nil {
+				a.d = a.get()
 			}
 			a.d.reset(r.id)
 			a.started = true

@@ -123,8 +123,9 @@ func (r *resync) Finish(c *Context) {
 // with a fire at attempt a. A device fires at one attempt number once per
 // outage, so it counts once.
 func lockstepGroups(a int, fs []fire) []group {
+	least := max(resyncGroup, int(math.Ceil(resyncShare*float64(devicesInOrder(fs)))))
+	fs = sharedDelays(fs, least)
 	slices.SortFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.delay, y.delay), cmp.Compare(x.at, y.at)) })
-	least := max(resyncGroup, int(math.Ceil(resyncShare*float64(distinctDevices(fs)))))
 	var out []group
 	for i := 0; i < len(fs); {
 		j := i + 1
@@ -140,6 +141,30 @@ func lockstepGroups(a int, fs []fire) []group {
 		i = j
 	}
 	return out
+}
+
+// sharedDelays returns the fires of fs whose delay at least least fires
+// share, in place: only they can form a group, and a jittered fleet's
+// delays are almost all distinct, so the sort that finds the groups then
+// has almost nothing to do.
+func sharedDelays(fs []fire, least int) []fire {
+	n := make(map[float64]int32, len(fs))
+	for _, f := range fs {
+		n[f.delay]++
+	}
+	return slices.DeleteFunc(fs, func(f fire) bool { return int(n[f.delay]) < least })
+}
+
+// devicesInOrder counts the devices among fs as Device collected them:
+// each device's fires together.
+func devicesInOrder(fs []fire) int {
+	n := 0
+	for i := range fs {
+		if i == 0 || fs[i].dev != fs[i-1].dev {
+			n++
+		}
+	}
+	return n
 }
 
 // distinctDevices counts the devices among fs.

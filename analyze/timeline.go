@@ -116,6 +116,8 @@ type Device struct {
 	// widest gap between such a pair.
 	Reordered  int
 	ReorderGap int64
+
+	refs int32 // consumers still reading it (fanOut)
 }
 
 // ReorderWindow is how far apart two threads of one client may write a
@@ -157,7 +159,7 @@ func (d *Device) clone() *Device {
 
 // reset empties d for the device id, keeping its slices' memory.
 func (d *Device) reset(id string) {
-	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0], Stages: d.Stages[:0]}
+	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0], Stages: d.Stages[:0], refs: d.refs}
 }
 
 // Build orders the device's events and derives its attempts, sessions and

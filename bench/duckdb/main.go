@@ -8,9 +8,14 @@
 //	duckpeer check-ndjson IN.ndjson              the same over the raw NDJSON
 //	duckpeer version                             the DuckDB version
 //
-// The two aggregates stand in for stormaudit's rules: per device (records,
-// longest backoff delay, failed attempts) and per second of recorded_at
-// (socket opens, i.e. records with outcome backoff_wait).
+// The two aggregates stand in for stormaudit's rules. Every rule reads a
+// device's records in order, so the first orders each device's records
+// (a window partitioned by client_id) and computes three of the rules on
+// them: delays above the full-jitter ceiling min(120, 2^attempt)
+// (delay-bounds), counters reset to 0 without a connect before
+// (reset-without-connack), and socket-opens (recorded_at plus the delay)
+// closer than 250 ms to the one before (spacing); the second counts
+// socket-opens (records with outcome backoff_wait) per second of the fleet.
 package main
 
 import (
@@ -33,7 +38,16 @@ const usage = `usage:
 // perDevice and perSecond are the two aggregates, over the relation r.
 const (
 	perDevice = `SELECT client_id, count(*) AS records, max(backoff_delay_s) AS max_delay_s,
-	count_if(outcome = 'attempt_failed') AS failed FROM r GROUP BY client_id`
+	count_if(outcome = 'attempt_failed') AS failed,
+	count_if(outcome = 'backoff_wait' AND backoff_delay_s > least(120, pow(2, attempt))) AS delay_bounds,
+	count_if(attempt = 0 AND prev_attempt > 0 AND prev_outcome <> 'connected') AS reset_without_connack,
+	count_if(outcome = 'backoff_wait' AND opens_at - prev_open < INTERVAL 250 MILLISECONDS) AS spacing
+	FROM (SELECT client_id, attempt, outcome, backoff_delay_s,
+		lag(attempt) OVER d AS prev_attempt, lag(outcome) OVER d AS prev_outcome,
+		recorded_at + to_microseconds(CAST(backoff_delay_s * 1e6 AS BIGINT)) AS opens_at,
+		lag(recorded_at + to_microseconds(CAST(backoff_delay_s * 1e6 AS BIGINT))) OVER d AS prev_open
+		FROM r WINDOW d AS (PARTITION BY client_id ORDER BY recorded_at))
+	GROUP BY client_id`
 	perSecond = `SELECT epoch_us(recorded_at) // 1000000 AS second, count(*) AS opens
 	FROM r WHERE outcome = 'backoff_wait' GROUP BY second`
 )
@@ -107,16 +121,18 @@ func run(args []string) error {
 			return err
 		}
 	}
-	var devices, rows, failed, peak sql.NullInt64
+	var devices, rows, failed, bounds, resets, spacing, peak sql.NullInt64
 	var maxDelay sql.NullFloat64
 	err = conn.QueryRowContext(ctx, `WITH d AS (`+perDevice+`), s AS (`+perSecond+`)
-		SELECT count(*), sum(records), max(max_delay_s), sum(failed), (SELECT max(opens) FROM s) FROM d`,
-	).Scan(&devices, &rows, &maxDelay, &failed, &peak)
+		SELECT count(*), sum(records), max(max_delay_s), sum(failed), sum(delay_bounds), sum(reset_without_connack),
+		sum(spacing), (SELECT max(opens) FROM s) FROM d`,
+	).Scan(&devices, &rows, &maxDelay, &failed, &bounds, &resets, &spacing, &peak)
 	if err != nil {
 		return fmt.Errorf("%s: %w", args[0], err)
 	}
-	fmt.Printf("%d devices, %d rows (%d failed attempts, longest delay %.3fs), peak %d socket opens per second\n",
-		devices.Int64, rows.Int64, failed.Int64, maxDelay.Float64, peak.Int64)
+	fmt.Printf("%d devices, %d rows (%d failed attempts, longest delay %.3fs); delays out of bounds %d, resets without a connect %d, "+
+		"opens too close %d; peak %d socket opens per second\n",
+		devices.Int64, rows.Int64, failed.Int64, maxDelay.Float64, bounds.Int64, resets.Int64, spacing.Int64, peak.Int64)
 	return nil
 }
 
