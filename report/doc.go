@@ -21,20 +21,25 @@
 //
 // # JSON
 //
-// JSON writes one document:
+// JSON writes one document, version 2 (JSONVersion):
 //
-//	{"findings": [finding...], "summary": {...}}
+//	{"version": 2, "summary": {...}, "findings": [finding, ...]}
 //
+// the summary indented, then each finding on a line of its own, so that a
+// fleet's worth of findings stays greppable and each thing is said once.
 // A finding has rule, severity ("error", "warning", "info"), device (a
 // client_id, or "fleet"), start and end (RFC 3339), message, explanation
-// and records. A record has source and line, and file (a Parquet file of
-// the dataset) and row (0-based) when Result.Files names the file. The
-// summary has dataset (when set), sources, devices, records, rejected
-// (lines rejected at ingest), findings, by_rule (every rule that ran,
-// zeros included), by_severity (all three), policy (source "declared",
-// "inferred" or "none"; name; the inferred keys; the policy's keys and
-// values), fleet (the fleet's figures, durations in seconds), notes and
-// rules (id, severity, title, help of every rule that ran).
+// and records. A record has source, an index into summary.sources, and
+// line; and file, an index into summary.files (the dataset's Parquet
+// files), and row (0-based) when Result.Files names the file. The summary
+// has dataset (when set), sources (the inputs as given, "-" for stdin),
+// files, devices, records, rejected (lines rejected at ingest), findings,
+// by_rule (every rule that ran, zeros included), by_severity (all three),
+// policy (source "declared", "inferred" or "none"; name; the inferred
+// keys; the policy's keys and values), fleet (the fleet's figures,
+// durations in seconds), notes and rules (id, severity, title, help of
+// every rule that ran). Version 1 repeated each record's input and file
+// names in every record, indented, at twice the size.
 //
 // # SARIF
 //
@@ -47,7 +52,8 @@
 // message.text (message, a blank line, explanation), and one location: the
 // input and line of the finding's first record as artifactLocation.uri
 // and region.startLine, with the device as a logical location of kind
-// "object". Its other records are relatedLocations. A finding without
+// "object". Its other records are relatedLocations (without a message:
+// the location says it). Each result is written on one line. A finding without
 // records is placed at line 1 of the first input, since code scanning
 // rejects a file holding any result without a physical location.
 // partialFingerprints["stormauditFinding/v1"] is a hash of the rule,

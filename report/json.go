@@ -1,33 +1,20 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/auditfmt"
 )
-
-type jsonFinding struct {
-	Rule        string       `json:"rule"`
-	Severity    string       `json:"severity"`
-	Device      string       `json:"device"`
-	Start       string       `json:"start"`
-	End         string       `json:"end"`
-	Message     string       `json:"message"`
-	Explanation string       `json:"explanation"`
-	Records     []jsonRecord `json:"records"`
-}
-
-type jsonRecord struct {
-	Source string `json:"source"`
-	Line   int64  `json:"line"`
-	File   string `json:"file,omitempty"`
-	Row    *int64 `json:"row,omitempty"`
-}
 
 type jsonSummary struct {
 	Dataset    string          `json:"dataset,omitempty"`
 	Sources    []string        `json:"sources"`
+	Files      []string        `json:"files"`
 	Devices    int             `json:"devices"`
 	Records    int64           `json:"records"`
 	Rejected   int64           `json:"rejected"`
@@ -88,41 +75,81 @@ type jsonRuleEntry struct {
 	Help     string `json:"help"`
 }
 
+// JSONVersion is the version of the JSON document: its "version" member.
+const JSONVersion = 2
+
 // JSON writes the result as one JSON document (see the package
-// documentation), indented, ending in a newline. It encodes the findings
-// one at a time: its memory does not grow with their number.
+// documentation), ending in a newline: the summary indented, then each
+// finding on a line of its own. It encodes the findings one at a time
+// into one buffer: its memory does not grow with their number, and it
+// costs far less than the check that found them.
 func JSON(w io.Writer, r *analyze.Result) error {
-	s := newJSONStream(w)
-	s.raw("{\n  \"findings\": ")
-	s.list(len(r.Findings), 1, func(i int) { s.value(jsonFindingOf(r, r.Findings[i]), 2) })
-	s.raw(",\n  \"summary\": ")
-	s.value(jsonSummaryOf(r), 1)
-	s.raw("\n}\n")
-	return s.close()
+	bw := bufio.NewWriterSize(w, 1<<16)
+	summary, err := json.MarshalIndent(jsonSummaryOf(r), "  ", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(bw, "{\n  \"version\": %d,\n  \"summary\": ", JSONVersion)
+	bw.Write(summary)
+	bw.WriteString(",\n  \"findings\": [")
+	var b []byte
+	for i := range r.Findings {
+		b = append(b[:0], "\n    "...)
+		if i > 0 {
+			b = append(b[:0], ",\n    "...)
+		}
+		b = appendJSONFinding(b, r, &r.Findings[i])
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	if len(r.Findings) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
-func jsonFindingOf(r *analyze.Result, f analyze.Finding) jsonFinding {
-	jf := jsonFinding{Rule: f.Rule, Severity: f.Severity.String(), Device: f.Device,
-		Start: Time(f.Start), End: Time(f.End), Message: f.Message, Explanation: f.Explanation,
-		Records: make([]jsonRecord, 0, len(f.Records))}
-	for _, ref := range f.Records {
-		jf.Records = append(jf.Records, jsonRecordOf(r, ref))
+// appendJSONFinding appends f as one JSON object. Its records name their
+// input and dataset file by index into summary.sources and summary.files.
+func appendJSONFinding(b []byte, r *analyze.Result, f *analyze.Finding) []byte {
+	str := func(b []byte, name, v string) []byte {
+		b = append(b, ',', '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		return auditfmt.AppendJSONString(b, v)
 	}
-	return jf
-}
-
-func jsonRecordOf(r *analyze.Result, ref analyze.Ref) jsonRecord {
-	rec := jsonRecord{Source: source(r.Sources, ref.Source), Line: ref.Line}
-	if ref.File >= 0 && int(ref.File) < len(r.Files) {
-		row := ref.Row
-		rec.File, rec.Row = r.Files[ref.File], &row
+	b = append(b, `{"rule":`...)
+	b = auditfmt.AppendJSONString(b, f.Rule)
+	b = str(b, "severity", f.Severity.String())
+	b = str(b, "device", f.Device)
+	b = str(b, "start", Time(f.Start))
+	b = str(b, "end", Time(f.End))
+	b = str(b, "message", f.Message)
+	b = str(b, "explanation", f.Explanation)
+	b = append(b, `,"records":[`...)
+	for k, ref := range f.Records {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"source":`...)
+		b = strconv.AppendInt(b, int64(ref.Source), 10)
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, ref.Line, 10)
+		if ref.File >= 0 && int(ref.File) < len(r.Files) {
+			b = append(b, `,"file":`...)
+			b = strconv.AppendInt(b, int64(ref.File), 10)
+			b = append(b, `,"row":`...)
+			b = strconv.AppendInt(b, ref.Row, 10)
+		}
+		b = append(b, '}')
 	}
-	return rec
+	return append(b, ']', '}')
 }
 
 func jsonSummaryOf(r *analyze.Result) jsonSummary {
 	s := r.Summary
-	js := jsonSummary{Dataset: r.Dataset, Sources: append([]string{}, r.Sources...), Devices: s.Devices,
+	js := jsonSummary{Dataset: r.Dataset, Sources: append([]string{}, r.Sources...), Files: append([]string{}, r.Files...), Devices: s.Devices,
 		Records: s.Records, Rejected: s.Rejected, Findings: len(r.Findings),
 		ByRule: map[string]int{}, BySeverity: map[string]int{}, Notes: append([]string{}, s.Notes...),
 		Policy: jsonPolicy{Source: s.Policy.Source, Name: s.Policy.Name, Inferred: s.Policy.Inferred}}

@@ -8,18 +8,20 @@ import (
 
 // decodedDoc is the JSON document as a consumer reads it.
 type decodedDoc struct {
+	Version  int
 	Findings []struct {
 		Rule, Severity, Device, Start, End, Message, Explanation string
 		Records                                                  []struct {
-			Source string
+			Source int // index in summary.sources
 			Line   int64
-			File   *string
+			File   *int // index in summary.files
 			Row    *int64
 		}
 	}
 	Summary struct {
 		Dataset    string
 		Sources    []string
+		Files      []string
 		Devices    int
 		Records    int64
 		Rejected   int64
@@ -86,8 +88,12 @@ func TestJSON(t *testing.T) {
 		f.Start != "2026-11-30T14:17:35Z" || f.End != f.Start || f.Message == "" || f.Explanation == "" {
 		t.Errorf("finding 0 = %+v", f)
 	}
-	if len(f.Records) != 2 || f.Records[0].Source != "logs/gw-a.ndjson" || f.Records[0].Line != 12 ||
-		f.Records[0].File == nil || *f.Records[0].File != "ds/part-00000.parquet" || *f.Records[0].Row != 7 {
+	if doc.Version != JSONVersion {
+		t.Errorf("version %d, want %d", doc.Version, JSONVersion)
+	}
+	s := doc.Summary
+	if len(f.Records) != 2 || s.Sources[f.Records[0].Source] != "logs/gw-a.ndjson" || f.Records[0].Line != 12 ||
+		f.Records[0].File == nil || s.Files[*f.Records[0].File] != "ds/part-00000.parquet" || *f.Records[0].Row != 7 {
 		t.Errorf("finding 0 records = %+v", f.Records)
 	}
 	if got := doc.Findings[1].End; got != "2026-11-30T14:17:31.5Z" {
@@ -96,10 +102,9 @@ func TestJSON(t *testing.T) {
 	if r := doc.Findings[2].Records; r == nil || len(r) != 0 {
 		t.Errorf("records of a finding without records = %#v, want []", r)
 	}
-	if got := doc.Findings[3].Records[0].Source; got != "stdin" {
-		t.Errorf("source of stdin = %q", got)
+	if got := s.Sources[doc.Findings[3].Records[0].Source]; got != "-" {
+		t.Errorf("source of stdin = %q, want -", got)
 	}
-	s := doc.Summary
 	if s.Devices != 5 || s.Records != 40 || s.Rejected != 1 || s.Findings != 5 || s.Dataset != "ds" || len(s.Sources) != 3 {
 		t.Errorf("summary = %+v", s)
 	}
@@ -139,7 +144,7 @@ func TestJSONEmpty(t *testing.T) {
 	if err := JSON(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b.Bytes(), []byte(`"findings": [],`)) || !bytes.Contains(b.Bytes(), []byte(`"notes": []`)) {
+	if !bytes.Contains(b.Bytes(), []byte(`"findings": []`)) || !bytes.Contains(b.Bytes(), []byte(`"notes": []`)) {
 		t.Errorf("want empty lists, not null:\n%s", b.Bytes())
 	}
 	doc := decodeJSON(t, b.Bytes())

@@ -1,11 +1,14 @@
 package report
 
 import (
+	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/stormaudit/stormaudit/analyze"
 )
@@ -77,17 +80,135 @@ func JUnit(w io.Writer, r *analyze.Result, opts JUnitOptions) error {
 		doc.Failures += s.Failures
 		doc.Suites = append(doc.Suites, s)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return doc.write(w)
 }
+
+// write writes the document as encoding/xml would, indented by two
+// spaces, without its reflection: a fleet's worth of testcases costs less
+// than the check that found them.
+func (doc *junitSuites) write(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
+	b = append(b, xml.Header...)
+	b = append(b, `<testsuites name="`...)
+	b = appendXML(b, doc.Name)
+	b = appendCounts(b, doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	b = append(b, '>')
+	for i := range doc.Suites {
+		s := &doc.Suites[i]
+		b = append(b, "\n  <testsuite name=\""...)
+		b = appendXML(b, s.Name)
+		b = appendCounts(b, s.Tests, s.Failures, s.Errors, s.Skipped)
+		b = append(b, '>')
+		if len(s.Properties) > 0 {
+			b = append(b, "\n    <properties>"...)
+			for _, p := range s.Properties {
+				b = append(b, "\n      <property name=\""...)
+				b = appendXML(b, p.Name)
+				b = append(b, `" value="`...)
+				b = appendXML(b, p.Value)
+				b = append(b, `"></property>`...)
+			}
+			b = append(b, "\n    </properties>"...)
+		}
+		for _, c := range s.Cases {
+			b = append(b, "\n    <testcase name=\""...)
+			b = appendXML(b, c.Name)
+			b = append(b, `" classname="`...)
+			b = appendXML(b, c.Classname)
+			b = append(b, `">`...)
+			if f := c.Failure; f != nil {
+				b = append(b, "\n      <failure message=\""...)
+				b = appendXML(b, f.Message)
+				b = append(b, `" type="`...)
+				b = appendXML(b, f.Type)
+				b = append(b, `">`...)
+				b = appendXML(b, f.Text)
+				b = append(b, `</failure>`...)
+			}
+			if c.SystemOut != "" {
+				b = append(b, "\n      <system-out>"...)
+				b = appendXML(b, c.SystemOut)
+				b = append(b, `</system-out>`...)
+			}
+			if c.Failure != nil || c.SystemOut != "" {
+				b = append(b, "\n    "...)
+			}
+			b = append(b, `</testcase>`...)
+			if len(b) > 1<<16 {
+				if _, err := bw.Write(b); err != nil {
+					return err
+				}
+				b = b[:0]
+			}
+		}
+		b = append(b, "\n  </testsuite>"...)
+	}
+	b = append(b, "\n</testsuites>\n"...)
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// appendCounts appends the count attributes of a suite, closing the name
+// attribute before them.
+func appendCounts(b []byte, tests, failures, errs, skipped int) []byte {
+	b = append(b, `" tests="`...)
+	b = strconv.AppendInt(b, int64(tests), 10)
+	b = append(b, `" failures="`...)
+	b = strconv.AppendInt(b, int64(failures), 10)
+	b = append(b, `" errors="`...)
+	b = strconv.AppendInt(b, int64(errs), 10)
+	b = append(b, `" skipped="`...)
+	b = strconv.AppendInt(b, int64(skipped), 10)
+	return append(b, '"')
+}
+
+// appendXML appends s escaped as encoding/xml escapes text and attribute
+// values: & < > " ' and tab, newline and carriage return as character
+// references, and what XML 1.0 cannot hold (other controls, invalid
+// UTF-8, U+FFFE and U+FFFF) as U+FFFD.
+func appendXML(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf && xmlPlain[c] {
+			i++
+			continue
+		}
+		b = append(b, s[start:i]...)
+		if c < utf8.RuneSelf {
+			b = append(b, xmlEscapes[c]...)
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r == 0xFFFE || r == 0xFFFF {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+		start = i
+	}
+	return append(b, s[start:]...)
+}
+
+// xmlPlain marks the ASCII bytes appendXML copies as they are;
+// xmlEscapes holds what it writes for the others.
+var xmlPlain, xmlEscapes = func() (plain [utf8.RuneSelf]bool, esc [utf8.RuneSelf]string) {
+	for c := range utf8.RuneSelf {
+		plain[c] = c >= 0x20
+		esc[c] = "\uFFFD"
+	}
+	for c, e := range map[byte]string{'&': "&amp;", '<': "&lt;", '>': "&gt;", '"': "&#34;", '\'': "&#39;",
+		'\t': "&#x9;", '\n': "&#xA;", '\r': "&#xD;"} {
+		plain[c], esc[c] = false, e
+	}
+	return plain, esc
+}()
 
 // junitSuiteOf makes a rule's testsuite: its flagged devices (the fleet
 // first), then the others.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
 // The SARIF version and schema SARIF writes.
@@ -68,42 +69,6 @@ type sarifNotification struct {
 	Message sarifMessage `json:"message"`
 }
 
-type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Level               string            `json:"level"`
-	Message             sarifMessage      `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
-	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Properties          map[string]any    `json:"properties"`
-}
-
-type sarifLocation struct {
-	ID               *int           `json:"id,omitempty"`
-	PhysicalLocation sarifPhysical  `json:"physicalLocation"`
-	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
-	Message          *sarifMessage  `json:"message,omitempty"`
-}
-
-type sarifPhysical struct {
-	ArtifactLocation sarifArtifact `json:"artifactLocation"`
-	Region           sarifRegion   `json:"region"`
-}
-
-type sarifArtifact struct {
-	URI string `json:"uri"`
-}
-
-type sarifRegion struct {
-	StartLine int64 `json:"startLine"`
-}
-
-type sarifLogical struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-}
-
 // SARIFOptions configure SARIF.
 type SARIFOptions struct {
 	// ExitCode is the exit status of the run, which the invocation
@@ -138,19 +103,31 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	s.value(run.Tool, 3)
 	s.raw(",\n      \"invocations\": ")
 	s.value(run.Invocations, 3)
-	s.raw(",\n      \"results\": ")
-	s.list(len(r.Findings), 3, func(i int) {
-		f := r.Findings[i]
-		res := sarifResultOf(r, f, idx[f.Rule])
+	s.raw(",\n      \"results\": [")
+	uris := sarifURIs(r)
+	var b []byte
+	for i := range r.Findings {
+		f := &r.Findings[i]
 		// findings that share rule, device and first record (a device's
 		// delays and its ceilings, say) are told apart by their order
-		fp := res.PartialFingerprints[FingerprintKey]
+		fp := fingerprint(r, *f)
 		if k := seen[fp]; k > 0 {
-			res.PartialFingerprints[FingerprintKey] = fingerprintOf(fp + "\x00" + strconv.Itoa(k))
+			seen[fp]++
+			fp = fingerprintOf(fp + "\x00" + strconv.Itoa(k))
+		} else {
+			seen[fp]++
 		}
-		seen[fp]++
-		s.value(res, 4)
-	})
+		b = append(b[:0], "\n        "...)
+		if i > 0 {
+			b = append(b[:0], ",\n        "...)
+		}
+		b = appendSARIFResult(b, r, f, idx[f.Rule], uris, fp)
+		s.bytes(b)
+	}
+	if len(r.Findings) > 0 {
+		s.raw("\n      ")
+	}
+	s.raw("]")
 	s.raw(",\n      \"properties\": ")
 	s.value(run.Properties, 3)
 	s.raw("\n    }\n  ]\n}\n")
@@ -172,44 +149,88 @@ func sarifRuleOf(ri analyze.RuleInfo) sarifRule {
 		DefaultConfiguration: sarifConfig{Level: sarifLevel(ri.Severity)}}
 }
 
-func sarifResultOf(r *analyze.Result, f analyze.Finding, ruleIndex int) sarifResult {
-	text := f.Message
-	if f.Explanation != "" {
-		text += "\n\n" + f.Explanation
+// sarifURIs returns the artifact URI of each input, and last that of a
+// result without records (the first input, or the dataset's manifest).
+func sarifURIs(r *analyze.Result) []string {
+	uris := make([]string, 0, len(r.Sources)+1)
+	for _, name := range r.Sources {
+		uris = append(uris, artifactURI(name))
 	}
-	res := sarifResult{RuleID: f.Rule, RuleIndex: ruleIndex, Level: sarifLevel(f.Severity),
-		Message: sarifMessage{Text: text},
-		Properties: map[string]any{"device": f.Device, "severity": f.Severity.String(),
-			"start": Time(f.Start), "end": Time(f.End)}}
-	first := sarifLocationOf(r, analyze.Ref{Source: 0, Line: 1})
-	if len(f.Records) > 0 {
-		first = sarifLocationOf(r, f.Records[0])
+	switch {
+	case len(r.Sources) > 0:
+		uris = append(uris, uris[0])
+	case r.Dataset != "":
+		uris = append(uris, artifactURI(filepath.Join(r.Dataset, "manifest.json")))
+	default:
+		uris = append(uris, artifactURI("-"))
 	}
-	first.LogicalLocations = []sarifLogical{{Name: f.Device, Kind: "object"}}
-	res.Locations = []sarifLocation{first}
-	for i, ref := range f.Records[min(1, len(f.Records)):] {
-		loc := sarifLocationOf(r, ref)
-		id := i + 1
-		loc.ID, loc.Message = &id, &sarifMessage{Text: "record " + refText(r.Sources, ref)}
-		res.RelatedLocations = append(res.RelatedLocations, loc)
-	}
-	res.PartialFingerprints = map[string]string{FingerprintKey: fingerprint(r, f)}
-	return res
+	return uris
 }
 
-// sarifLocationOf is the input and line of a record. A result without
-// records, or of a dataset without inputs, still gets one: code scanning
-// rejects results without a physical location.
-func sarifLocationOf(r *analyze.Result, ref analyze.Ref) sarifLocation {
-	name := "-"
-	switch {
-	case ref.Source >= 0 && int(ref.Source) < len(r.Sources):
-		name = r.Sources[ref.Source]
-	case r.Dataset != "":
-		name = filepath.Join(r.Dataset, "manifest.json")
+// appendSARIFResult appends f as one SARIF result, on one line: its
+// first record (or, without records, line 1 of the first input: code
+// scanning rejects results without a physical location) as its location,
+// with the device as a logical location, the others as related
+// locations.
+func appendSARIFResult(b []byte, r *analyze.Result, f *analyze.Finding, ruleIndex int, uris []string, fp string) []byte {
+	loc := func(b []byte, ref analyze.Ref) []byte {
+		uri := uris[len(uris)-1]
+		if ref.Source >= 0 && int(ref.Source) < len(r.Sources) {
+			uri = uris[ref.Source]
+		}
+		b = append(b, `"physicalLocation":{"artifactLocation":{"uri":`...)
+		b = auditfmt.AppendJSONString(b, uri)
+		b = append(b, `},"region":{"startLine":`...)
+		b = strconv.AppendInt(b, max(ref.Line, 1), 10)
+		return append(b, `}}`...)
 	}
-	return sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(name)},
-		Region: sarifRegion{StartLine: max(ref.Line, 1)}}}
+	b = append(b, `{"ruleId":`...)
+	b = auditfmt.AppendJSONString(b, f.Rule)
+	b = append(b, `,"ruleIndex":`...)
+	b = strconv.AppendInt(b, int64(ruleIndex), 10)
+	b = append(b, `,"level":"`...)
+	b = append(b, sarifLevel(f.Severity)...)
+	b = append(b, `","message":{"text":`...)
+	b = auditfmt.AppendJSONString(b, f.Message)
+	if f.Explanation != "" { // message, a blank line, explanation: one string
+		b = append(b[:len(b)-1], `\n\n`...)
+		n := len(b)
+		b = auditfmt.AppendJSONString(b, f.Explanation)
+		b = append(b[:n], b[n+1:]...)
+	}
+	b = append(b, `},"locations":[{`...)
+	first := analyze.Ref{Source: -1, Line: 1}
+	if len(f.Records) > 0 {
+		first = f.Records[0]
+	}
+	b = loc(b, first)
+	b = append(b, `,"logicalLocations":[{"name":`...)
+	b = auditfmt.AppendJSONString(b, f.Device)
+	b = append(b, `,"kind":"object"}]}]`...)
+	if len(f.Records) > 1 {
+		b = append(b, `,"relatedLocations":[`...)
+		for i, ref := range f.Records[1:] {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = strconv.AppendInt(b, int64(i+1), 10)
+			b = append(b, ',')
+			b = append(loc(b, ref), '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"partialFingerprints":{"`+FingerprintKey+`":"`...)
+	b = append(b, fp...)
+	b = append(b, `"},"properties":{"device":`...)
+	b = auditfmt.AppendJSONString(b, f.Device)
+	b = append(b, `,"end":"`...)
+	b = append(b, Time(f.End)...)
+	b = append(b, `","severity":"`...)
+	b = append(b, f.Severity.String()...)
+	b = append(b, `","start":"`...)
+	b = append(b, Time(f.Start)...)
+	return append(b, `"}}`...)
 }
 
 // artifactURI turns an input's name into a URI reference: a relative

@@ -24,6 +24,13 @@ func (s *jsonStream) raw(str string) {
 	}
 }
 
+// bytes writes b as it is.
+func (s *jsonStream) bytes(b []byte) {
+	if s.err == nil {
+		_, s.err = s.w.Write(b)
+	}
+}
+
 // value writes v indented for depth levels of nesting.
 func (s *jsonStream) value(v any, depth int) {
 	if s.err != nil {

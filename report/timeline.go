@@ -291,3 +291,21 @@ func optTime(t int64) *string {
 	s := Time(t)
 	return &s
 }
+
+// jsonRecord names a record in a timeline's JSON: its input and line, and
+// its dataset file and row when the file is known.
+type jsonRecord struct {
+	Source string `json:"source"`
+	Line   int64  `json:"line"`
+	File   string `json:"file,omitempty"`
+	Row    *int64 `json:"row,omitempty"`
+}
+
+func jsonRecordOf(r *analyze.Result, ref analyze.Ref) jsonRecord {
+	rec := jsonRecord{Source: source(r.Sources, ref.Source), Line: ref.Line}
+	if ref.File >= 0 && int(ref.File) < len(r.Files) {
+		row := ref.Row
+		rec.File, rec.Row = r.Files[ref.File], &row
+	}
+	return rec
+}

@@ -222,7 +222,7 @@ func compareFormats(t *testing.T, doc *corpusDoc, out string) {
 	}
 	sarif, junit, github := read("sarif"), read("junit"), read("github")
 	for _, f := range doc.Findings {
-		if !strings.Contains(sarif, `"ruleId": "`+f.Rule+`"`) || !strings.Contains(junit, f.Rule) || !strings.Contains(github, f.Rule) {
+		if !strings.Contains(sarif, `"ruleId":"`+f.Rule+`"`) || !strings.Contains(junit, f.Rule) || !strings.Contains(github, f.Rule) {
 			t.Errorf("a %s finding is missing from SARIF, JUnit or the GitHub annotations", f.Rule)
 		}
 	}
