@@ -3,12 +3,14 @@ package analyze
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -66,67 +68,107 @@ type PolicyInfo struct {
 // The rules run in parallel: each device, once built, is handed to
 // 2×GOMAXPROCS groups of rules (more groups than cores, so that the
 // scheduler evens out their unequal costs) and to the fleet's counters,
-// each on a
-// goroutine of its own, and every rule reports into a Context of its own;
-// then every rule's Finish runs on a goroutine of its own. The findings
-// and notes are merged in catalogue order, so the result does not depend
-// on the scheduling.
+// each on a goroutine of its own, and every rule reports into a Context
+// of its own; then every rule's Finish runs on a goroutine of its own.
+// The findings and notes are merged in catalogue order, so the result
+// does not depend on the scheduling.
 func Check(dir string, opts Options) (*Result, error) {
-	c := &Context{Policy: opts.Policy, End: NoTime}
-	info := PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}
+	k := newChecker(opts)
 	if opts.Policy == nil {
 		p, keys, err := infer(dir)
 		if err != nil {
 			return nil, err
 		}
-		info = PolicyInfo{Source: "none"}
-		if p != nil {
-			c.Policy, c.Inferred = p, true
-			info = PolicyInfo{Source: "inferred", Policy: p, Inferred: keys}
-		}
+		k.inferred(p, keys)
 	}
-	rules := Rules()
-	ctxs := make([]*Context, len(rules))
-	for i := range ctxs {
-		ctxs[i] = &Context{Policy: c.Policy, Inferred: c.Inferred, End: NoTime}
+	f := newFan(k.consumers())
+	man, sources, err := readDevices(dir, math.MaxInt64, f.get, f.emit)
+	f.close()
+	if err != nil {
+		return nil, err
 	}
-	fc := newFleetCounter(opts.Window)
-	var moved, movedDevices int
-	var movedGap int64
+	res := k.finish(dir, man, sources)
+	for _, file := range man.Files {
+		res.Files = append(res.Files, filepath.Join(dir, file.Name))
+	}
+	return res, nil
+}
+
+// checker runs the rules over devices handed to its consumers, then
+// makes the result.
+type checker struct {
+	opts  Options
+	c     *Context // the check's own: policy, fleet, end, notes
+	info  PolicyInfo
+	rules []Rule
+	ctxs  []*Context // each rule's
+	fc    *fleetCounter
+
+	moved, movedDevices int
+	movedGap            int64
+}
+
+func newChecker(opts Options) *checker {
+	k := &checker{opts: opts, c: &Context{Policy: opts.Policy, End: NoTime}, rules: Rules(), fc: newFleetCounter(opts.Window),
+		info: PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}}
+	return k
+}
+
+// inferred sets the policy inferred from the log (nil: none could be).
+func (k *checker) inferred(p *policy.Policy, keys []string) {
+	k.info = PolicyInfo{Source: "none"}
+	if p != nil {
+		k.c.Policy, k.c.Inferred = p, true
+		k.info = PolicyInfo{Source: "inferred", Policy: p, Inferred: keys}
+	}
+}
+
+// consumers returns the functions that each device goes to, each to run
+// on a goroutine of its own: the fleet's counters, and the rule groups.
+func (k *checker) consumers() []func(*Device) {
+	c := k.c
+	k.ctxs = make([]*Context, len(k.rules))
+	for i := range k.ctxs {
+		k.ctxs[i] = &Context{Policy: c.Policy, Inferred: c.Inferred, End: NoTime}
+	}
 	fleet := func(d *Device) {
-		fc.add(d)
+		k.fc.add(d)
 		if d.Reordered > 0 {
-			moved, movedDevices, movedGap = moved+d.Reordered, movedDevices+1, max(movedGap, d.ReorderGap)
+			k.moved, k.movedDevices, k.movedGap = k.moved+d.Reordered, k.movedDevices+1, max(k.movedGap, d.ReorderGap)
 		}
 		for i := range d.Events {
 			c.End = max(c.End, d.Events[i].At) // the device's last record need not be its latest
 		}
-		if opts.Observe != nil {
-			opts.Observe(d)
+		if k.opts.Observe != nil {
+			k.opts.Observe(d)
 		}
 	}
 	consumers := []func(*Device){fleet}
-	for _, group := range ruleGroups(len(rules), 2*runtime.GOMAXPROCS(0)) {
+	for _, group := range ruleGroups(len(k.rules), 2*runtime.GOMAXPROCS(0)) {
 		consumers = append(consumers, func(d *Device) {
 			for _, i := range group {
-				rules[i].Device(ctxs[i], d)
+				k.rules[i].Device(k.ctxs[i], d)
 			}
 		})
 	}
-	man, sources, err := fanOut(dir, consumers)
-	if err != nil {
-		return nil, err
-	}
+	return consumers
+}
+
+// finish runs every rule's Finish, once every device has been consumed,
+// and makes the result. dir holds the rejects file (rejects.ndjson) of
+// the records man accounts for.
+func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *Result {
+	c := k.c
 	c.Dataset, c.Manifest = dir, man
-	c.Fleet = fc.stats()
-	if moved > 0 {
+	c.Fleet = k.fc.stats()
+	if k.moved > 0 {
 		c.Note("timelines", fmt.Sprintf("%s on %s came just after a counter reset it caused, written up to %s before it "+
-			"(two threads of one client writing out of order); judged in the order they happened", nOf(moved, "connected record"),
-			nOf(movedDevices, "device"), time.Duration(movedGap).Round(time.Microsecond)))
+			"(two threads of one client writing out of order); judged in the order they happened", nOf(k.moved, "connected record"),
+			nOf(k.movedDevices, "device"), time.Duration(k.movedGap).Round(time.Microsecond)))
 	}
 	var wg sync.WaitGroup
-	for i, r := range rules {
-		rc := ctxs[i]
+	for i, r := range k.rules {
+		rc := k.ctxs[i]
 		rc.Fleet, rc.End, rc.Dataset, rc.Manifest = c.Fleet, c.End, dir, man
 		wg.Add(1)
 		go func() {
@@ -135,27 +177,24 @@ func Check(dir string, opts Options) (*Result, error) {
 		}()
 	}
 	wg.Wait()
-	for _, rc := range ctxs {
+	for _, rc := range k.ctxs {
 		c.findings = append(c.findings, rc.findings...)
 		for _, n := range rc.notes {
 			c.note(n)
 		}
 	}
 	res := &Result{Dataset: dir, Sources: sources, Findings: c.findings}
-	for _, f := range man.Files {
-		res.Files = append(res.Files, filepath.Join(dir, f.Name))
-	}
-	for _, r := range rules {
+	for _, r := range k.rules {
 		res.Rules = append(res.Rules, r.Info())
 	}
 	sortFindings(res.Findings)
 	res.Summary = Summary{Devices: c.Fleet.Devices, Records: c.Fleet.Records, Rejected: man.Totals.Rejected,
-		ByRule: map[string]int{}, BySeverity: map[string]int{}, Policy: info, Fleet: c.Fleet, Notes: c.notes}
+		ByRule: map[string]int{}, BySeverity: map[string]int{}, Policy: k.info, Fleet: c.Fleet, Notes: c.notes}
 	for _, f := range res.Findings {
 		res.Summary.ByRule[f.Rule]++
 		res.Summary.BySeverity[f.Severity.String()]++
 	}
-	return res, nil
+	return res
 }
 
 // ruleGroups splits the indices of n rules into at most k groups, dealt

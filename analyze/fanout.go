@@ -1,51 +1,59 @@
 package analyze
 
 import (
-	"math"
 	"sync"
 	"sync/atomic"
-
-	"github.com/stormaudit/stormaudit/dataset"
 )
 
-// fanOut reads the devices of the dataset in dir, as devices does, and
-// hands each, in dataset order, to every one of consumers. Each consumer
-// runs on a goroutine of its own, so they work on one device at the same
-// time and on different devices at once; a device's memory is reused
-// once every consumer is done with it, so a consumer keeps nothing of it
-// beyond its call. Devices are built (Device.Build) before they are handed
-// on.
-func fanOut(dir string, consumers []func(*Device)) (*dataset.Manifest, []string, error) {
-	pool := make(chan *Device, 4*len(consumers)+4)
-	for range cap(pool) {
-		pool <- &Device{}
+// A fan hands devices, in order, to every one of its consumers. Each
+// consumer runs on a goroutine of its own, so they work on one device at
+// the same time and on different devices at once. Devices come from a
+// pool: a producer fills the device get returns and emits it, and its
+// memory is reused once every consumer is done with it, so a consumer
+// keeps nothing of a device beyond its call.
+type fan struct {
+	pool   chan *Device
+	queues []chan *Device
+	wg     sync.WaitGroup
+}
+
+func newFan(consumers []func(*Device)) *fan {
+	f := &fan{pool: make(chan *Device, 4*len(consumers)+4), queues: make([]chan *Device, len(consumers))}
+	for range cap(f.pool) {
+		f.pool <- &Device{}
 	}
-	queues := make([]chan *Device, len(consumers))
-	var wg sync.WaitGroup
 	for i, fn := range consumers {
-		queues[i] = make(chan *Device, cap(pool))
-		wg.Add(1)
+		f.queues[i] = make(chan *Device, cap(f.pool))
+		f.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			for d := range queues[i] {
+			defer f.wg.Done()
+			for d := range f.queues[i] {
 				fn(d)
 				if atomic.AddInt32(&d.refs, -1) == 0 {
-					pool <- d
+					f.pool <- d
 				}
 			}
 		}()
 	}
-	get := func() *Device { return <-pool }
-	man, sources, err := readDevices(dir, math.MaxInt64, get, func(d *Device) error {
-		atomic.StoreInt32(&d.refs, int32(len(consumers)))
-		for _, q := range queues {
-			q <- d
-		}
-		return nil
-	})
-	for _, q := range queues {
+	return f
+}
+
+// get returns a device to fill, waiting for one to be free.
+func (f *fan) get() *Device { return <-f.pool }
+
+// emit hands d, built, to every consumer.
+func (f *fan) emit(d *Device) error {
+	atomic.StoreInt32(&d.refs, int32(len(f.queues)))
+	for _, q := range f.queues {
+		q <- d
+	}
+	return nil
+}
+
+// close waits until every consumer is done with every device.
+func (f *fan) close() {
+	for _, q := range f.queues {
 		close(q)
 	}
-	wg.Wait()
-	return man, sources, err
+	f.wg.Wait()
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
@@ -54,6 +55,19 @@ func AppendRecordBytes(dst []byte, r *auditfmt.Record) ([]byte, error) {
 	return append(w.b, '}', '}'), nil
 }
 
+// CheckRecord reports whether r has canonical bytes, failing exactly as
+// AppendRecordBytes does, without writing them: the numbers, strings and
+// timestamp of a record are checked, not formatted (Extra and Envelope,
+// rare, are canonicalised as AppendRecordBytes does).
+func CheckRecord(r *auditfmt.Record) error {
+	if r.Extra != "" || r.Envelope != "" {
+		_, err := AppendRecordBytes(nil, r)
+		return err
+	}
+	w := recordWriter{dry: true}
+	return w.fields(r)
+}
+
 // AppendSourcedRecordBytes appends R for a row of a dataset chained at
 // ingest: the object of AppendRecordBytes with a third member,
 //
@@ -79,6 +93,7 @@ func AppendSourcedRecordBytes(dst []byte, r *auditfmt.Record, source string) ([]
 // merging the schema's fields with the members of Extra.
 type recordWriter struct {
 	b   []byte
+	dry bool           // check the fields only, write nothing (CheckRecord)
 	n   int            // members written
 	c   *canonicalizer // for Extra and Envelope; nil when there are none
 	ext []byte         // the canonical members of Extra
@@ -148,6 +163,9 @@ func (c *canonicalizer) fieldError(err error, whole string) error {
 // key starts the member k, after the members of Extra that sort before it.
 // Field names are ASCII, so comparing bytes gives the UTF-16 order.
 func (w *recordWriter) key(k *fieldKey) {
+	if w.dry {
+		return
+	}
 	for len(w.ms) > 0 && string(w.c.names[w.ms[0].nameStart:w.ms[0].nameEnd]) < k.name {
 		w.member(w.ms[0])
 		w.ms = w.ms[1:]
@@ -243,8 +261,10 @@ func (w *recordWriter) int(k *fieldKey, v int64) error {
 	if v > maxExactInt || v < -maxExactInt {
 		return &auditfmt.FieldError{Field: k.name, Expected: "an integer within ±2^53 (9007199254740992), exact in RFC 8785 JSON", Found: strconv.FormatInt(v, 10)}
 	}
-	w.key(k)
-	w.b = strconv.AppendInt(w.b, v, 10)
+	if !w.dry {
+		w.key(k)
+		w.b = strconv.AppendInt(w.b, v, 10)
+	}
 	return nil
 }
 
@@ -252,20 +272,28 @@ func (w *recordWriter) float(k *fieldKey, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return &auditfmt.FieldError{Field: k.name, Expected: "a finite number", Found: strconv.FormatFloat(v, 'g', -1, 64)}
 	}
-	w.key(k)
-	w.b = appendES6(w.b, v)
+	if !w.dry {
+		w.key(k)
+		w.b = appendES6(w.b, v)
+	}
 	return nil
 }
 
 func (w *recordWriter) bool(k *fieldKey, v bool) {
+	if w.dry {
+		return
+	}
 	w.key(k)
 	w.b = strconv.AppendBool(w.b, v)
 }
 
 func (w *recordWriter) string(k *fieldKey, v string) error {
 	w.key(k)
-	var ok bool
-	if w.b, ok = appendJSONString(w.b, v); !ok {
+	ok := w.dry && utf8.ValidString(v)
+	if !w.dry {
+		w.b, ok = appendJSONString(w.b, v)
+	}
+	if !ok {
 		return &auditfmt.FieldError{Field: k.name, Expected: "a UTF-8 string", Found: strconv.Quote(v)}
 	}
 	return nil
@@ -287,6 +315,8 @@ func (w *recordWriter) enum(k *fieldKey, name string, present bool, found string
 		return nil
 	case name == "":
 		return &auditfmt.FieldError{Field: k.name, Expected: "a value of its vocabulary", Found: found}
+	case w.dry:
+		return nil
 	}
 	w.key(k)
 	w.b = append(w.b, '"')
@@ -298,6 +328,9 @@ func (w *recordWriter) enum(k *fieldKey, name string, present bool, found string
 func (w *recordWriter) timestamp(ns int64, offsetMin int16) error {
 	if offsetMin <= -24*60 || offsetMin >= 24*60 {
 		return &auditfmt.FieldError{Field: keyRecordedAt.name, Expected: "a UTC offset within ±23:59", Found: strconv.Itoa(int(offsetMin)) + " minutes"}
+	}
+	if w.dry {
+		return nil
 	}
 	w.key(&keyRecordedAt)
 	w.b = append(w.b, '"')

@@ -1,8 +1,10 @@
 package hashchain
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"testing"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -51,4 +53,50 @@ func cornerRecord(rng *rand.Rand) auditfmt.Record {
 		r.Extra = `{"x":1,"y":[true,null,"z"]}`
 	}
 	return r
+}
+
+// TestCheckRecordIsAppendRecordBytes holds CheckRecord to
+// AppendRecordBytes: the same records fail, with the same error, over
+// random and corner records and records broken in each way R refuses.
+func TestCheckRecordIsAppendRecordBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	var recs []auditfmt.Record
+	for range 50_000 {
+		recs = append(recs, cornerRecord(rng), randomRecord(rng))
+	}
+	breaks := []func(*auditfmt.Record){
+		func(r *auditfmt.Record) { r.Attempt = 1<<53 + 1 },
+		func(r *auditfmt.Record) { r.DeviceSeq, r.Has = -(1<<53 + 1), r.Has|auditfmt.HasDeviceSeq },
+		func(r *auditfmt.Record) { r.BackoffDelayS = math.Inf(1) },
+		func(r *auditfmt.Record) { r.CeilingS, r.Has = math.NaN(), r.Has|auditfmt.HasCeiling },
+		func(r *auditfmt.Record) { r.ClientID = "dev\xff" },
+		func(r *auditfmt.Record) { r.HostID = "gw\xc3" },
+		func(r *auditfmt.Record) { r.Outcome = 99 },
+		func(r *auditfmt.Record) { r.Stage = 9 },
+		func(r *auditfmt.Record) { r.FailureClass = 200 },
+		func(r *auditfmt.Record) { r.OffsetMin = 24 * 60 },
+		func(r *auditfmt.Record) { r.Extra = `{"n": 12345678901234567890}` },
+		func(r *auditfmt.Record) { r.Extra = `{"attempt": 1}` },
+		func(r *auditfmt.Record) { r.Envelope = `{"x": 0.1000000000000000055511151231257827}` },
+	}
+	for i := range 5000 {
+		r := randomRecord(rng)
+		breaks[i%len(breaks)](&r)
+		recs = append(recs, r)
+	}
+	failed := 0
+	for i := range recs {
+		r := &recs[i]
+		_, werr := AppendRecordBytes(nil, r)
+		cerr := CheckRecord(r)
+		if fmt.Sprint(werr) != fmt.Sprint(cerr) {
+			t.Fatalf("record %+v: AppendRecordBytes %v, CheckRecord %v", *r, werr, cerr)
+		}
+		if werr != nil {
+			failed++
+		}
+	}
+	if failed < 5000 {
+		t.Fatalf("only %d of the records fail: the test tests too little", failed)
+	}
 }

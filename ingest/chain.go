@@ -16,10 +16,21 @@ type hashed struct {
 	h   tlog.Hash
 }
 
+// hasher computes record hashes; with validateOnly (Scan, which chains
+// nothing) it only checks that each record has canonical bytes, so that
+// Scan accepts exactly the records Run does.
+type hasher struct {
+	hashchain.Hasher
+	validateOnly bool
+}
+
 // hash sets e.h, the record hash of e.rec read from source. It fails as
 // hashchain.AppendRecordBytes does, for a record that has no canonical
 // bytes.
-func (e *hashed) hash(hs *hashchain.Hasher, source string) error {
+func (e *hashed) hash(hs *hasher, source string) error {
+	if hs.validateOnly {
+		return hs.Check(&e.rec, source)
+	}
 	var err error
 	e.h, _, err = hs.Record(&e.rec, source)
 	return err

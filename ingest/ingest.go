@@ -173,6 +173,7 @@ type ingest struct {
 	total   int64
 	records int64
 	last    time.Time
+	scan    bool // Scan: no hashes, chains or files
 }
 
 // checkOutputDir checks that the output directory is new or empty.
@@ -260,7 +261,7 @@ func (ing *ingest) readNDJSON(source uint32, in *opened) error {
 	decoded := make(chan *lineBatch, 8)
 	stop := make(chan struct{})
 	go readLines(in.r, lines, &batchPool, stop)
-	go decodeBatches(source, ing.names[source], lines, decoded)
+	go decodeBatches(source, ing.names[source], ing.scan, lines, decoded)
 	var err error
 	for b := range decoded {
 		if err == nil {
@@ -312,7 +313,7 @@ func (ing *ingest) readCSV(source uint32, in *opened) error {
 	var recs encoded
 	var rejects []reject
 	var rows int64
-	var h hashchain.Hasher
+	h := hasher{validateOnly: ing.scan}
 	for {
 		var e hashed
 		rec := &e.rec
@@ -361,7 +362,7 @@ func (ing *ingest) readParquet(source uint32, in *opened) error {
 	defer fr.Close()
 	recs := make([]auditfmt.Record, batchLines)
 	var enc encoded
-	var h hashchain.Hasher
+	h := hasher{validateOnly: ing.scan}
 	var row int64 // rows are numbered from 1 as the input's lines
 	for {
 		n, err := fr.Read(recs)

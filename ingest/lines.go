@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/stormaudit/stormaudit/hashchain"
-
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/internal/ordered"
 )
@@ -117,9 +115,12 @@ func readLine(r *bufio.Reader) (s []byte, full int64, err error) {
 // decodeBatches decodes and hashes batches from in, the lines of the input
 // source named name, on all cores, and passes them on to out in input
 // order. It closes out.
-func decodeBatches(source uint32, name string, in <-chan *lineBatch, out chan<- *lineBatch) {
+func decodeBatches(source uint32, name string, validateOnly bool, in <-chan *lineBatch, out chan<- *lineBatch) {
 	n := runtime.GOMAXPROCS(0)
-	decoders, hashers := make([]auditfmt.Decoder, n), make([]hashchain.Hasher, n)
+	decoders, hashers := make([]auditfmt.Decoder, n), make([]hasher, n)
+	for i := range hashers {
+		hashers[i].validateOnly = validateOnly
+	}
 	ordered.Run(n, in, out, func(w int, b *lineBatch) { b.decode(&decoders[w], &hashers[w], source, name) })
 }
 
@@ -128,7 +129,7 @@ func decodeBatches(source uint32, name string, in <-chan *lineBatch, out chan<- 
 // record must also have canonical bytes (docs/hashchain.md): one whose
 // numbers RFC 8785 cannot write exactly is rejected here, where the line
 // is still at hand.
-func (b *lineBatch) decode(d *auditfmt.Decoder, h *hashchain.Hasher, source uint32, name string) {
+func (b *lineBatch) decode(d *auditfmt.Decoder, h *hasher, source uint32, name string) {
 	b.recs.reset()
 	b.rejects = b.rejects[:0]
 	start := 0

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/ingest"
 
 	"github.com/urfave/cli/v3"
@@ -83,18 +84,12 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err := refuseClobber("check: --output", paths, cmd.Args().Slice()); err != nil {
 		return err
 	}
-	in, err := openInput(ctx, cmd, "check")
+	res, in, err := checkInput(ctx, cmd, opts)
+	if in != nil {
+		defer in.close()
+	}
 	if err != nil {
 		return err
-	}
-	defer in.close()
-	if in.man.Rows == 0 {
-		return &exitError{code: 2, err: fmt.Errorf("check: no record to check: %d lines read, %d rejected, %d duplicates; "+
-			"a check of nothing is not a pass", in.man.Totals.Lines, in.man.Totals.Rejected, in.man.Totals.Duplicates)}
-	}
-	res, err := analyze.Check(in.dir, opts)
-	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
 	}
 	in.settle(res)
 	code, failing := exitStatus(res, failOn)
@@ -246,9 +241,12 @@ func render(cmd *cli.Command, format string, w io.Writer, res *analyze.Result, i
 	case "junit":
 		opts := report.JUnitOptions{FailOn: failOn}
 		if res.Summary.Devices <= junitDevices {
-			ids, err := analyze.DeviceIDs(in.dir)
-			if err != nil {
-				return err
+			ids := in.ids
+			if ids == nil {
+				var err error
+				if ids, err = analyze.DeviceIDs(in.dir); err != nil {
+					return err
+				}
 			}
 			opts.Devices = ids
 		}
@@ -265,13 +263,102 @@ type input struct {
 	dir  string
 	temp bool // dir is removed by close
 	man  *dataset.Manifest
+	ids  []string // the devices, when read without a dataset (at most junitDevices+1)
 }
 
-// openInput reads the command's INPUTs: exactly one dataset directory
-// (one with a manifest.json), or audit log files and "-", which it
-// ingests into a temporary dataset, printing the ingest's totals and first
-// rejects on stderr unless --quiet.
-func openInput(ctx context.Context, cmd *cli.Command, name string) (*input, error) {
+// checkInput checks the command's INPUTs: a dataset with analyze.Check,
+// or audit logs straight from their records (ingest.Scan and
+// analyze.CheckRecords), which builds no dataset: no hashes, chains or
+// Parquet, only the quarantine of rejected lines in a temporary
+// directory.
+func checkInput(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*analyze.Result, *input, error) {
+	in, err := datasetInput(cmd, "check")
+	if err != nil {
+		return nil, nil, err
+	}
+	if in == nil {
+		return checkRaw(ctx, cmd, opts)
+	}
+	if err := checkSomething(in.man); err != nil {
+		return nil, in, err
+	}
+	res, err := analyze.Check(in.dir, opts)
+	if err != nil {
+		return nil, in, &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+	}
+	return res, in, nil
+}
+
+// checkSomething refuses a check of no record: it is not a pass.
+func checkSomething(man *dataset.Manifest) error {
+	if man.Rows > 0 {
+		return nil
+	}
+	return &exitError{code: 2, err: fmt.Errorf("check: no record to check: %d lines read, %d rejected, %d duplicates; "+
+		"a check of nothing is not a pass", man.Totals.Lines, man.Totals.Rejected, man.Totals.Duplicates)}
+}
+
+// checkRaw checks audit logs without a dataset.
+func checkRaw(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*analyze.Result, *input, error) {
+	args := cmd.Args().Slice()
+	tmp, err := os.MkdirTemp("", "stormaudit-check-")
+	if err != nil {
+		return nil, nil, &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+	}
+	in := &input{dir: tmp, temp: true} // Scan wants an empty directory: a new one is
+	observe := opts.Observe
+	opts.Observe = func(d *analyze.Device) {
+		if len(in.ids) <= junitDevices {
+			in.ids = append(in.ids, d.ID)
+		}
+		if observe != nil {
+			observe(d)
+		}
+	}
+	stderr, quiet := cmd.Root().ErrWriter, cmd.Bool("quiet")
+	bar := newProgressBar(stderr, quiet)
+	res, err := analyze.CheckRecords(func(fn func([]auditfmt.Record) error) (*dataset.Manifest, error) {
+		man, err := ingest.Scan(ctx, in.dir, ingestSources(cmd, args), ingest.Options{Progress: bar.update}, fn)
+		bar.done()
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("check: read: %w", err)}
+		}
+		in.man = man
+		printReadSummary(cmd, "check", len(args), man, in.dir)
+		return man, checkSomething(man)
+	}, in.dir, opts)
+	if err != nil {
+		return nil, in, err
+	}
+	return res, in, nil
+}
+
+// ingestSources names the INPUTs as ingest sources, "-" being stdin.
+func ingestSources(cmd *cli.Command, args []string) []ingest.Source {
+	sources := make([]ingest.Source, len(args))
+	for i, a := range args {
+		sources[i] = ingest.Source{Name: a, Stdin: cmd.Root().Reader}
+	}
+	return sources
+}
+
+// printReadSummary prints, unless --quiet, the totals of what was read
+// and the first rejects, found in dir.
+func printReadSummary(cmd *cli.Command, name string, inputs int, man *dataset.Manifest, dir string) {
+	if cmd.Bool("quiet") {
+		return
+	}
+	stderr, t := cmd.Root().ErrWriter, man.Totals
+	fmt.Fprintf(stderr, "stormaudit: %s: read %s: %d lines = %d accepted + %d rejected + %d duplicates\n",
+		name, plural(inputs, "input"), t.Lines, t.Accepted, t.Rejected, t.Duplicates)
+	if t.Rejected > 0 {
+		printRejects(stderr, dir, "  ", 5)
+	}
+}
+
+// datasetInput returns the command's dataset when its INPUT is one, nil
+// when its INPUTs are audit logs.
+func datasetInput(cmd *cli.Command, name string) (*input, error) {
 	args := cmd.Args().Slice()
 	if len(args) == 0 {
 		return nil, usageErr("%s: no INPUT given; expected a dataset directory, or audit log files or - for stdin", name)
@@ -293,7 +380,19 @@ func openInput(ctx context.Context, cmd *cli.Command, name string) (*input, erro
 		}
 		return &input{dir: a, man: man}, nil
 	}
-	return ingestTemp(ctx, cmd, name, args)
+	return nil, nil
+}
+
+// openInput reads the command's INPUTs: exactly one dataset directory
+// (one with a manifest.json), or audit log files and "-", which it
+// ingests into a temporary dataset, printing the ingest's totals and first
+// rejects on stderr unless --quiet.
+func openInput(ctx context.Context, cmd *cli.Command, name string) (*input, error) {
+	in, err := datasetInput(cmd, name)
+	if in != nil || err != nil {
+		return in, err
+	}
+	return ingestTemp(ctx, cmd, name, cmd.Args().Slice())
 }
 
 // ingestTemp ingests the audit logs into a new temporary dataset.
@@ -303,26 +402,14 @@ func ingestTemp(ctx context.Context, cmd *cli.Command, name string, args []strin
 		return nil, &exitError{code: 2, err: fmt.Errorf("%s: %w", name, err)}
 	}
 	in := &input{dir: dir, temp: true}
-	sources := make([]ingest.Source, len(args))
-	for i, a := range args {
-		sources[i] = ingest.Source{Name: a, Stdin: cmd.Root().Reader}
-	}
-	stderr := cmd.Root().ErrWriter
-	quiet := cmd.Bool("quiet")
-	bar := newProgressBar(stderr, quiet)
-	in.man, err = ingest.Run(ctx, dir, sources, ingest.Options{CreatedBy: "stormaudit " + version, Progress: bar.update})
+	bar := newProgressBar(cmd.Root().ErrWriter, cmd.Bool("quiet"))
+	in.man, err = ingest.Run(ctx, dir, ingestSources(cmd, args), ingest.Options{CreatedBy: "stormaudit " + version, Progress: bar.update})
 	bar.done()
 	if err != nil {
 		in.close()
 		return nil, &exitError{code: 2, err: fmt.Errorf("%s: ingest: %w", name, err)}
 	}
-	if t := in.man.Totals; !quiet {
-		fmt.Fprintf(stderr, "stormaudit: %s: read %s: %d lines = %d accepted + %d rejected + %d duplicates\n",
-			name, plural(len(args), "input"), t.Lines, t.Accepted, t.Rejected, t.Duplicates)
-		if t.Rejected > 0 {
-			printRejects(stderr, dir, "  ", 5)
-		}
-	}
+	printReadSummary(cmd, name, len(args), in.man, dir)
 	return in, nil
 }
 

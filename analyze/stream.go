@@ -1,0 +1,134 @@
+package analyze
+
+import (
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+// Scan is a source of records for CheckRecords: it calls fn with every
+// record in dataset order (sorted by client_id, then recorded_at, each
+// device's records together), a batch at a time, and returns the manifest
+// that accounts for the lines they were read from (ingest.Scan is one).
+type Scan func(fn func(recs []auditfmt.Record) error) (*dataset.Manifest, error)
+
+// CheckRecords runs every rule, as Check does, over the records scan
+// yields, without a dataset: the path of a check of raw logs. dir holds
+// the rejects file (rejects.ndjson) of the lines the manifest counts as
+// rejected. Records are named by input and line; there are no dataset
+// files (Ref.File is -1, Ref.Row the record's place in the scan). It
+// finds what Check finds on a dataset ingested from the same inputs; the
+// policy, when not given, is inferred from the first inferRecords records
+// as Check infers it.
+func CheckRecords(scan Scan, dir string, opts Options) (*Result, error) {
+	k := newChecker(opts)
+	var f *fan
+	var buf []auditfmt.Record // while the policy is not known
+	// batches go to an assembler goroutine, which builds the devices while
+	// the scan merges the next records
+	batches, free := make(chan []auditfmt.Record, 4), make(chan []auditfmt.Record, 4)
+	for range cap(free) {
+		free <- nil
+	}
+	assembled := make(chan struct{})
+	start := func() {
+		if opts.Policy == nil {
+			p, keys := inferFromRecords(buf[:min(len(buf), inferRecords)])
+			k.inferred(p, keys)
+		}
+		f = newFan(k.consumers())
+		go func() {
+			defer close(assembled)
+			asm := recordAssembler{get: f.get, emit: f.emit}
+			for b := range batches {
+				asm.add(b)
+				free <- b[:0]
+			}
+			asm.flush()
+		}()
+		if len(buf) > 0 {
+			<-free // buf takes a slot of the pool: the assembler hands it back
+			batches <- buf
+		}
+		buf = nil
+	}
+	man, err := scan(func(recs []auditfmt.Record) error {
+		if f == nil {
+			buf = append(buf, recs...)
+			if opts.Policy != nil || len(buf) >= inferRecords {
+				start()
+			}
+			return nil
+		}
+		b := <-free
+		batches <- append(b, recs...)
+		return nil
+	})
+	if f == nil {
+		start()
+	}
+	close(batches)
+	<-assembled
+	f.close()
+	if err != nil {
+		return nil, err
+	}
+	sources := make([]string, len(man.Inputs))
+	for i, in := range man.Inputs {
+		sources[i] = in.Name
+	}
+	return k.finish(dir, man, sources), nil
+}
+
+// inferFromRecords infers the policy from records in dataset order, as
+// infer does from a dataset's first rows.
+func inferFromRecords(recs []auditfmt.Record) (*policy.Policy, []string) {
+	var in inference
+	d := &Device{}
+	asm := recordAssembler{get: func() *Device { return d }, emit: func(d *Device) error { in.add(d); return nil }}
+	asm.add(recs)
+	asm.flush()
+	return in.policy()
+}
+
+// recordAssembler groups records in dataset order into devices: it fills
+// the device get returns with each device's records, builds it and hands
+// it to emit.
+type recordAssembler struct {
+	get   func() *Device
+	emit  func(*Device) error
+	d     *Device
+	hosts map[string]bool
+	row   int64
+}
+
+func (a *recordAssembler) add(recs []auditfmt.Record) {
+	for i := range recs {
+		r := &recs[i]
+		if a.d == nil || r.ClientID != a.d.ID {
+			a.flush()
+			a.d = a.get()
+			a.d.reset(r.ClientID)
+		}
+		a.d.Events = append(a.d.Events, eventOf(r, -1, a.row))
+		a.row++
+		if r.HostID != "" {
+			if a.hosts == nil {
+				a.hosts = map[string]bool{}
+			}
+			a.hosts[r.HostID], a.d.Host = true, r.HostID
+		}
+	}
+}
+
+// flush builds the device being filled and emits it.
+func (a *recordAssembler) flush() {
+	if a.d == nil {
+		return
+	}
+	a.d.Hosts = len(a.hosts)
+	clear(a.hosts)
+	a.d.Build()
+	a.emit(a.d)
+	a.d = nil
+}
