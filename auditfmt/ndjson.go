@@ -3,6 +3,7 @@ package auditfmt
 import (
 	"bytes"
 	"errors"
+	"hash/maphash"
 	"strconv"
 	"unicode/utf8"
 )
@@ -11,9 +12,11 @@ import (
 // own object: the limit json.Valid applies.
 const maxNesting = 10000
 
-// maxInterned bounds the Decoder's table of interned strings; the table is
-// emptied when it is full.
-const maxInterned = 1 << 16
+// internSlots is the size of the Decoder's cache of interned strings: a
+// direct-mapped table, where a string stays until another one hashes to
+// its slot. A fleet's ids mostly repeat within a device's run of lines; a
+// map over every id cost a cache miss a line on large fleets.
+const internSlots = 1 << 12
 
 // maxFoundBytes bounds how much of a value an error message quotes.
 const maxFoundBytes = 64
@@ -49,7 +52,8 @@ type Decoder struct {
 	keyBuf   []byte // the current member name, unescaped (when it has escapes)
 	valBuf   []byte // the current string value, unescaped (when it has escapes)
 	stack    []byte // the closing brackets of the containers a skipped value has open
-	interned map[string]string
+	interned *[internSlots]string
+	seed     maphash.Seed
 	day      dayCache
 }
 

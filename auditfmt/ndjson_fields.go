@@ -2,6 +2,7 @@ package auditfmt
 
 import (
 	"bytes"
+	"hash/maphash"
 	"strconv"
 	"time"
 )
@@ -228,19 +229,18 @@ func (d *Decoder) stringField(rec *Record, f wireField, name []byte, i int) (int
 	return end, nil
 }
 
-// intern returns s as a string, the same string for the same bytes.
+// intern returns s as a string, the same string for the same bytes while
+// it stays in the cache (see internSlots).
 func (d *Decoder) intern(s []byte) string {
-	if v, ok := d.interned[string(s)]; ok {
-		return v
-	}
 	if d.interned == nil {
-		d.interned = make(map[string]string)
-	} else if len(d.interned) >= maxInterned {
-		clear(d.interned)
+		d.interned, d.seed = new([internSlots]string), maphash.MakeSeed()
 	}
-	v := string(s)
-	d.interned[v] = v
-	return v
+	slot := &d.interned[maphash.Bytes(d.seed, s)&(internSlots-1)]
+	if *slot == string(s) {
+		return *slot
+	}
+	*slot = string(s)
+	return *slot
 }
 
 func (d *Decoder) enumField(rec *Record, f wireField, name []byte, i int) (int, error) {
