@@ -80,7 +80,9 @@ func unrecordedOutcomes(d *Device) (Finding, bool) {
 		Message: fmt.Sprintf("%s never recorded", nOf(len(gaps), "attempt outcome"))}
 	var ex []string
 	for k, g := range gaps {
-		f.Records = append(f.Records, d.Events[g[0]].Ref, d.Events[g[1]].Ref)
+		if len(f.Records) < MaxRefs {
+			f.Records = append(f.Records, d.Events[g[0]].Ref, d.Events[g[1]].Ref)
+		}
 		if k < 3 {
 			a, b := &d.Events[g[0]], &d.Events[g[1]]
 			ex = append(ex, fmt.Sprintf("attempt %d: backoff_wait at %s (delay %s, socket-open due %s), then backoff_wait attempt %d at %s",
@@ -124,7 +126,9 @@ func seqGaps(d *Device) (Finding, bool) {
 	for k, h := range holes {
 		a, b := &d.Events[h[0]], &d.Events[h[1]]
 		f.Start, f.End = min(f.Start, a.At, b.At), max(f.End, a.At, b.At)
-		f.Records = append(f.Records, b.Ref, a.Ref)
+		if len(f.Records) < MaxRefs {
+			f.Records = append(f.Records, b.Ref, a.Ref)
+		}
 		if k < 3 {
 			ex = append(ex, fmt.Sprintf("%s, between %d (%s at %s) and %d (%s at %s)", seqRange(a.Seq+1, b.Seq-1), a.Seq, a.Outcome, timeText(a.At), b.Seq, b.Outcome, timeText(b.At)))
 		}

@@ -129,7 +129,7 @@ func clockFinding(d *Device, steps []clockStep, bySeq, back bool) Finding {
 		for _, i := range []int{s.prev, s.cur} {
 			f.Start, f.End = min(f.Start, d.Events[i].At), max(f.End, d.Events[i].At)
 		}
-		if s != worst {
+		if s != worst && len(f.Records) < MaxRefs {
 			f.Records = append(f.Records, d.Events[s.cur].Ref, d.Events[s.prev].Ref)
 		}
 	}

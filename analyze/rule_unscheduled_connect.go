@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -22,7 +23,9 @@ func init() { register(func() Rule { return &unscheduledConnect{} }) }
 
 // unscheduledConnect flags connected records that the device's recorded
 // schedule does not explain.
-type unscheduledConnect struct{}
+type unscheduledConnect struct {
+	ended []int // scratch: per record of a device, the attempt a connected record ended
+}
 
 func (*unscheduledConnect) Info() RuleInfo {
 	return RuleInfo{ID: unscheduledConnectID, Severity: Warning, Title: "a connect the recorded schedule does not explain",
@@ -39,7 +42,12 @@ type offSchedule struct {
 }
 
 func (r *unscheduledConnect) Device(c *Context, d *Device) {
-	ended := map[int]int{} // connected record -> the attempt it ended
+	// ended[i] is the attempt connected record i ended, -1 if none
+	ended := slices.Grow(r.ended[:0], len(d.Events))[:len(d.Events)]
+	for i := range ended {
+		ended[i] = -1
+	}
+	r.ended = ended
 	for k := range d.Attempts {
 		if a := &d.Attempts[k]; a.Outcome >= 0 && d.Events[a.Outcome].Outcome == auditfmt.Connected {
 			ended[a.Outcome] = k
@@ -54,7 +62,8 @@ func (r *unscheduledConnect) Device(c *Context, d *Device) {
 		}
 		switch e.Outcome {
 		case auditfmt.Connected:
-			k, ok := ended[i]
+			k := ended[i]
+			ok := k >= 0
 			switch {
 			case up >= 0:
 				found = append(found, offSchedule{conn: i, attempt: -1, prev: up})

@@ -6,9 +6,12 @@
 # with JSON output, check of the raw NDJSON, and verify (stormaudit only).
 # The DuckDB side is bench/duckdb (duckpeer, its own Go module: cgo and
 # DuckDB's static library, about 170 MB, downloaded on its first build).
-# Its check is two aggregates (per device, per second) standing in for
-# stormaudit's rules, so the check ratios compare all of stormaudit's rules
-# to a minimal query over the same rows. Prints each tool's median wall
+# Its check orders each device's records (a window by client_id) and
+# computes three of the rules on them (delays above the ceiling, counters
+# reset without a connect, socket-opens too close together), with the
+# fleet's socket-opens per second: the work every rule does, ordering a
+# device's records, without the other fourteen rules, the incidents and
+# the explanations stormaudit writes. Prints each tool's median wall
 # time, the ratio stormaudit/DuckDB and the median peak RSS of each tool.
 # Needs /usr/bin/time (Debian package "time") and gcc.
 #
