@@ -301,20 +301,20 @@ func (v *verifier) batch(b *verifyBatch) bool {
 		if b.err[i] != "" {
 			return bad("%s", b.err[i])
 		}
-		prevLink := hashchain.Genesis(pos.Origin)
-		if pos.Seq > 0 {
-			prevLink = v.last // the chain's previous record is the row before
-		}
 		if err := v.chains.Follow(rec.ClientID, *pos, b.h[i], b.link[i] == linkOK); err != nil {
 			return bad("%s", err)
 		}
 		if pos.Seq == 0 {
 			v.rep.Origins++
 		}
+		prevLink := v.last // the chain's previous record is the row before
 		v.last = pos.Link
 		v.rep.Bytes += int64(b.n[i])
 		v.tree.Append(b.leaf[i])
 		if v.hook != nil {
+			if pos.Seq == 0 {
+				prevLink = hashchain.Genesis(pos.Origin)
+			}
 			v.hook(rec, pos, b.sources[rec.Source], b.leaf[i], prevLink)
 		}
 		v.rep.Records++
