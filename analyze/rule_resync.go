@@ -30,7 +30,22 @@ func init() { register(func() Rule { return &resync{} }) }
 type resync struct {
 	names  []string               // device names, by index
 	fires  [resyncAttempts][]fire // timer fires, by attempt number
+	// sketch counts the fires of each attempt number by a hash of their
+	// delay: a bucket's count bounds the count of each delay in it, so
+	// Finish drops the fires no group can hold without a map over all.
+	sketch [resyncAttempts]*[resyncBuckets]uint32
 	policy *policy.Policy
+}
+
+// resyncBuckets is the size of the sketch of one attempt number.
+const resyncBuckets = 1 << 16
+
+// delayBucket is the sketch bucket of a delay (0 and -0 share one).
+func delayBucket(d float64) uint32 {
+	if d == 0 {
+		d = 0 // -0 is the delay 0, as a map key
+	}
+	return uint32((math.Float64bits(d) * 0x9E3779B97F4A7C15) >> 48)
 }
 
 // fire is one timer: a device's backoff_wait at some attempt number.
@@ -61,6 +76,10 @@ func (r *resync) Device(c *Context, d *Device) {
 			continue // a jittered draw clamped to the cap: the cap is no evidence of a shared timer
 		}
 		r.fires[a.Number] = append(r.fires[a.Number], fire{delay: a.Delay, at: a.Start + nanos(a.Delay), dev: dev, ref: d.Events[a.Backoff].Ref})
+		if r.sketch[a.Number] == nil {
+			r.sketch[a.Number] = new([resyncBuckets]uint32)
+		}
+		r.sketch[a.Number][delayBucket(a.Delay)]++
 	}
 }
 
@@ -89,7 +108,7 @@ func (r *resync) Finish(c *Context) {
 	locked := make([]uint16, len(r.names)) // per device: bit a set when it is in a group at attempt number a
 	var groups []group
 	for a := range r.fires {
-		for _, g := range lockstepGroups(a, r.fires[a]) {
+		for _, g := range lockstepGroups(a, r.fires[a], r.sketch[a]) {
 			for _, f := range g.members {
 				locked[f.dev] |= 1 << a
 			}
@@ -117,13 +136,17 @@ func (r *resync) Finish(c *Context) {
 	c.Report(r.finding(n, groups))
 }
 
-// lockstepGroups returns the groups among the fires of attempt a: runs of
+// lockstepGroups returns the groups among the fires of attempt a (and
+// their sketch, nil if there is none): runs of
 // fires with the same delay whose times lie within resyncTick of the run's
 // first, of at least resyncGroup devices and resyncShare of the devices
 // with a fire at attempt a. A device fires at one attempt number once per
 // outage, so it counts once.
-func lockstepGroups(a int, fs []fire) []group {
+func lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32) []group {
 	least := max(resyncGroup, int(math.Ceil(resyncShare*float64(devicesInOrder(fs)))))
+	if sketch != nil {
+		fs = slices.DeleteFunc(fs, func(f fire) bool { return int(sketch[delayBucket(f.delay)]) < least })
+	}
 	fs = sharedDelays(fs, least)
 	slices.SortFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.delay, y.delay), cmp.Compare(x.at, y.at)) })
 	var out []group

@@ -1,7 +1,11 @@
 package analyze
 
 import (
+	"math"
+	"math/rand/v2"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,4 +66,37 @@ func mustPreset(t *testing.T, name string) policy.Policy {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestLockstepGroupsSketch: the sketch only drops fires that no group
+// can hold, so the groups are those found without it, whether delays
+// are shared, distinct, zero of either sign or NaN.
+func TestLockstepGroupsSketch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	shared := []float64{0, math.Copysign(0, -1), 1.5, 2.25, math.NaN()}
+	found := 0
+	for trial := range 50 {
+		var fs []fire
+		devices := 10 + rng.IntN(200)
+		for dev := range devices {
+			delay := rng.Float64() * 10 // almost surely its own
+			if rng.IntN(3) > 0 {
+				delay = shared[rng.IntN(len(shared))]
+			}
+			fs = append(fs, fire{delay: delay, at: int64(rng.IntN(3)) * int64(40*time.Millisecond), dev: int32(dev)})
+		}
+		sketch := new([resyncBuckets]uint32)
+		for _, f := range fs {
+			sketch[delayBucket(f.delay)]++
+		}
+		want := lockstepGroups(2, slices.Clone(fs), nil)
+		got := lockstepGroups(2, slices.Clone(fs), sketch)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: with the sketch %d groups %v, without %d groups %v", trial, len(got), got, len(want), want)
+		}
+		found += len(want)
+	}
+	if found == 0 {
+		t.Fatal("no trial had a group: the test compares nothing")
+	}
 }

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/internal/ordered"
 )
 
 type jsonSummary struct {
@@ -92,22 +95,58 @@ func JSON(w io.Writer, r *analyze.Result) error {
 	fmt.Fprintf(bw, "{\n  \"version\": %d,\n  \"summary\": ", JSONVersion)
 	bw.Write(summary)
 	bw.WriteString(",\n  \"findings\": [")
-	var b []byte
-	for i := range r.Findings {
-		b = append(b[:0], "\n    "...)
-		if i > 0 {
-			b = append(b[:0], ",\n    "...)
+	var werr error
+	var free sync.Pool // chunks' buffers, written and reused
+	for c := range encodeFindings(r, &free) {
+		if werr == nil {
+			_, werr = bw.Write(c.b)
 		}
-		b = appendJSONFinding(b, r, &r.Findings[i])
-		if _, err := bw.Write(b); err != nil {
-			return err
-		}
+		free.Put(c.b[:0])
+	}
+	if werr != nil {
+		return werr
 	}
 	if len(r.Findings) > 0 {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("]\n}\n")
 	return bw.Flush()
+}
+
+// jsonChunkFindings is how many findings one goroutine encodes at a time.
+const jsonChunkFindings = 128
+
+// jsonChunk is the encoding of findings [from, to), each on a line of
+// its own and after a comma but the first.
+type jsonChunk struct {
+	from, to int
+	b        []byte
+}
+
+// encodeFindings encodes the findings of r on every core and returns
+// their chunks in order; the channel is closed after the last. The caller
+// receives every chunk, and may put its buffer in free once written.
+func encodeFindings(r *analyze.Result, free *sync.Pool) <-chan *jsonChunk {
+	in, out := make(chan *jsonChunk), make(chan *jsonChunk)
+	go func() {
+		for from := 0; from < len(r.Findings); from += jsonChunkFindings {
+			in <- &jsonChunk{from: from, to: min(from+jsonChunkFindings, len(r.Findings))}
+		}
+		close(in)
+	}()
+	go ordered.Run(runtime.GOMAXPROCS(0), in, out, func(_ int, c *jsonChunk) {
+		if b, ok := free.Get().([]byte); ok {
+			c.b = b
+		}
+		for i := c.from; i < c.to; i++ {
+			if i > 0 {
+				c.b = append(c.b, ',')
+			}
+			c.b = append(c.b, "\n    "...)
+			c.b = appendJSONFinding(c.b, r, &r.Findings[i])
+		}
+	})
+	return out
 }
 
 // appendJSONFinding appends f as one JSON object. Its records name their
