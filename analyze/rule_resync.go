@@ -28,8 +28,8 @@ func init() { register(func() Rule { return &resync{} }) }
 // of devices that drew exactly the same delay at the same attempt and
 // whose timers fired on the same tick, again and again.
 type resync struct {
-	names  []string               // device names, by index
-	fires  [resyncAttempts][]fire // timer fires, by attempt number
+	names []string               // device names, by index
+	fires [resyncAttempts][]fire // timer fires, by attempt number
 	// sketch counts the fires of each attempt number by a hash of their
 	// delay: a bucket's count bounds the count of each delay in it, so
 	// Finish drops the fires no group can hold without a map over all.
