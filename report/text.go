@@ -63,9 +63,10 @@ func Text(w io.Writer, r *analyze.Result, opts TextOptions) error {
 // ruleGroup is one rule's findings, worst first.
 type ruleGroup struct {
 	info     analyze.RuleInfo
-	findings []analyze.Finding
+	findings []*analyze.Finding
 	bySev    [analyze.Error + 1]int
 	devices  int
+	seen     map[string]bool // the devices counted
 }
 
 // groupByRule groups the findings by rule, in the order the rules' first
@@ -75,20 +76,22 @@ func groupByRule(r *analyze.Result) []*ruleGroup {
 	idx := ruleIndex(rules)
 	var groups []*ruleGroup
 	byID := map[string]*ruleGroup{}
-	seen := map[string]bool{}
-	for _, f := range r.Findings {
-		g := byID[f.Rule]
-		if g == nil {
-			g = &ruleGroup{info: rules[idx[f.Rule]]}
-			byID[f.Rule] = g
-			groups = append(groups, g)
+	var g *ruleGroup
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if g == nil || g.info.ID != f.Rule {
+			if g = byID[f.Rule]; g == nil {
+				g = &ruleGroup{info: rules[idx[f.Rule]], seen: map[string]bool{}}
+				byID[f.Rule] = g
+				groups = append(groups, g)
+			}
 		}
 		g.findings = append(g.findings, f)
 		if f.Severity <= analyze.Error {
 			g.bySev[f.Severity]++
 		}
-		if k := f.Rule + "\x00" + f.Device; !seen[k] {
-			seen[k] = true
+		if !g.seen[f.Device] {
+			g.seen[f.Device] = true
 			g.devices++
 		}
 	}

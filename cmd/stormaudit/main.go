@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -82,6 +83,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to this file (for development)", Hidden: true},
+			&cli.StringFlag{Name: "trace", Usage: "write an execution trace to this file (for development)", Hidden: true},
 		},
 		Before: startProfile,
 		After:  stopProfile,
@@ -107,22 +109,36 @@ func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
 	return &exitError{code: 2, err: err}
 }
 
-// startProfile starts the CPU profile --cpuprofile asks for.
+// startProfile starts the CPU profile and the execution trace that
+// --cpuprofile and --trace ask for.
 func startProfile(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-	path := cmd.String("cpuprofile")
-	if path == "" {
-		return ctx, nil
+	if path := cmd.String("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return ctx, usageErr("--cpuprofile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return ctx, err
+		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return ctx, usageErr("--cpuprofile: %v", err)
+	if path := cmd.String("trace"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return ctx, usageErr("--trace: %v", err)
+		}
+		if err := trace.Start(f); err != nil {
+			return ctx, err
+		}
 	}
-	return ctx, pprof.StartCPUProfile(f)
+	return ctx, nil
 }
 
 func stopProfile(ctx context.Context, cmd *cli.Command) error {
 	if cmd.String("cpuprofile") != "" {
 		pprof.StopCPUProfile()
+	}
+	if cmd.String("trace") != "" {
+		trace.Stop()
 	}
 	return nil
 }
