@@ -403,7 +403,7 @@ func ingestTemp(ctx context.Context, cmd *cli.Command, name string, args []strin
 	}
 	in := &input{dir: dir, temp: true}
 	bar := newProgressBar(cmd.Root().ErrWriter, cmd.Bool("quiet"))
-	in.man, err = ingest.Run(ctx, dir, ingestSources(cmd, args), ingest.Options{CreatedBy: "stormaudit " + version, Progress: bar.update})
+	in.man, err = ingest.Run(ctx, dir, ingestSources(cmd, args), ingest.Options{CreatedBy: "stormaudit " + versionText(), Progress: bar.update})
 	bar.done()
 	if err != nil {
 		in.close()

@@ -63,7 +63,7 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 	for i, name := range inputs {
 		sources[i] = ingest.Source{Name: name, Stdin: cmd.Root().Reader}
 	}
-	opts := ingest.Options{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + version, Log: cmd.String("log"),
+	opts := ingest.Options{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + versionText(), Log: cmd.String("log"),
 		Strict: cmd.Bool("strict"), MaxRejects: cmd.Int64("max-rejects"),
 		Notify: func(s string) { fmt.Fprintf(stderr, "stormaudit: ingest: %s\n", s) }}
 	if opts.MaxRejects == 0 {

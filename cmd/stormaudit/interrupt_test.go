@@ -88,6 +88,13 @@ func TestIngestInterrupted(t *testing.T) {
 			if err == nil {
 				t.Fatalf("exit 0 after %v", sig)
 			}
+			if want := 128 + int(sig); sig != syscall.SIGKILL {
+				// the shell's convention: 130 for Ctrl-C, 143 for SIGTERM
+				if got := cmd.ProcessState.ExitCode(); got != want || !strings.Contains(stderr.String(), "interrupted") ||
+					strings.Contains(stderr.String(), "context canceled") {
+					t.Errorf("after %v: exit %d, want %d; stderr %q", sig, got, want, stderr.String())
+				}
+			}
 			left := leftovers(t, dir)
 			if sig != syscall.SIGKILL {
 				if len(left) > 0 {

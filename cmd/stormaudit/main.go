@@ -2,8 +2,9 @@
 // MQTT device fleets write while they reconnect after an outage.
 //
 // Machine-readable output goes to stdout; diagnostics, summaries and
-// progress go to stderr. Exit status 2 means a usage, input or I/O error;
-// each command documents what 0 and 1 mean for it.
+// progress go to stderr. Exit status 2 means a usage, input or I/O error,
+// 130 that Ctrl-C (SIGINT) stopped it and 143 that SIGTERM did (the
+// shell's 128 + signal); each command documents what 0 and 1 mean for it.
 package main
 
 import (
@@ -21,18 +22,37 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// version is set by the release build (-ldflags "-X main.version=...").
-var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop() // a second interrupt ends the program at once
+		sig := <-sigs
+		signal.Stop(sigs) // a second interrupt ends the program at once
+		cancel(&signalError{sig: sig.(syscall.Signal)})
 	}()
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
 	os.Exit(code)
+}
+
+// signalError is the cause of a run cancelled by a signal.
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "interrupted (" + signalName(e.sig) + ")" }
+
+// exitCode is the shell's convention for a program a signal ended:
+// 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM).
+func (e *signalError) exitCode() int { return 128 + int(e.sig) }
+
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
 }
 
 // exitError carries an exit status and a message for stderr.
@@ -53,6 +73,10 @@ func usageErr(format string, args ...any) error {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
 	err := app.Run(ctx, args)
+	var se *signalError
+	if err == nil && errors.As(context.Cause(ctx), &se) {
+		err = se // what it did may be incomplete
+	}
 	if err == nil {
 		return 0
 	}
@@ -60,6 +84,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
+	}
+	if errors.As(context.Cause(ctx), &se) {
+		// Stopped by a signal: the shell's exit status, and what the
+		// command said of it unless it only says the context ended.
+		code = se.exitCode()
+		if errors.Is(err, context.Canceled) {
+			err = se
+		}
 	}
 	if err.Error() != "" {
 		fmt.Fprintf(stderr, "stormaudit: %s\n", safe.Lines(err.Error())) // errors quote inputs and devices
@@ -71,7 +103,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:                  "stormaudit",
 		Usage:                 "audit the reconnect logs of MQTT device fleets",
-		Version:               version,
+		Version:               versionText(),
 		EnableShellCompletion: true,
 		Suggest:               true,
 		Reader:                stdin,
