@@ -22,7 +22,6 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
