@@ -109,9 +109,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		Writer:                stdout,
 		ErrWriter:             stderr,
 		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
-		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-			return &exitError{code: 2, err: err}
-		},
+		OnUsageError:          onUsageError,
+		Action:                unknownCommand,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to this file (for development)", Hidden: true},
 			&cli.StringFlag{Name: "trace", Usage: "write an execution trace to this file (for development)", Hidden: true},
@@ -133,11 +132,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			browseCommand(),
 		},
 	}
-}
-
-// onUsageError gives flag errors exit status 2.
-func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
-	return &exitError{code: 2, err: err}
 }
 
 // startProfile starts the CPU profile and the execution trace that

@@ -19,6 +19,7 @@ func policyCommand() *cli.Command {
 clients back off (docs/policy.md), or one of the built-in presets. Where a
 command takes --policy, it takes a file or a preset name.`,
 		OnUsageError: onUsageError,
+		Action:       unknownCommand,
 		Commands: []*cli.Command{
 			{
 				Name:         "list",

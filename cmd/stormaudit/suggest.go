@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+)
+
+// onUsageError gives flag errors exit status 2 and, for a flag the
+// command does not define, names the nearest one it does.
+func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+	const undefined = "flag provided but not defined: -"
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, undefined); ok {
+		name = strings.TrimLeft(name, "-")
+		msg = "unknown flag " + flagText(name)
+		if cmd.Root() != cmd {
+			msg = strings.TrimPrefix(cmd.FullName(), cmd.Root().Name+" ") + ": " + msg
+		}
+		if near := nearest(name, visibleFlagNames(cmd)); near != "" {
+			msg += fmt.Sprintf("; did you mean %s?", flagText(near))
+		}
+		msg += fmt.Sprintf(" (%s --help lists the flags)", cmd.FullName())
+	}
+	return &exitError{code: 2, err: fmt.Errorf("%s", msg)}
+}
+
+// unknownCommand is the action of a command whose subcommands are the
+// work: without arguments it shows its help, with one it names the
+// nearest command.
+func unknownCommand(_ context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() == 0 {
+		return cli.ShowSubcommandHelp(cmd)
+	}
+	name := cmd.Args().First()
+	var names []string
+	for _, c := range cmd.VisibleCommands() {
+		names = append(names, c.Names()...)
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if near := nearest(name, names); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return usageErr("%s (%s --help lists the commands)", msg, cmd.FullName())
+}
+
+func flagText(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// visibleFlagNames lists the names of cmd's flags that its help shows.
+func visibleFlagNames(cmd *cli.Command) []string {
+	var names []string
+	for _, f := range cmd.VisibleFlags() {
+		names = append(names, f.Names()...)
+	}
+	return names
+}
+
+// nearest returns the candidate closest to s in edit distance, if it is
+// close enough to be what was meant (at most a third of its length, and
+// at least 1, edits away, and fewer edits than s has bytes), else "".
+func nearest(s string, candidates []string) string {
+	best, bestD := "", max(1, len(s)/3)+1
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD && d < len(s) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes,
+// counting a swap of adjacent bytes as one edit.
+func editDistance(a, b string) int {
+	prev2, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
