@@ -52,6 +52,17 @@ type Summary struct {
 	Fleet      *FleetStats
 	// Notes say what rules could not check, and why.
 	Notes []string
+	// Skipped lists, in catalogue order, the rules that could not run
+	// at all (a policy key they need is neither declared nor inferred,
+	// or what they judge against is absent) and found nothing: they
+	// are not passing rules.
+	Skipped []Skip
+}
+
+// Skip is a rule that did not run, and why.
+type Skip struct {
+	Rule   string
+	Reason string
 }
 
 // PolicyInfo says which policy the log was checked against.
@@ -193,6 +204,12 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 	for _, f := range res.Findings {
 		res.Summary.ByRule[f.Rule]++
 		res.Summary.BySeverity[f.Severity.String()]++
+	}
+	for i, rc := range k.ctxs {
+		id := res.Rules[i].ID
+		if why, ok := rc.skipped[id]; ok && res.Summary.ByRule[id] == 0 {
+			res.Summary.Skipped = append(res.Summary.Skipped, Skip{Rule: id, Reason: why})
+		}
 	}
 	return res
 }

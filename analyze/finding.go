@@ -98,6 +98,7 @@ type Context struct {
 	findings []Finding
 	notes    []string
 	noted    map[string]bool
+	skipped  map[string]string // rule -> why it could not run
 }
 
 // Report adds a finding. Records beyond MaxRefs are dropped.
@@ -109,14 +110,26 @@ func (c *Context) Report(f Finding) {
 }
 
 // Param returns the value of a policy key for rule, and whether it is
-// known (declared, or inferred from the log). When it is not, Param
-// records once per rule and key that the rule could not use it.
+// known (declared, or inferred from the log). When it is not, the rule
+// cannot run: Param records that once (Skip).
 func (c *Context) Param(rule, key string, v func(*policy.Policy) float64) (float64, bool) {
 	if c.Policy != nil && (c.Policy.Declared(key) || c.Inferred && inferredKeys[key]) {
 		return v(c.Policy), true
 	}
-	c.Note(rule, key+" is not declared and cannot be inferred from the log: give --policy FILE to check it")
+	c.Skip(rule, key+" is not declared and cannot be inferred from the log: give --policy FILE to check it")
 	return 0, false
+}
+
+// Skip records, once, that rule cannot run, and why (as a note too). A
+// rule that skips and reports nothing is listed in Summary.Skipped.
+func (c *Context) Skip(rule, why string) {
+	if c.skipped == nil {
+		c.skipped = map[string]string{}
+	}
+	if _, ok := c.skipped[rule]; !ok {
+		c.skipped[rule] = why
+	}
+	c.Note(rule, why)
 }
 
 // Note records, once, a remark of rule about what it could not check.

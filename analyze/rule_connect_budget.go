@@ -47,7 +47,7 @@ func budgetOf(c *Context, rule string) (budget, window float64, ok bool) {
 		return 0, 0, false
 	}
 	if b <= 0 {
-		c.Note(rule, "connect_budget_per_s is 0 (undeclared): nothing to check")
+		c.Skip(rule, "connect_budget_per_s is 0 (undeclared): nothing to check")
 		return 0, 0, false
 	}
 	window = c.Policy.ConnectBudgetWindowS

@@ -68,7 +68,7 @@ func (r *spacingRule) init(c *Context) bool {
 		if s, ok := c.Param("spacing", "min_connect_spacing_s", func(p *policy.Policy) float64 { return p.MinConnectSpacingS }); ok {
 			r.spacing = nanos(s)
 			if r.spacing == 0 {
-				c.Note("spacing", "min_connect_spacing_s is 0 (no spacing promised): nothing to check")
+				c.Skip("spacing", "min_connect_spacing_s is 0 (no spacing promised): nothing to check")
 			}
 		}
 	}

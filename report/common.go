@@ -72,3 +72,14 @@ func plural(n int, thing string) string {
 	}
 	return strconv.Itoa(n) + " " + thing + "s"
 }
+
+// skipReason returns why rule could not run, if it is among the result's
+// skipped rules.
+func skipReason(r *analyze.Result, rule string) (string, bool) {
+	for _, s := range r.Summary.Skipped {
+		if s.Rule == rule {
+			return s.Reason, true
+		}
+	}
+	return "", false
+}

@@ -14,7 +14,8 @@
 //
 // Text writes a report for a terminal or a CI log: what was checked and
 // against which policy, the number of findings by rule and severity
-// (rules without findings on one line), then for each rule with findings,
+// (rules without findings on one line, and the rules that were skipped,
+// could not run, on another), then for each rule with findings,
 // worst rule first, its worst findings with message, explanation and
 // records (TextOptions.PerRule of them), the notes on what could not be
 // checked, and the fleet's figures.
@@ -37,8 +38,10 @@
 // by_rule (every rule that ran, zeros included), by_severity (all three),
 // policy (source "declared", "inferred" or "none"; name; the inferred
 // keys; the policy's keys and values), fleet (the fleet's figures,
-// durations in seconds), notes and rules (id, severity, title, help of
-// every rule that ran). Version 1 repeated each record's input and file
+// durations in seconds), notes, skipped (rule and reason of each rule
+// that could not run, so neither passed nor failed: a policy key it needs
+// is neither declared nor inferred, or what it judges against is absent)
+// and rules (id, severity, title, help of every rule in the check). Version 1 repeated each record's input and file
 // names in every record, indented, at twice the size.
 //
 // # SARIF
@@ -71,7 +74,9 @@
 // when JUnitOptions.Devices lists them, or else one testcase named
 // "N other devices", so that a dashboard shows every rule, passing ones
 // included, without a fleet of 50,000 devices making 750,000 testcases.
-// Findings about the whole fleet are the testcase "fleet". The tests,
+// Findings about the whole fleet are the testcase "fleet". The testcases
+// of a rule that could not run (summary.skipped in JSON) are skipped,
+// <skipped message="why"/>, not passed. The tests,
 // failures, errors and skipped counts of every suite and of the report
 // are those of its testcases.
 //

@@ -27,7 +27,14 @@ type jsonSummary struct {
 	Policy     jsonPolicy      `json:"policy"`
 	Fleet      *jsonFleet      `json:"fleet,omitempty"`
 	Notes      []string        `json:"notes"`
+	Skipped    []jsonSkip      `json:"skipped"`
 	Rules      []jsonRuleEntry `json:"rules"`
+}
+
+// jsonSkip is a rule that could not run: it neither passed nor failed.
+type jsonSkip struct {
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
 }
 
 type jsonPolicy struct {
@@ -208,6 +215,10 @@ func jsonSummaryOf(r *analyze.Result) jsonSummary {
 	for _, f := range r.Findings {
 		js.ByRule[f.Rule]++
 		js.BySeverity[f.Severity.String()]++
+	}
+	js.Skipped = []jsonSkip{}
+	for _, k := range s.Skipped {
+		js.Skipped = append(js.Skipped, jsonSkip{Rule: k.Rule, Reason: k.Reason})
 	}
 	if st := s.Fleet; st != nil {
 		js.Fleet = jsonFleetOf(st)

@@ -58,8 +58,9 @@ type decodedDoc struct {
 				ConnectsPeakAt   *string `json:"connects_peak_at"`
 			}
 		}
-		Notes []string
-		Rules []struct{ ID, Severity, Title, Help string }
+		Notes   []string
+		Skipped []struct{ Rule, Reason string }
+		Rules   []struct{ ID, Severity, Title, Help string }
 	}
 }
 

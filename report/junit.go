@@ -54,7 +54,13 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitSkipped marks the testcases of a rule that could not run.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -78,6 +84,7 @@ func JUnit(w io.Writer, r *analyze.Result, opts JUnitOptions) error {
 		s := junitSuiteOf(r, ri, byRule[ri.ID], opts)
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
+		doc.Skipped += s.Skipped
 		doc.Suites = append(doc.Suites, s)
 	}
 	return doc.write(w)
@@ -126,12 +133,17 @@ func (doc *junitSuites) write(w io.Writer) error {
 				b = appendXML(b, f.Text)
 				b = append(b, `</failure>`...)
 			}
+			if k := c.Skipped; k != nil {
+				b = append(b, "\n      <skipped message=\""...)
+				b = appendXML(b, k.Message)
+				b = append(b, `"></skipped>`...)
+			}
 			if c.SystemOut != "" {
 				b = append(b, "\n      <system-out>"...)
 				b = appendXML(b, c.SystemOut)
 				b = append(b, `</system-out>`...)
 			}
-			if c.Failure != nil || c.SystemOut != "" {
+			if c.Failure != nil || c.Skipped != nil || c.SystemOut != "" {
 				b = append(b, "\n    "...)
 			}
 			b = append(b, `</testcase>`...)
@@ -242,6 +254,12 @@ func junitSuiteOf(r *analyze.Result, ri analyze.RuleInfo, byDevice map[string][]
 		}
 	} else if others := r.Summary.Devices - flagged; others > 0 {
 		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("%d other %s", others, pluralWord(others, "device")), Classname: ri.ID})
+	}
+	if why, ok := skipReason(r, ri.ID); ok {
+		for i := range s.Cases {
+			s.Cases[i].Skipped = &junitSkipped{Message: why}
+		}
+		s.Skipped = len(s.Cases)
 	}
 	s.Tests = len(s.Cases)
 	for _, c := range s.Cases {

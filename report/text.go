@@ -116,7 +116,11 @@ func textHeader(w io.Writer, r *analyze.Result) {
 	fmt.Fprintf(w, "\npolicy:   %s\n", safe.Text(policyText(s.Policy)))
 	n := len(r.Findings)
 	if n == 0 {
-		fmt.Fprintf(w, "findings: none (%s)\n", plural(len(r.Rules), "rule"))
+		ran := plural(len(r.Rules)-len(s.Skipped), "rule")
+		if k := len(s.Skipped); k > 0 {
+			ran += fmt.Sprintf(" ran, %d skipped", k)
+		}
+		fmt.Fprintf(w, "findings: none (%s)\n", ran)
 		return
 	}
 	fmt.Fprintf(w, "findings: %d (%d error, %d warning, %d info)\n", n,
@@ -156,14 +160,19 @@ func textCounts(w io.Writer, r *analyze.Result, groups []*ruleGroup) {
 	for _, g := range groups {
 		has[g.info.ID] = true
 	}
-	var clean []string
+	var clean, skipped []string
 	for _, ri := range r.Rules {
-		if !has[ri.ID] {
+		if _, skip := skipReason(r, ri.ID); skip {
+			skipped = append(skipped, ri.ID)
+		} else if !has[ri.ID] {
 			clean = append(clean, ri.ID)
 		}
 	}
 	if len(clean) > 0 && len(groups) > 0 {
 		fmt.Fprintf(w, "%s\n", wrapList("  no findings: ", clean, 78))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "%s\n", wrapList("  skipped:     ", skipped, 78))
 	}
 }
 
