@@ -59,9 +59,13 @@
 // the location says it). Each result is written on one line. A finding without
 // records is placed at line 1 of the first input, since code scanning
 // rejects a file holding any result without a physical location.
-// partialFingerprints["stormauditFinding/v1"] is a hash of the rule,
-// device and first record (input and line), so that a finding keeps its
-// alert from one run to the next. The invocation records
+// partialFingerprints["stormauditFinding/v2"] is a hash of the rule, the
+// device and the finding's start (the time of its first record), with an
+// ordinal for findings that share all three, so that a finding keeps its
+// alert from one run to the next however the input is named (f.ndjson or
+// ./f.ndjson) and wherever its lines move. (v1 hashed the input as typed
+// and the line, and a moved line changed every fingerprint.) Relative
+// input paths are cleaned for artifactLocation.uri. The invocation records
 // SARIFOptions.ExitCode, and the summary's notes as notifications.
 //
 // # JUnit

@@ -21,7 +21,7 @@ const (
 
 // FingerprintKey is the partialFingerprints key of SARIF results; a new
 // way of computing it gets a new version.
-const FingerprintKey = "stormauditFinding/v1"
+const FingerprintKey = "stormauditFinding/v2"
 
 // sarifRun is a run of a SARIF log but its results, which SARIF writes one
 // by one between its invocations and its properties.
@@ -110,7 +110,7 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 		f := &r.Findings[i]
 		// findings that share rule, device and first record (a device's
 		// delays and its ceilings, say) are told apart by their order
-		fp := fingerprint(r, *f)
+		fp := fingerprint(f)
 		if k := seen[fp]; k > 0 {
 			seen[fp]++
 			fp = fingerprintOf(fp + "\x00" + strconv.Itoa(k))
@@ -240,7 +240,7 @@ func artifactURI(name string) string {
 	if name == "-" {
 		return "stdin"
 	}
-	p := filepath.ToSlash(name)
+	p := filepath.ToSlash(filepath.Clean(name)) // ./f.ndjson is f.ndjson
 	if filepath.IsAbs(name) {
 		if !strings.HasPrefix(p, "/") {
 			p = "/" + p // a Windows drive path
@@ -251,14 +251,10 @@ func artifactURI(name string) string {
 }
 
 // fingerprint hashes what identifies a finding across runs: its rule,
-// device and first record (input and line), or its start when it has no
-// records.
-func fingerprint(r *analyze.Result, f analyze.Finding) string {
-	where := "start " + strconv.FormatInt(f.Start, 10)
-	if len(f.Records) > 0 {
-		where = refText(r.Sources, f.Records[0])
-	}
-	return fingerprintOf(f.Rule + "\x00" + f.Device + "\x00" + where)
+// its device and when it began (the time of its first record), none of
+// which depends on where the log sits or on which line a record is.
+func fingerprint(f *analyze.Finding) string {
+	return fingerprintOf(f.Rule + "\x00" + f.Device + "\x00" + strconv.FormatInt(f.Start, 10))
 }
 
 func fingerprintOf(s string) string {

@@ -142,26 +142,35 @@ func TestSARIF(t *testing.T) {
 }
 
 // TestSARIFFingerprints: a finding's fingerprint depends on its rule,
-// device and first record only, and differs between findings.
+// device and start only (not on its text, its end or where its records
+// are), and differs between findings.
 func TestSARIFFingerprints(t *testing.T) {
 	r := fixture()
 	seen := map[string]int{}
-	for i, f := range r.Findings {
-		fp := fingerprint(r, f)
+	for i := range r.Findings {
+		fp := fingerprint(&r.Findings[i])
 		if j, ok := seen[fp]; ok {
 			t.Errorf("findings %d and %d share fingerprint %s", j, i, fp)
 		}
 		seen[fp] = i
 	}
 	f := r.Findings[0]
-	fp := fingerprint(r, f)
-	f.Message, f.Explanation, f.End, f.Records = "another text", "", f.End+1, f.Records[:1]
-	if got := fingerprint(r, f); got != fp {
-		t.Errorf("fingerprint changed with the text: %s, was %s", got, fp)
+	fp := fingerprint(&f)
+	f.Message, f.Explanation, f.End = "another text", "", f.End+1
+	f.Records = []analyze.Ref{{Source: 1, Line: 99, File: 0, Row: 3}}
+	if got := fingerprint(&f); got != fp {
+		t.Errorf("fingerprint changed with the text or the records' places: %s, was %s", got, fp)
 	}
-	f.Device = "dev-0009"
-	if got := fingerprint(r, f); got == fp {
-		t.Errorf("fingerprint did not change with the device")
+	for name, change := range map[string]func(*analyze.Finding){
+		"device": func(f *analyze.Finding) { f.Device = "dev-0009" },
+		"rule":   func(f *analyze.Finding) { f.Rule = "hot-loop" },
+		"start":  func(f *analyze.Finding) { f.Start++ },
+	} {
+		g := r.Findings[0]
+		change(&g)
+		if fingerprint(&g) == fp {
+			t.Errorf("fingerprint did not change with the %s", name)
+		}
 	}
 }
 
