@@ -180,7 +180,7 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 	var wg sync.WaitGroup
 	for i, r := range k.rules {
 		rc := k.ctxs[i]
-		rc.Fleet, rc.End, rc.Dataset, rc.Manifest = c.Fleet, c.End, dir, man
+		rc.Fleet, rc.End, rc.Dataset, rc.Manifest, rc.Sources = c.Fleet, c.End, dir, man, sources
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -90,6 +90,8 @@ type Context struct {
 	Fleet *FleetStats
 	// End is the time of the last record in the log, Unix ns.
 	End int64
+	// Sources names the inputs that Ref.Source indexes; set for Finish.
+	Sources []string
 	// Dataset is the dataset's directory and Manifest its manifest; both
 	// are set for Finish.
 	Dataset  string

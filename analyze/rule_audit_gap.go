@@ -163,7 +163,8 @@ type rejectLine struct {
 }
 
 // rejectedFinding reports the lines rejected at ingest, as one fleet
-// finding listing the first MaxRefs of rejects.ndjson.
+// finding listing and locating (its records) the first MaxRefs of
+// rejects.ndjson.
 func rejectedFinding(c *Context, first int64) Finding {
 	t := c.Manifest.Totals
 	end := c.End
@@ -179,7 +180,14 @@ func rejectedFinding(c *Context, first int64) Finding {
 		}
 	}
 	path := filepath.Join(c.Dataset, dataset.RejectsName)
-	list, err := firstRejects(path, MaxRefs)
+	rejects, err := firstRejects(path, MaxRefs)
+	var list []string
+	for _, e := range rejects {
+		list = append(list, e.text())
+		if k := slices.Index(c.Sources, e.Source); k >= 0 && e.Line > 0 {
+			f.Records = append(f.Records, Ref{File: -1, Row: -1, Source: int32(k), Line: e.Line})
+		}
+	}
 	listed := fmt.Sprintf("the first %d are: %s", len(list), strings.Join(list, "; "))
 	if len(list) == 1 {
 		listed = "it is " + list[0]
@@ -194,16 +202,23 @@ func rejectedFinding(c *Context, first int64) Finding {
 	return f
 }
 
-// firstRejects returns "source:line: field: error" of the first n lines
-// of the rejects file at path.
-func firstRejects(path string, n int) ([]string, error) {
+// text is "source:line: field: error".
+func (e *rejectLine) text() string {
+	if strings.HasPrefix(e.Error, fmt.Sprintf("%s:%d:", e.Source, e.Line)) {
+		return e.Error
+	}
+	return fmt.Sprintf("%s:%d: %s", e.Source, e.Line, e.Error)
+}
+
+// firstRejects returns the first n lines of the rejects file at path.
+func firstRejects(path string, n int) ([]rejectLine, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
 	dec := json.NewDecoder(fh)
-	var out []string
+	var out []rejectLine
 	for len(out) < n {
 		var e rejectLine
 		if err := dec.Decode(&e); errors.Is(err, io.EOF) {
@@ -211,11 +226,7 @@ func firstRejects(path string, n int) ([]string, error) {
 		} else if err != nil {
 			return out, fmt.Errorf("entry %d: %w", len(out)+1, err)
 		}
-		msg := e.Error
-		if !strings.HasPrefix(msg, fmt.Sprintf("%s:%d:", e.Source, e.Line)) {
-			msg = fmt.Sprintf("%s:%d: %s", e.Source, e.Line, e.Error)
-		}
-		out = append(out, msg)
+		out = append(out, e)
 	}
 	return out, nil
 }

@@ -100,21 +100,29 @@ func TestAuditGapRejects(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, dataset.RejectsName), []byte(rejects), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := firstRejects(filepath.Join(dir, dataset.RejectsName), MaxRefs)
+	lines, err := firstRejects(filepath.Join(dir, dataset.RejectsName), MaxRefs)
+	var got []string
+	for _, e := range lines {
+		got = append(got, e.text())
+	}
 	want := []string{"a.ndjson:3: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN", "b.csv:9: expected a JSON object, found an empty line"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("firstRejects = %q, %v; want %q", got, err, want)
 	}
-	if got, _ := firstRejects(filepath.Join(dir, dataset.RejectsName), 1); len(got) != 1 {
-		t.Errorf("firstRejects(1) = %q", got)
+	if one, _ := firstRejects(filepath.Join(dir, dataset.RejectsName), 1); len(one) != 1 {
+		t.Errorf("firstRejects(1) = %v", one)
 	}
 
-	c := &Context{Dataset: dir, End: r2T0 + 60e9, Manifest: &dataset.Manifest{Totals: dataset.Counts{Lines: 10, Accepted: 8, Rejected: 2},
+	c := &Context{Dataset: dir, End: r2T0 + 60e9, Sources: []string{"b.csv", "a.ndjson"}, Manifest: &dataset.Manifest{Totals: dataset.Counts{Lines: 10, Accepted: 8, Rejected: 2},
 		Inputs: []dataset.Input{{Name: "a.ndjson", Counts: dataset.Counts{Lines: 6, Accepted: 5, Rejected: 1}}}}}
 	r := &auditGap{first: r2T0, seen: true}
 	r.Finish(c)
 	if len(c.findings) != 1 || c.findings[0].Device != Fleet || !strings.Contains(c.findings[0].Explanation, want[1]) {
 		t.Errorf("want one fleet finding listing the rejects:%s", describe(c.findings))
+	}
+	// located: SARIF and annotations place it at each rejected line
+	if refs := c.findings[0].Records; !slices.Equal(refs, []Ref{{File: -1, Row: -1, Source: 1, Line: 3}, {File: -1, Row: -1, Source: 0, Line: 9}}) {
+		t.Errorf("records %v, want a.ndjson:3 and b.csv:9", refs)
 	}
 	c.findings, c.Dataset = nil, filepath.Join(dir, "missing")
 	r.Finish(c)
