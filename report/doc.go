@@ -66,7 +66,11 @@
 // ./f.ndjson) and wherever its lines move. (v1 hashed the input as typed
 // and the line, and a moved line changed every fingerprint.) Relative
 // input paths are cleaned for artifactLocation.uri. The invocation records
-// SARIFOptions.ExitCode, and the summary's notes as notifications.
+// SARIFOptions.ExitCode, and the summary's notes as notifications. With
+// SARIFOptions.MaxResults the results are the worst findings only, and a
+// notification (level warning) says how many of each severity were left
+// out: GitHub code scanning keeps 25,000 results of a run at most, and of
+// a larger run the 5,000 worst.
 //
 // # JUnit
 //

@@ -3,6 +3,7 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -76,7 +77,16 @@ type SARIFOptions struct {
 	ExitCode int
 	// Version is the tool's version, if known.
 	Version string
+	// MaxResults bounds the results written, the worst first (the
+	// findings' order); a notification says how many were left out, by
+	// severity. 0 means no bound. GitHub code scanning keeps at most
+	// 25,000 results of a run, and of a run with more only the 5,000
+	// worst: DefaultSARIFMax stays within both.
+	MaxResults int
 }
+
+// DefaultSARIFMax is the bound on results a check writes unless told.
+const DefaultSARIFMax = 5000
 
 // SARIF writes the result as a SARIF 2.1.0 log (see the package
 // documentation). It encodes the results one at a time: its memory does
@@ -96,6 +106,18 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 		run.Invocations[0].Notifications = append(run.Invocations[0].Notifications,
 			sarifNotification{Level: "note", Message: sarifMessage{Text: n}})
 	}
+	findings := r.Findings
+	if n := opts.MaxResults; n > 0 && len(findings) > n {
+		left := map[analyze.Severity]int{}
+		for _, f := range findings[n:] {
+			left[f.Severity]++
+		}
+		run.Invocations[0].Notifications = append(run.Invocations[0].Notifications, sarifNotification{Level: "warning",
+			Message: sarifMessage{Text: fmt.Sprintf("%d of %d findings are not in this log (%d error, %d warning, %d info): "+
+				"results are bounded to the %d worst (--max-results; 0 writes all, which GitHub code scanning truncates beyond 25,000)",
+				len(findings)-n, len(findings), left[analyze.Error], left[analyze.Warning], left[analyze.Info], n)}})
+		findings = findings[:n]
+	}
 	idx := ruleIndex(rules)
 	seen := map[string]int{}
 	s := newJSONStream(w)
@@ -106,8 +128,8 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	s.raw(",\n      \"results\": [")
 	uris := sarifURIs(r)
 	var b []byte
-	for i := range r.Findings {
-		f := &r.Findings[i]
+	for i := range findings {
+		f := &findings[i]
 		// findings that share rule, device and first record (a device's
 		// delays and its ceilings, say) are told apart by their order
 		fp := fingerprint(f)
@@ -124,7 +146,7 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 		b = appendSARIFResult(b, r, f, idx[f.Rule], uris, fp)
 		s.bytes(b)
 	}
-	if len(r.Findings) > 0 {
+	if len(findings) > 0 {
 		s.raw("\n      ")
 	}
 	s.raw("]")

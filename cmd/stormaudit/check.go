@@ -46,6 +46,7 @@ Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 			&cli.DurationFlag{Name: "window", Value: analyze.DefaultWindow, Usage: "the window socket-opens are counted in for the fleet's figures"},
 			&cli.IntFlag{Name: "per-rule", Value: report.DefaultPerRule, Usage: "findings shown per rule in text (-1: all)"},
 			&cli.IntFlag{Name: "annotations", Value: report.DefaultGitHubMax, Usage: "findings annotated in github (-1: all)"},
+			&cli.IntFlag{Name: "max-results", Value: report.DefaultSARIFMax, Usage: "results in sarif, the worst first (0: all; GitHub keeps 5,000 of a run with more than 25,000)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 		},
 		Action: runCheck,
@@ -237,7 +238,7 @@ func render(cmd *cli.Command, format string, w io.Writer, res *analyze.Result, i
 	case "json":
 		return report.JSON(w, res)
 	case "sarif":
-		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: version})
+		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: versionText(), MaxResults: int(cmd.Int("max-results"))})
 	case "junit":
 		opts := report.JUnitOptions{FailOn: failOn}
 		if res.Summary.Devices <= junitDevices {
