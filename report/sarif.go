@@ -83,6 +83,10 @@ type SARIFOptions struct {
 	// 25,000 results of a run, and of a run with more only the 5,000
 	// worst: DefaultSARIFMax stays within both.
 	MaxResults int
+	// Fingerprints, when not nil, are the findings' fingerprints, in
+	// order: those of the whole result when a baseline removed some
+	// (Baseline.Filter), so that a finding keeps its fingerprint.
+	Fingerprints []string
 }
 
 // DefaultSARIFMax is the bound on results a check writes unless told.
@@ -119,7 +123,10 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 		findings = findings[:n]
 	}
 	idx := ruleIndex(rules)
-	seen := map[string]int{}
+	fps := opts.Fingerprints
+	if fps == nil {
+		fps = Fingerprints(r)
+	}
 	s := newJSONStream(w)
 	s.raw("{\n  \"$schema\": \"" + SARIFSchema + "\",\n  \"version\": \"" + SARIFVersion + "\",\n  \"runs\": [\n    {\n      \"tool\": ")
 	s.value(run.Tool, 3)
@@ -129,16 +136,7 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	uris := sarifURIs(r)
 	var b []byte
 	for i := range findings {
-		f := &findings[i]
-		// findings that share rule, device and first record (a device's
-		// delays and its ceilings, say) are told apart by their order
-		fp := fingerprint(f)
-		if k := seen[fp]; k > 0 {
-			seen[fp]++
-			fp = fingerprintOf(fp + "\x00" + strconv.Itoa(k))
-		} else {
-			seen[fp]++
-		}
+		f, fp := &findings[i], fps[i]
 		b = append(b[:0], "\n        "...)
 		if i > 0 {
 			b = append(b[:0], ",\n        "...)

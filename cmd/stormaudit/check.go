@@ -46,6 +46,8 @@ Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 			&cli.DurationFlag{Name: "window", Value: analyze.DefaultWindow, Usage: "the window socket-opens are counted in for the fleet's figures"},
 			&cli.IntFlag{Name: "per-rule", Value: report.DefaultPerRule, Usage: "findings shown per rule in text (-1: all)"},
 			&cli.IntFlag{Name: "annotations", Value: report.DefaultGitHubMax, Usage: "findings annotated in github (-1: all)"},
+			&cli.StringFlag{Name: "baseline", Usage: "report only the findings absent from this baseline file", Sources: cli.EnvVars("STORMAUDIT_BASELINE"), TakesFile: true},
+			&cli.StringFlag{Name: "write-baseline", Usage: "write every finding of this check to a baseline file", TakesFile: true},
 			&cli.IntFlag{Name: "max-results", Value: report.DefaultSARIFMax, Usage: "results in sarif, the worst first (0: all; GitHub keeps 5,000 of a run with more than 25,000)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 		},
@@ -93,6 +95,9 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	in.settle(res)
+	if err := applyBaseline(cmd, res, in); err != nil {
+		return err
+	}
 	code, failing := exitStatus(res, failOn)
 	if err := writeOutputs(cmd, outs, res, in, code, failOn); err != nil {
 		return err
@@ -238,7 +243,7 @@ func render(cmd *cli.Command, format string, w io.Writer, res *analyze.Result, i
 	case "json":
 		return report.JSON(w, res)
 	case "sarif":
-		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: versionText(), MaxResults: int(cmd.Int("max-results"))})
+		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: versionText(), MaxResults: int(cmd.Int("max-results")), Fingerprints: in.fps})
 	case "junit":
 		opts := report.JUnitOptions{FailOn: failOn}
 		if res.Summary.Devices <= junitDevices {
@@ -265,6 +270,7 @@ type input struct {
 	temp bool // dir is removed by close
 	man  *dataset.Manifest
 	ids  []string // the devices, when read without a dataset (at most junitDevices+1)
+	fps  []string // the findings' fingerprints, when a baseline removed some
 }
 
 // checkInput checks the command's INPUTs: a dataset with analyze.Check,

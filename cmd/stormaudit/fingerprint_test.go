@@ -63,6 +63,13 @@ func fingerprints(t *testing.T, in string) []string {
 	if code != 0 {
 		t.Fatalf("check %s: exit %d: %s", in, code, stderr)
 	}
+	return sarifFingerprints(t, out)
+}
+
+// sarifFingerprints returns the fingerprints of a SARIF log's results,
+// sorted, after checking that each URI is clean.
+func sarifFingerprints(t *testing.T, out []byte) []string {
+	t.Helper()
 	var doc struct {
 		Runs []struct {
 			Results []struct {
@@ -81,7 +88,7 @@ func fingerprints(t *testing.T, in string) []string {
 	var fps []string
 	for _, r := range doc.Runs[0].Results {
 		if uri := r.Locations[0].PhysicalLocation.ArtifactLocation.URI; strings.HasPrefix(uri, "./") {
-			t.Errorf("%s: uri %q, want it cleaned", in, uri)
+			t.Errorf("uri %q, want it cleaned", uri)
 		}
 		fps = append(fps, r.PartialFingerprints[report.FingerprintKey])
 	}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/report"
+	"github.com/urfave/cli/v3"
+)
+
+// applyBaseline writes --write-baseline from every finding, then drops
+// the findings of --baseline from res, keeping the fingerprints of the
+// rest for SARIF. Both files may be one: the old baseline is read first.
+func applyBaseline(cmd *cli.Command, res *analyze.Result, in *input) error {
+	var base *report.Baseline
+	if path := cmd.String("baseline"); path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return usageErr("check: --baseline: %v", err)
+		}
+		base, err = report.ReadBaseline(f)
+		f.Close()
+		if err != nil {
+			return usageErr("check: --baseline: %s: %v", path, err)
+		}
+	}
+	if path := cmd.String("write-baseline"); path != "" {
+		if err := writeBaseline(path, res); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("check: --write-baseline: %w", err)}
+		}
+		if !cmd.Bool("quiet") {
+			fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: check: wrote a baseline of %s to %s\n", plural(len(res.Findings), "finding"), path)
+		}
+	}
+	if base != nil {
+		kept, dropped := base.Filter(res)
+		in.fps = kept
+		if !cmd.Bool("quiet") {
+			fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: check: %s in the baseline %s not reported\n", plural(dropped, "finding"), cmd.String("baseline"))
+		}
+	}
+	return nil
+}
+
+// writeBaseline writes the baseline of res to path, through a temporary
+// file renamed into place, so that a failed write leaves the old one.
+func writeBaseline(path string, res *analyze.Result) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	err = report.WriteBaseline(f, res)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
