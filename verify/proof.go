@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -16,7 +17,15 @@ func Prove(dir, origin string, seq int64) (*hashchain.Proof, error) {
 	var leaves hashchain.LeafHashes
 	var found *hashchain.Proof
 	var rerr error
+	var example string   // an origin of the dataset, for the error
+	lastSeq := int64(-1) // of origin's chain
 	hook := func(rec *auditfmt.Record, pos *hashchain.Pos, source string, leaf, prevLink tlog.Hash) {
+		if example == "" {
+			example = pos.Origin
+		}
+		if pos.Origin == origin {
+			lastSeq = pos.Seq
+		}
 		if pos.Origin == origin && pos.Seq == seq {
 			var r []byte
 			r, rerr = hashchain.AppendSourcedRecordBytes(nil, rec, source)
@@ -36,7 +45,7 @@ func Prove(dir, origin string, seq int64) (*hashchain.Proof, error) {
 		return nil, rerr
 	}
 	if found == nil {
-		return nil, fmt.Errorf("%s: no record with origin %q and seq %d", dir, origin, seq)
+		return nil, notFound(dir, rep.Log, origin, seq, lastSeq, example)
 	}
 	size := rep.Checkpoint.Size
 	if found.Index >= size {
@@ -49,4 +58,16 @@ func Prove(dir, origin string, seq int64) (*hashchain.Proof, error) {
 	}
 	found.Checkpoint = string(cpText)
 	return found, nil
+}
+
+// notFound says why no record has origin and seq: the origin is not of
+// the dataset's log, or no device of it, or the chain is shorter.
+func notFound(dir, log, origin string, seq, lastSeq int64, example string) error {
+	switch {
+	case lastSeq >= 0:
+		return fmt.Errorf("%s: origin %q has records of seq 0 to %d, not %d", dir, origin, lastSeq, seq)
+	case !strings.HasPrefix(origin, log+"/"):
+		return fmt.Errorf("%s: no chain %q: the dataset's log is %q, so its origins are %q and a client_id (for example %q); or give --device CLIENT_ID", dir, origin, log, log+"/", example)
+	}
+	return fmt.Errorf("%s: no chain %q: the dataset holds no device %q", dir, origin, strings.TrimPrefix(origin, log+"/"))
 }

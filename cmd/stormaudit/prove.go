@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/hashchain"
 	"github.com/stormaudit/stormaudit/verify"
 
@@ -25,7 +26,8 @@ reviewer can share one record: "stormaudit verify --proof FILE --verifier KEY"
 checks it without the dataset. The dataset is verified on the way.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "origin", Usage: "the record's chain (LOG/CLIENT_ID, as verify and timeline show it)", Required: true},
+			&cli.StringFlag{Name: "device", Usage: "the record's device (its client_id): the chain LOG/CLIENT_ID of the dataset's log"},
+			&cli.StringFlag{Name: "origin", Usage: "or the record's chain itself (LOG/CLIENT_ID, as verify and timeline show it)"},
 			&cli.Int64Flag{Name: "seq", Usage: "the record's sequence number in its chain", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "file to write, - for stdout", Value: "-"},
 		},
@@ -37,7 +39,18 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 	if cmd.NArg() != 1 {
 		return usageErr("prove: expected one DATASET directory, found %d arguments", cmd.NArg())
 	}
-	p, err := verify.Prove(cmd.Args().First(), cmd.String("origin"), cmd.Int64("seq"))
+	dir, origin := cmd.Args().First(), cmd.String("origin")
+	switch device := cmd.String("device"); {
+	case (device == "") == (origin == ""):
+		return usageErr("prove: expected --device CLIENT_ID or --origin LOG/CLIENT_ID (one of them)")
+	case device != "":
+		m, err := dataset.ReadManifest(dir)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("prove: %s: %w", dir, err)}
+		}
+		origin = hashchain.Origin(m.Log, device)
+	}
+	p, err := verify.Prove(dir, origin, cmd.Int64("seq"))
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
 	}
