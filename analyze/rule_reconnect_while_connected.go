@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
@@ -22,10 +23,55 @@ type reconnectWhileConnected struct {
 	devs []churnDevice
 }
 
-// churnDevice is a device with new attempts while its session was up.
+// churnDevice is a device with new attempts while its session was up,
+// and the most CONNECTs it sent in one flapping window.
 type churnDevice struct {
-	id  string
-	occ []churnOcc
+	id    string
+	occ   []churnOcc
+	flaps flapping
+}
+
+// EMQX's flapping detection, on by default in many deployments' configs
+// and the threshold operators know: a client id that sends flappingMax
+// CONNECTs within flappingWindow is banned for flappingBan.
+const (
+	flappingMax    = 15
+	flappingWindow = int64(time.Minute)
+	flappingBan    = 5 * time.Minute
+)
+
+// flapping is the most CONNECTs (connected and refused records: the
+// CONNECT packets a broker answered) of a device within flappingWindow,
+// where that window began, and when the flappingMax-th of a window was
+// sent (NoTime if never): when EMQX would have banned the client id.
+type flapping struct {
+	peak        int
+	peakAt, ban int64
+}
+
+// flapsOf measures d's CONNECTs against the flapping threshold.
+func flapsOf(d *Device) flapping {
+	var at []int64
+	for i := range d.Events {
+		if o := d.Events[i].Outcome; o == auditfmt.Connected || o == auditfmt.Refused {
+			at = append(at, d.Events[i].At)
+		}
+	}
+	slices.Sort(at)
+	fl := flapping{peakAt: NoTime, ban: NoTime}
+	lo := 0
+	for hi := range at {
+		for at[hi]-at[lo] >= flappingWindow {
+			lo++
+		}
+		if n := hi - lo + 1; n > fl.peak {
+			fl.peak, fl.peakAt = n, at[lo]
+		}
+		if hi-lo+1 >= flappingMax && fl.ban == NoTime {
+			fl.ban = at[hi]
+		}
+	}
+	return fl
 }
 
 // churnOcc is one new attempt while the session was up: the connected
@@ -63,7 +109,7 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 		}
 	}
 	if len(cd.occ) > 0 {
-		cd.id = strings.Clone(d.ID)
+		cd.id, cd.flaps = strings.Clone(d.ID), flapsOf(d)
 		r.devs = append(r.devs, cd)
 	}
 }
@@ -73,7 +119,7 @@ func (r *reconnectWhileConnected) Finish(c *Context) {
 	for _, cd := range r.devs {
 		kept := slices.DeleteFunc(slices.Clone(cd.occ), func(o churnOcc) bool { return inIncident(incs, o.at) })
 		if len(kept) > 0 {
-			c.Report(r.finding(cd.id, kept, len(cd.occ)-len(kept)))
+			c.Report(r.finding(cd.id, kept, len(cd.occ)-len(kept), cd.flaps))
 		}
 	}
 	r.devs = nil
@@ -86,7 +132,7 @@ func inIncident(incs []Incident, t int64) bool {
 	return k < len(incs) && t >= incs[k].LostAt
 }
 
-func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained int) Finding {
+func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained int, fl flapping) Finding {
 	var t tally
 	for _, o := range occ {
 		t.add(o.at, o.ref, o.connRef)
@@ -94,7 +140,10 @@ func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained i
 	}
 	first := occ[0]
 	f := t.finding(reconnectWhileConnectedID, Warning, &Device{ID: id})
-	f.Message = fmt.Sprintf("began %s while its session was up", countNoun(len(occ), "new attempt", "new attempts"))
+	f.Message = fmt.Sprintf("began %s while its session was up; at most %d CONNECTs in 1 min", countNoun(len(occ), "new attempt", "new attempts"), fl.peak)
+	if fl.ban != NoTime {
+		f.Message += fmt.Sprintf(": a broker banning flapping clients (EMQX: %d in 1 min) would have banned it", flappingMax)
+	}
 	f.Explanation = fmt.Sprintf("%s connected at %s and wrote backoff_wait (attempt %d, %s s) at %s, %s s later, "+
 		"with no disconnected, attempt_failed or refused record between, and no incident (many devices losing the connection together) "+
 		"at that time: either the session was lost and its record is missing, or a second reconnect loop owns the client. It happened %s in all.",
@@ -104,5 +153,17 @@ func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained i
 		f.Explanation += fmt.Sprintf(" %s at an incident's loss %s not counted: the incident explains them.",
 			countNoun(explained, "Another new attempt", "Other new attempts"), countNoun(explained, "is", "are"))
 	}
+	f.Explanation += flappingText(id, fl)
 	return f
+}
+
+// flappingText says how the device's CONNECTs compare with EMQX's
+// flapping detection.
+func flappingText(id string, fl flapping) string {
+	s := fmt.Sprintf(" Its CONNECTs (connected and refused records) peaked at %d in the minute from %s; EMQX's flapping detection bans a client id "+
+		"that sends %d within 1 minute, for %d minutes", fl.peak, fmtTime(fl.peakAt), flappingMax, int(flappingBan/time.Minute))
+	if fl.ban == NoTime {
+		return s + ": it stayed below."
+	}
+	return s + fmt.Sprintf(": such a broker would have banned %s at %s, refusing it until %s.", id, fmtTime(fl.ban), fmtTime(fl.ban+int64(flappingBan)))
 }

@@ -13,10 +13,16 @@ func TestReconnectWhileConnected(t *testing.T) {
 	}{
 		{"three times", func(l *devLog) {
 			l.wait(0.4).connect().after(10).wait(0.3).connect().after(5).wait(0.2).connect().after(1).wait(0.1).connect()
-		}, "began 3 new attempts while its session was up"},
+		}, "began 3 new attempts while its session was up; at most 4 CONNECTs in 1 min"},
 		{"rate limit is no end", func(l *devLog) {
 			l.wait(0.4).connect().after(10).rec("rate_limited_wait", 0.2).wait(0.3).connect()
-		}, "began 1 new attempt while its session was up"},
+		}, "began 1 new attempt while its session was up; at most 2 CONNECTs in 1 min"},
+		{"flapping", func(l *devLog) {
+			l.wait(0.1).connect()
+			for range 16 {
+				l.after(2).wait(0.1).connect()
+			}
+		}, "began 16 new attempts while its session was up; at most 17 CONNECTs in 1 min: a broker banning flapping clients (EMQX: 15 in 1 min) would have banned it"},
 		{"disconnected", func(l *devLog) { l.wait(0.4).connect().after(10).drop().wait(0.3).connect() }, ""},
 		{"refused", func(l *devLog) { l.wait(0.4).connect().fail("refused", `"reason_code": 137`).wait(0.3).connect() }, ""},
 		{"stopped", func(l *devLog) { l.wait(0.4).connect().after(10).rec("stopped", 0).after(5).wait(0.3).connect() }, ""},
@@ -34,6 +40,8 @@ func TestReconnectWhileConnected(t *testing.T) {
 				t.Errorf("want one finding %q, got:%s", tc.want, describe(got))
 			case tc.want != "" && got[0].Records[0] == got[0].Records[1]:
 				t.Errorf("records %v: want the backoff_wait, then the connected record", got[0].Records)
+			case tc.name == "flapping" && !strings.Contains(got[0].Explanation, "such a broker would have banned dev-0001 at 2026-11-30T14:18:00.252+00:00, refusing it until 2026-11-30T14:23:00.252"):
+				t.Errorf("explanation without the ban (the 15th CONNECT in a minute): %s", got[0].Explanation)
 			}
 		})
 	}
