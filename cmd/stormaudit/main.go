@@ -93,13 +93,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	if err.Error() != "" {
-		fmt.Fprintf(stderr, "stormaudit: %s\n", safe.Lines(err.Error())) // errors quote inputs and devices
+		fmt.Fprintf(stderr, "stormaudit: %s\n", safe.Lines(requiredText(err.Error()))) // errors quote inputs and devices
 	}
 	return code
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
-	return &cli.Command{
+	app := &cli.Command{
 		Name:                  "stormaudit",
 		Usage:                 "audit the reconnect logs of MQTT device fleets",
 		Version:               versionText(),
@@ -132,6 +132,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			browseCommand(),
 		},
 	}
+	document(app, "")
+	return app
 }
 
 // startProfile starts the CPU profile and the execution trace that
