@@ -22,14 +22,22 @@ import (
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
-// arrowSchema is the Arrow schema of a dataset's rows: the columns of a
-// dataset file with the Arrow type pqarrow reads them as, except that extra
-// and envelope (JSON, which pqarrow reads as binary) are utf8.
-var arrowSchema = func() *arrow.Schema {
+// arrowColumns are the Arrow fields of a dataset file's columns, by
+// column: the Arrow type pqarrow reads each as, except that extra and
+// envelope (JSON, which pqarrow reads as binary) are utf8 and recorded_at
+// is in nanoseconds (recorded_at_ns added).
+var arrowColumns = func() []arrow.Field {
 	fields := make([]arrow.Field, numColumns)
 	for c, t := range columnTypes {
 		fields[c] = arrow.Field{Name: columnNames[c], Type: t.arrowType(), Nullable: !t.required}
 	}
+	return fields
+}()
+
+// arrowSchema is the Arrow schema of a dataset's rows: arrowColumns
+// without recorded_at_ns, which recorded_at holds.
+var arrowSchema = func() *arrow.Schema {
+	fields := slices.Delete(slices.Clone(arrowColumns), colRecordedAtNs, colRecordedAtNs+1)
 	meta := arrow.NewMetadata([]string{MetaSchemaVersion}, []string{strconv.Itoa(auditfmt.SchemaVersion)})
 	return arrow.NewSchema(fields, &meta)
 }()
@@ -85,14 +93,18 @@ var dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, Valu
 
 // project returns the projection on the named columns, or all of them,
 // with the columns named in dicts read as dictionaries.
+// recorded_at_ns is never one: recorded_at comes in nanoseconds.
 func project(names, dicts []string) (projection, error) {
 	if len(names) == 0 {
-		names = columnNames
+		names = slices.DeleteFunc(slices.Clone(columnNames), func(n string) bool { return n == columnNames[colRecordedAtNs] })
+	}
+	if slices.Contains(names, columnNames[colRecordedAtNs]) {
+		return projection{}, fmt.Errorf("dataset: column %s: read recorded_at, which holds it", columnNames[colRecordedAtNs])
 	}
 	var p projection
 	var fields []arrow.Field
-	for c, f := range arrowSchema.Fields() {
-		if !slices.Contains(names, f.Name) {
+	for c, f := range arrowColumns {
+		if c == colRecordedAtNs || !slices.Contains(names, f.Name) {
 			continue
 		}
 		d := slices.Contains(dicts, f.Name)
@@ -257,6 +269,8 @@ type arrowFile struct {
 	// rowGroups are the row groups to read (nil: all); want is then
 	// their rows.
 	rowGroups []int
+	atScale   int64 // nanoseconds in a unit of the file's recorded_at
+	nsCol     int   // index in the batches of recorded_at_ns; -1 if not read
 }
 
 func openArrowFile(path string, want, batchRows int64, mem memory.Allocator, proj *projection, rowGroups []int) (*arrowFile, error) {
@@ -323,6 +337,7 @@ func (f *arrowFile) init(batchRows int64) error {
 func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 	leaves := make([]int, 0, numColumns)
 	chained := sc.HasField(columnNames[colOrigin])
+	f.nsCol = -1
 	for i, c := range f.proj.cols {
 		want := f.proj.schema.Field(i)
 		idx := sc.FieldIndices(want.Name)
@@ -335,6 +350,10 @@ func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 		}
 		got := sc.Field(idx[0])
 		switch {
+		case c == colRecordedAt:
+			if f.atScale = arrowTimeScale(got.Type); f.atScale == 0 {
+				return nil, &ColumnError{File: f.path, Column: want.Name, Expected: "timestamp[us, tz=UTC]", Found: got.Type.String()}
+			}
 		case arrow.TypeEqual(got.Type, want.Type):
 		case want.Type.ID() == arrow.STRING && got.Type.ID() == arrow.BINARY:
 			f.relabel[c] = true
@@ -343,8 +362,35 @@ func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 		}
 		f.cols[c] = idx[0]
 		leaves = append(leaves, f.pf.MetaData().Schema.ColumnIndexByName(want.Name))
+		if c == colRecordedAt {
+			// its nanoseconds past the microsecond, when the file has them
+			name := columnNames[colRecordedAtNs]
+			if k := sc.FieldIndices(name); len(k) > 0 {
+				if sc.Field(k[0]).Type.ID() != arrow.INT32 {
+					return nil, &ColumnError{File: f.path, Column: name, Expected: "int32", Found: sc.Field(k[0]).Type.String()}
+				}
+				f.nsCol = k[0]
+				leaves = append(leaves, f.pf.MetaData().Schema.ColumnIndexByName(name))
+			}
+		}
 	}
 	return leaves, nil
+}
+
+// arrowTimeScale returns the nanoseconds in a unit of the UTC timestamp
+// type t (1000 for microseconds, 1 for nanoseconds), or 0.
+func arrowTimeScale(t arrow.DataType) int64 {
+	ts, ok := t.(*arrow.TimestampType)
+	if !ok || ts.TimeZone != "UTC" {
+		return 0
+	}
+	switch ts.Unit {
+	case arrow.Microsecond:
+		return 1000
+	case arrow.Nanosecond:
+		return 1
+	}
+	return 0
 }
 
 // next returns the next batch of the file in the dataset schema, or io.EOF.
@@ -382,13 +428,13 @@ func (f *arrowFile) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	}()
 	for i, c := range f.proj.cols {
 		if f.cols[c] < 0 {
-			a := array.MakeArrayOfNull(f.mem, arrowSchema.Field(c).Type, int(rec.NumRows()))
+			a := array.MakeArrayOfNull(f.mem, arrowColumns[c].Type, int(rec.NumRows()))
 			made = append(made, a)
 			cols[i] = a
 			continue
 		}
 		a := rec.Column(f.cols[c])
-		if !arrowSchema.Field(c).Nullable && a.NullN() > 0 {
+		if !arrowColumns[c].Nullable && a.NullN() > 0 {
 			return nil, fmt.Errorf("%s: row %d: %s: expected a value, found null", f.path, f.rows+firstNull(a), columnNames[c])
 		}
 		if f.relabel[c] {
@@ -398,6 +444,14 @@ func (f *arrowFile) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 			}
 			made = append(made, s)
 			a = s
+		}
+		if c == colRecordedAt && (f.atScale != 1 || f.nsCol >= 0) {
+			t, err := f.nanos(a, rec)
+			if err != nil {
+				return nil, err
+			}
+			made = append(made, t)
+			a = t
 		}
 		cols[i] = a
 	}
@@ -417,6 +471,32 @@ func (f *arrowFile) asString(c int, a arrow.Array) (arrow.Array, error) {
 	sd := array.NewData(arrow.BinaryTypes.String, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
 	defer sd.Release()
 	return array.NewStringData(sd), nil
+}
+
+// nanos returns recorded_at, a, in nanoseconds: its values times the
+// file's unit, plus recorded_at_ns where it is not null.
+func (f *arrowFile) nanos(a arrow.Array, rec arrow.RecordBatch) (arrow.Array, error) {
+	in := a.(*array.Timestamp).TimestampValues()
+	var ns *array.Int32
+	if f.nsCol >= 0 {
+		ns = rec.Column(f.nsCol).(*array.Int32)
+	}
+	out := make([]arrow.Timestamp, len(in))
+	for i, v := range in {
+		out[i] = v * arrow.Timestamp(f.atScale)
+		if ns != nil && ns.IsValid(i) {
+			if k := ns.Value(i); k >= 1 && k <= 999 && f.atScale == 1000 {
+				out[i] += arrow.Timestamp(k)
+			} else {
+				return nil, fmt.Errorf("%s: row %d: %s: expected null, or nanoseconds from 1 to 999 past a recorded_at in microseconds, found %d",
+					f.path, f.rows+int64(i), columnNames[colRecordedAtNs], k)
+			}
+		}
+	}
+	buf := memory.NewBufferBytes(arrow.TimestampTraits.CastToBytes(out))
+	d := array.NewData(arrowColumns[colRecordedAt].Type, len(out), []*memory.Buffer{nil, buf}, nil, 0, 0)
+	defer d.Release()
+	return array.NewTimestampData(d), nil
 }
 
 func firstNull(a arrow.Array) int64 {

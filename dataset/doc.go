@@ -29,7 +29,8 @@
 //
 //	column               Parquet type                        Record field
 //	client_id            BYTE_ARRAY STRING, required, dict   ClientID
-//	recorded_at          INT64 TIMESTAMP(NANOS, UTC), req.   RecordedAt (Unix ns)
+//	recorded_at          INT64 TIMESTAMP(MICROS, UTC), req.  RecordedAt (Unix ns), to the microsecond below
+//	recorded_at_ns       INT32, optional                     RecordedAt: the nanoseconds past that microsecond, 1 to 999; null for 0
 //	recorded_offset_min  INT32, required                     OffsetMin: the UTC offset recorded_at was written with
 //	attempt              INT64, required                     Attempt
 //	backoff_delay_s      DOUBLE, required                    BackoffDelayS
@@ -52,6 +53,16 @@
 //	origin               BYTE_ARRAY STRING, optional         hashchain.Pos.Origin: the device's chain, LOG/CLIENT_ID
 //	seq                  INT64, optional                     hashchain.Pos.Seq: the row's place in that chain, from 0
 //	link                 FIXED_LEN_BYTE_ARRAY(32), optional  hashchain.Pos.Link: the chain link (docs/hashchain.md)
+//
+// recorded_at is in microseconds because the inputs carry microseconds and
+// Spark 3 (among others) refuses TIMESTAMP(NANOS): every Parquet reader
+// reads the instant to the microsecond. A timestamp with more digits keeps
+// them in recorded_at_ns, so that nothing is rounded (the canonical bytes
+// of docs/hashchain.md hold the exact instant); a reader that wants the
+// nanosecond adds it. The readers here accept recorded_at in NANOS too
+// (files of other writers, or of stormaudit before), then without
+// recorded_at_ns. A file without recorded_at_ns is a file of
+// whole-microsecond timestamps.
 //
 // The last three, the chain columns, are written by FileWriter.WriteChained
 // and read by FileReader.ReadChain; they are null in rows written by Write.

@@ -389,6 +389,8 @@ func openFile(path string, f *os.File) (*FileReader, error) {
 		errs:   make([]error, readBatch),
 	}
 	r.dec.sources.init(sources)
+	at, _ := pf.Schema().Lookup(columnNames[colRecordedAt])
+	r.dec.atScale = timeScale(at.Node.Type())
 	return r, nil
 }
 
@@ -404,7 +406,7 @@ func matchColumns(path string, schema *parquet.Schema) (index [numColumns]int, e
 	for c, name := range columnNames {
 		want := columnTypes[c]
 		f, ok := fields[name]
-		if !ok && isChainColumn(c) && !chained {
+		if !ok && (isChainColumn(c) && !chained || c == colRecordedAtNs) {
 			index[c] = -1
 			continue
 		}

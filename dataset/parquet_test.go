@@ -217,7 +217,7 @@ func TestFileMetadata(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,extra,envelope,source,line,origin,seq,link" {
+	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_at_ns,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,extra,envelope,source,line,origin,seq,link" {
 		t.Errorf("Columns() = %s", got)
 	}
 }
@@ -333,10 +333,10 @@ func TestOpenFileRejectsForeignFiles(t *testing.T) {
 			"not a stormaudit dataset file: column attempt: expected INT64, found BYTE_ARRAY (STRING)"},
 		{"unsigned", foreignFile(t, map[string]parquet.Node{"attempt": parquet.Uint(64)}),
 			"not a stormaudit dataset file: column attempt: expected INT64, found INT64 (INT(64,false))"},
-		{"local timestamp", foreignFile(t, map[string]parquet.Node{"recorded_at": parquet.TimestampAdjusted(parquet.Nanosecond, false)}),
-			"not a stormaudit dataset file: column recorded_at: expected INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=NANOS)), found INT64 (TIMESTAMP(isAdjustedToUTC=false,unit=NANOS))"},
-		{"micro timestamp", foreignFile(t, map[string]parquet.Node{"recorded_at": parquet.Timestamp(parquet.Microsecond)}),
-			"not a stormaudit dataset file: column recorded_at: expected INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=NANOS)), found INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=MICROS))"},
+		{"local timestamp", foreignFile(t, map[string]parquet.Node{"recorded_at": parquet.TimestampAdjusted(parquet.Microsecond, false)}),
+			"not a stormaudit dataset file: column recorded_at: expected INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=MICROS)), found INT64 (TIMESTAMP(isAdjustedToUTC=false,unit=MICROS))"},
+		{"milli timestamp", foreignFile(t, map[string]parquet.Node{"recorded_at": parquet.Timestamp(parquet.Millisecond)}),
+			"not a stormaudit dataset file: column recorded_at: expected INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=MICROS)), found INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS))"},
 		{"repeated", foreignFile(t, map[string]parquet.Node{"outcome": parquet.Repeated(parquet.String())}),
 			"not a stormaudit dataset file: column outcome: expected BYTE_ARRAY (STRING), found a repeated column"},
 		{"chain column missing", foreignFile(t, map[string]parquet.Node{"seq": nil}),
@@ -662,6 +662,11 @@ func TestNullsAtWriteBoundaries(t *testing.T) {
 	}
 	for i, row := range rows {
 		want := wantRow(&recs[i], false)
+		var ns any // the file's recorded_at_ns
+		if _, rem := splitTime(recs[i].RecordedAt); rem != 0 {
+			ns = rem
+		}
+		want = slices.Insert(want, colRecordedAtNs, ns)
 		for c, v := range row {
 			if v.IsNull() != (want[c] == nil) {
 				t.Errorf("row %d, column %s: null is %v, want %v", i, columnNames[c], v.IsNull(), want[c] == nil)

@@ -33,7 +33,8 @@ import (
 // allows JSON columns, but measured 10 to 15% slower.)
 type row struct {
 	ClientID          string    `parquet:"client_id,dict"`
-	RecordedAt        int64     `parquet:"recorded_at,timestamp(nanosecond:utc)"`
+	RecordedAt        int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
+	RecordedAtNs      *int32    `parquet:"recorded_at_ns,optional"`
 	RecordedOffsetMin int32     `parquet:"recorded_offset_min"`
 	Attempt           int64     `parquet:"attempt"`
 	BackoffDelayS     float64   `parquet:"backoff_delay_s"`
@@ -62,6 +63,7 @@ type row struct {
 const (
 	colClientID = iota
 	colRecordedAt
+	colRecordedAtNs // nanoseconds past recorded_at's microsecond, null for 0
 	colRecordedOffsetMin
 	colAttempt
 	colBackoffDelayS
@@ -91,6 +93,16 @@ const (
 // file of another program need not have.
 func isChainColumn(c int) bool { return c >= colOrigin }
 
+// splitTime splits Unix nanoseconds into the microseconds recorded_at
+// stores and the nanoseconds past them, in [0, 1000), recorded_at_ns.
+func splitTime(ns int64) (us int64, rem int32) {
+	us = ns / 1000
+	if ns%1000 < 0 {
+		us--
+	}
+	return us, int32(ns - us*1000)
+}
+
 // fileSchema is the Parquet schema of a dataset file.
 var fileSchema = parquet.SchemaOf(row{})
 
@@ -118,6 +130,7 @@ var SortedBy = []string{"client_id", "recorded_at"}
 type narrowed struct {
 	schema     int32
 	reasonCode int32
+	atNs       int32
 }
 
 // toRow fills dst from rec and pos (nil for a row without a chain
@@ -132,9 +145,10 @@ func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, pos *hashchain.Pos, sou
 	if err != nil {
 		return err
 	}
+	us, rem := splitTime(rec.RecordedAt)
 	*dst = row{
 		ClientID:          rec.ClientID,
-		RecordedAt:        rec.RecordedAt,
+		RecordedAt:        us,
 		RecordedOffsetMin: int32(rec.OffsetMin),
 		Attempt:           rec.Attempt,
 		BackoffDelayS:     rec.BackoffDelayS,
@@ -147,6 +161,10 @@ func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, pos *hashchain.Pos, sou
 		Envelope:          optString(&rec.Envelope),
 		Source:            sources[rec.Source],
 		Line:              rec.Line,
+	}
+	if rem != 0 {
+		nw.atNs = rem
+		dst.RecordedAtNs = &nw.atNs
 	}
 	if pos != nil {
 		dst.Origin, dst.Seq, dst.Link = &pos.Origin, &pos.Seq, (*[32]byte)(&pos.Link)
@@ -220,7 +238,7 @@ func (t columnType) String() string {
 	case "string":
 		s += " (STRING)"
 	case "timestamp":
-		s += " (TIMESTAMP(isAdjustedToUTC=true,unit=NANOS))"
+		s += " (TIMESTAMP(isAdjustedToUTC=true,unit=MICROS))"
 	}
 	return s
 }
@@ -271,10 +289,8 @@ func (t columnType) check(node parquet.Node) string {
 			return ""
 		}
 	case "timestamp":
-		if ts, ok := v.(*format.TimestampType); ok && ts.IsAdjustedToUTC {
-			if _, nanos := ts.Unit.Value.(*format.NanoSeconds); nanos {
-				return ""
-			}
+		if timeScale(typ) != 0 {
+			return ""
 		}
 	default:
 		switch v := v.(type) {
@@ -287,6 +303,27 @@ func (t columnType) check(node parquet.Node) string {
 		}
 	}
 	return found
+}
+
+// timeScale returns the nanoseconds in a unit of the UTC timestamp type
+// typ: 1000 for MICROS, which stormaudit writes, 1 for NANOS, which it
+// wrote before and other writers may; 0 for any other type.
+func timeScale(typ parquet.Type) int64 {
+	lt := typ.LogicalType()
+	if lt == nil {
+		return 0
+	}
+	ts, ok := lt.Value.(*format.TimestampType)
+	if !ok || !ts.IsAdjustedToUTC {
+		return 0
+	}
+	switch ts.Unit.Value.(type) {
+	case *format.MicroSeconds:
+		return 1000
+	case *format.NanoSeconds:
+		return 1
+	}
+	return 0
 }
 
 func describeType(typ parquet.Type) string {
@@ -378,6 +415,7 @@ var (
 type decoder struct {
 	last    [numColumns]string // the last value of each string column, reused when repeated
 	sources sourceNames        // the names in the source column
+	atScale int64              // nanoseconds in a unit of the file's recorded_at
 }
 
 // decodeColumn stores vals, the values of column c for consecutive rows, in
@@ -428,7 +466,13 @@ func (d *decoder) set(rec *auditfmt.Record, c int, v *parquet.Value) (err error)
 	case colClientID:
 		rec.ClientID = d.str(c, v)
 	case colRecordedAt:
-		rec.RecordedAt = v.Int64()
+		rec.RecordedAt = v.Int64() * d.atScale
+	case colRecordedAtNs: // after recorded_at: columns decode in order
+		ns := v.Int32()
+		if ns < 1 || ns > 999 || d.atScale != 1000 {
+			return &auditfmt.FieldError{Field: columnNames[c], Expected: "null, or nanoseconds from 1 to 999 past a recorded_at in microseconds", Found: fmt.Sprint(ns)}
+		}
+		rec.RecordedAt += int64(ns)
 	case colRecordedOffsetMin:
 		off := v.Int32()
 		if off <= -24*60 || off >= 24*60 {

@@ -116,7 +116,8 @@ func TestVerifyNamesEditedRowInEveryColumn(t *testing.T) {
 	const row = 1 // the record with every field
 	edits := map[string]func(r *auditfmt.Record, p *hashchain.Pos, sources []string) []string{
 		"client_id":           func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.ClientID = "dev-10"; return s },
-		"recorded_at":         func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.RecordedAt++; return s },
+		"recorded_at":         func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.RecordedAt += 1000; return s },
+		"recorded_at_ns":      func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.RecordedAt++; return s },
 		"recorded_offset_min": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.OffsetMin = 60; return s },
 		"attempt":             func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.Attempt = 2; return s },
 		"backoff_delay_s":     func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.BackoffDelayS = 0.25; return s },

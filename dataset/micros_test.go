@@ -1,0 +1,111 @@
+package dataset
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/internal/testkit"
+)
+
+// TestRecordedAtMicros: a dataset file stores recorded_at as
+// TIMESTAMP(MICROS, UTC), which Spark 3 reads (it refuses NANOS), and the
+// nanoseconds past the microsecond, when a record has them, in
+// recorded_at_ns. Read here with Apache Arrow's own Parquet reader, as
+// any tool other than stormaudit would; stormaudit's readers give back
+// the exact nanosecond.
+func TestRecordedAtMicros(t *testing.T) {
+	recs := testkit.Records(5, 400)
+	recs[0].RecordedAt -= recs[0].RecordedAt % 1000 // a whole microsecond: no recorded_at_ns
+	recs[1].RecordedAt = recs[1].RecordedAt - recs[1].RecordedAt%1000 + 999
+	path := filepath.Join(t.TempDir(), "part-00000.parquet")
+	w, err := CreateFile(path, testkit.Sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	sc := tbl.Schema()
+	at, ns := sc.FieldIndices("recorded_at"), sc.FieldIndices("recorded_at_ns")
+	if len(at) != 1 || len(ns) != 1 {
+		t.Fatalf("schema %s: want recorded_at and recorded_at_ns", sc)
+	}
+	if got := sc.Field(at[0]).Type; !arrow.TypeEqual(got, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}) {
+		t.Errorf("recorded_at read by Arrow as %s, want timestamp[us, tz=UTC]", got)
+	}
+	if got := sc.Field(ns[0]).Type; got.ID() != arrow.INT32 || !sc.Field(ns[0]).Nullable {
+		t.Errorf("recorded_at_ns read by Arrow as %s, want a nullable int32", got)
+	}
+	i := 0
+	atCol, nsCol := tbl.Column(at[0]).Data(), tbl.Column(ns[0]).Data()
+	for k, chunk := range atCol.Chunks() {
+		us, rem := chunk.(*array.Timestamp), nsCol.Chunk(k).(*array.Int32)
+		for j := range us.Len() {
+			want := recs[i].RecordedAt
+			got := int64(us.Value(j)) * 1000
+			if rem.IsValid(j) {
+				got += int64(rem.Value(j))
+			}
+			if got != want || rem.IsValid(j) != (want%1000 != 0) {
+				t.Fatalf("row %d: recorded_at %d µs + recorded_at_ns %v, want %d ns", i, us.Value(j), rem.IsValid(j), want)
+			}
+			i++
+		}
+	}
+	if i != len(recs) {
+		t.Fatalf("%d rows, want %d", i, len(recs))
+	}
+
+	r, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := make([]auditfmt.Record, len(recs))
+	if n, err := r.Read(got); n != len(recs) || err != nil {
+		t.Fatalf("Read: %d, %v", n, err)
+	}
+	for i := range recs {
+		if got[i].RecordedAt != recs[i].RecordedAt {
+			t.Fatalf("row %d: read back %d, want %d", i, got[i].RecordedAt, recs[i].RecordedAt)
+		}
+	}
+}
+
+func TestSplitTime(t *testing.T) {
+	for _, c := range []struct {
+		ns  int64
+		us  int64
+		rem int32
+	}{{0, 0, 0}, {999, 0, 999}, {1000, 1, 0}, {1_764_512_250_123_456_789, 1_764_512_250_123_456, 789}, {-1, -1, 999}, {-1000, -1, 0}, {-1001, -2, 999}} {
+		if us, rem := splitTime(c.ns); us != c.us || rem != c.rem || us*1000+int64(rem) != c.ns {
+			t.Errorf("splitTime(%d) = %d, %d; want %d, %d", c.ns, us, rem, c.us, c.rem)
+		}
+	}
+}
