@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -514,39 +512,4 @@ func (f *arrowFile) close() error {
 		f.rr = nil
 	}
 	return f.pf.Close()
-}
-
-// ExportArrowIPC writes the rows of the dataset in dir to w as one Arrow
-// IPC file (the random-access "Feather v2" format that pyarrow, pandas,
-// polars and DuckDB read), uncompressed, in batches of DefaultBatchRows
-// rows, with the schema of ArrowReader.Schema. Memory stays bounded by the
-// batch size. On error, what was written to w is not a valid file.
-func ExportArrowIPC(dir string, w io.Writer) (err error) {
-	r, err := OpenArrow(dir, DefaultBatchRows)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, r.Close()) }()
-	iw, err := ipc.NewFileWriter(w, ipc.WithSchema(r.Schema()), ipc.WithAllocator(r.mem))
-	if err != nil {
-		return err
-	}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		err = iw.Write(rec)
-		rec.Release()
-		if err != nil {
-			return fmt.Errorf("write Arrow IPC: %w", err)
-		}
-	}
-	if err := iw.Close(); err != nil {
-		return fmt.Errorf("write Arrow IPC: %w", err)
-	}
-	return nil
 }

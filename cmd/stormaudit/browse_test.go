@@ -155,3 +155,32 @@ func TestBrowseInTmux(t *testing.T) {
 		}
 	})
 }
+
+// TestExportArrowRefusesTerminal: Arrow IPC is binary, so export does not
+// write it to a terminal (a real one, in tmux), and does to a pipe.
+func TestExportArrowRefusesTerminal(t *testing.T) {
+	exe := stormauditBinary(t, ".").Path
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	log, err := filepath.Abs(filepath.Join("..", "..", "tui", "testdata", "fleet.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runArgs(t, "ingest", "-q", "-o", ds, log); code != 0 {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	tt := newTmux(t, nil, exe+" export "+ds)
+	if code := tt.exited(); code != "2" {
+		t.Errorf("exit status %s, want 2", code)
+	}
+	if s := tt.screen(false); !strings.Contains(s, "export: --format arrow is binary: give -o FILE") {
+		t.Errorf("the terminal shows:\n%s", s)
+	}
+	tt = newTmux(t, nil, exe+" export "+ds+" | wc -c > "+filepath.Join(dir, "n"))
+	if code := tt.exited(); code != "0" {
+		t.Errorf("to a pipe: exit status %s, want 0", code)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "n")); strings.TrimSpace(string(b)) == "0" {
+		t.Errorf("to a pipe: nothing written")
+	}
+}

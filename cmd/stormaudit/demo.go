@@ -100,7 +100,7 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
 	}
-	err = dataset.ExportArrowIPC(ds, f)
+	err = dataset.ExportArrowIPC(ds, f, dataset.ExportOptions{Compression: defaultExportCompression})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
