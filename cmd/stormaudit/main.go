@@ -71,6 +71,9 @@ func usageErr(format string, args ...any) error {
 // run runs the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
+	if len(args) > 1 && args[len(args)-1] == completeFlag && complete(app, args, stdout) {
+		return 0
+	}
 	err := app.Run(ctx, args)
 	var se *signalError
 	if err == nil && errors.As(context.Cause(ctx), &se) {
@@ -100,17 +103,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 	app := &cli.Command{
-		Name:                  "stormaudit",
-		Usage:                 "audit the reconnect logs of MQTT device fleets",
-		Version:               versionText(),
-		EnableShellCompletion: true,
-		Suggest:               true,
-		Reader:                stdin,
-		Writer:                stdout,
-		ErrWriter:             stderr,
-		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
-		OnUsageError:          onUsageError,
-		Action:                unknownCommand,
+		Name:                            "stormaudit",
+		Usage:                           "audit the reconnect logs of MQTT device fleets",
+		Version:                         versionText(),
+		EnableShellCompletion:           true,
+		ConfigureShellCompletionCommand: configureCompletion,
+		Suggest:                         true,
+		Reader:                          stdin,
+		Writer:                          stdout,
+		ErrWriter:                       stderr,
+		ExitErrHandler:                  func(context.Context, *cli.Command, error) {},
+		OnUsageError:                    onUsageError,
+		Action:                          unknownCommand,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to this file (for development)", Hidden: true},
 			&cli.StringFlag{Name: "trace", Usage: "write an execution trace to this file (for development)", Hidden: true},
