@@ -29,6 +29,12 @@ type Options struct {
 	// check's own pass. The device and its slices are valid only during
 	// the call, as for Rule.Device.
 	Observe func(d *Device)
+	// Disabled names rules that do not run: they are not in the
+	// result's rules, and have no findings.
+	Disabled map[string]bool
+	// Severity gives rules another severity than their own: every finding
+	// of the rule, and its RuleInfo, have it.
+	Severity map[string]Severity
 }
 
 // Result is the outcome of a check: the findings and what they rest on.
@@ -120,7 +126,13 @@ type checker struct {
 }
 
 func newChecker(opts Options) *checker {
-	k := &checker{opts: opts, c: &Context{Policy: opts.Policy, End: NoTime}, rules: Rules(), fc: newFleetCounter(opts.Window),
+	var rules []Rule
+	for _, r := range Rules() {
+		if !opts.Disabled[r.Info().ID] {
+			rules = append(rules, r)
+		}
+	}
+	k := &checker{opts: opts, c: &Context{Policy: opts.Policy, End: NoTime}, rules: rules, fc: newFleetCounter(opts.Window),
 		info: PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}}
 	return k
 }
@@ -188,7 +200,12 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		}()
 	}
 	wg.Wait()
-	for _, rc := range k.ctxs {
+	for i, rc := range k.ctxs {
+		if sev, ok := k.opts.Severity[k.rules[i].Info().ID]; ok {
+			for j := range rc.findings {
+				rc.findings[j].Severity = sev
+			}
+		}
 		c.findings = append(c.findings, rc.findings...)
 		for _, n := range rc.notes {
 			c.note(n)
@@ -196,7 +213,11 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 	}
 	res := &Result{Dataset: dir, Sources: sources, Findings: c.findings}
 	for _, r := range k.rules {
-		res.Rules = append(res.Rules, r.Info())
+		ri := r.Info()
+		if sev, ok := k.opts.Severity[ri.ID]; ok {
+			ri.Severity = sev
+		}
+		res.Rules = append(res.Rules, ri)
 	}
 	sortFindings(res.Findings)
 	res.Summary = Summary{Devices: c.Fleet.Devices, Records: c.Fleet.Records, Rejected: man.Totals.Rejected,

@@ -68,15 +68,15 @@ type checkOutput struct {
 }
 
 func runCheck(ctx context.Context, cmd *cli.Command) error {
+	opts, err := checkOptions(cmd, "check") // first: the configuration sets flags
+	if err != nil {
+		return err
+	}
 	outs, err := checkOutputs(cmd.String("format"), cmd.String("output"))
 	if err != nil {
 		return err
 	}
 	failOn, err := parseFailOn(cmd.String("fail-on"))
-	if err != nil {
-		return err
-	}
-	opts, err := checkOptions(cmd, "check")
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,15 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 
 // checkOptions reads --window and --policy of the command called name.
 func checkOptions(cmd *cli.Command, name string) (analyze.Options, error) {
-	opts := analyze.Options{Window: cmd.Duration("window")}
+	c, err := loadConfig(cmd)
+	if err != nil {
+		return analyze.Options{}, err
+	}
+	disabled, severity, err := applyConfig(cmd, c)
+	if err != nil {
+		return analyze.Options{}, err
+	}
+	opts := analyze.Options{Window: cmd.Duration("window"), Disabled: disabled, Severity: severity}
 	if opts.Window <= 0 {
 		return opts, usageErr("%s: --window: expected a duration > 0, found %v", name, opts.Window)
 	}

@@ -51,6 +51,7 @@ var examples = map[string][]string{
 	"policy list":  {"stormaudit policy list"},
 	"policy show":  {"stormaudit policy show full-jitter > fleet.toml", "stormaudit policy show --format json fleet.toml"},
 	"policy check": {"stormaudit policy check fleet.toml"},
+	"config show":  {"stormaudit config show", "stormaudit --config ci/stormaudit.toml config show"},
 }
 
 // document adds to the help of the subcommands of cmd (named prefix)

@@ -49,6 +49,13 @@ func checkExample(t *testing.T, app *cli.Command, name, ex string) {
 		line = line[:i]
 	}
 	words := strings.Fields(line)[1:]
+	for len(words) > 0 && strings.HasPrefix(words[0], "-") { // the root's flags
+		n := 2
+		if hasFlag(app, strings.TrimLeft(words[0], "-")) && valueKind(app, strings.TrimLeft(words[0], "-")) == "true or false" {
+			n = 1
+		}
+		words = words[min(n, len(words)):]
+	}
 	cmd := app
 	for _, part := range strings.Fields(name) {
 		if len(words) == 0 || words[0] != part {

@@ -11,13 +11,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
 	"runtime/trace"
+	"slices"
 	"syscall"
+
+	"github.com/stormaudit/stormaudit/internal/safe"
 
 	"github.com/urfave/cli/v3"
 )
@@ -115,10 +117,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		ExitErrHandler:                  func(context.Context, *cli.Command, error) {},
 		OnUsageError:                    onUsageError,
 		Action:                          unknownCommand,
-		Flags: []cli.Flag{
+		Flags: append(slices.Clone(rootConfigFlags),
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to this file (for development)", Hidden: true},
 			&cli.StringFlag{Name: "trace", Usage: "write an execution trace to this file (for development)", Hidden: true},
-		},
+		),
 		Before: startProfile,
 		After:  stopProfile,
 		Commands: []*cli.Command{
@@ -134,6 +136,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			checkCommand(),
 			timelineCommand(),
 			browseCommand(),
+			configCommand(),
 		},
 	}
 	document(app, "")

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/stormaudit/stormaudit/internal/near"
 )
 
 // TestSuggestions: an unknown command or flag names the nearest one the
@@ -36,8 +38,8 @@ func TestEditDistance(t *testing.T) {
 		a, b string
 		want int
 	}{{"", "", 0}, {"check", "check", 0}, {"chek", "check", 1}, {"verfiy", "verify", 1}, {"formt", "format", 1}, {"abc", "", 3}, {"kitten", "sitting", 3}} {
-		if got := editDistance(c.a, c.b); got != c.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		if got := near.Distance(c.a, c.b); got != c.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
 		}
 	}
 }

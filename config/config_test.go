@@ -1,0 +1,87 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stormaudit/stormaudit/analyze"
+)
+
+func TestParse(t *testing.T) {
+	c, err := Parse("/repo/stormaudit.toml", []byte(`# a fleet's checks
+policy = "policies/fleet.toml"
+
+[rules]
+disable = ["session-settings", "audit-gap"]
+
+[severity]
+spacing = "error"
+hot-loop = "info"
+
+[check]
+format = "text,sarif"
+max-results = 100
+fail-on = "warning"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Policy != "/repo/policies/fleet.toml" {
+		t.Errorf("policy %q: a path is relative to the file", c.Policy)
+	}
+	if !slices.Equal(c.Disabled, []string{"session-settings", "audit-gap"}) || c.Enabled != nil {
+		t.Errorf("rules: disabled %v, enabled %v", c.Disabled, c.Enabled)
+	}
+	if c.Severity["spacing"] != analyze.Error || c.Severity["hot-loop"] != analyze.Info || len(c.Severity) != 2 {
+		t.Errorf("severity %v", c.Severity)
+	}
+	want := []Setting{{"format", "text,sarif", 12}, {"max-results", "100", 13}, {"fail-on", "warning", 14}}
+	if !slices.Equal(c.Check, want) {
+		t.Errorf("check %v, want %v", c.Check, want)
+	}
+	if c, err := Parse("x.toml", []byte(`policy = "fixed"`)); err != nil || c.Policy != "fixed" {
+		t.Errorf("a preset: %+v, %v", c, err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{"polcy = \"fixed\"", "s.toml:1: polcy: expected one of policy, rules, severity, check, found an unknown key (did you mean policy?)"},
+		{"\n[severity]\nspacing = \"critical\"", "s.toml:3: severity.spacing: expected error, warning or info, found the string \"critical\""},
+		{"[severity]\nspacin = \"error\"", "s.toml:2: severity.spacin: expected a rule id (stormaudit check --help lists them; docs/rules.md defines them), found the rule \"spacin\" (did you mean spacing?)"},
+		{"[rules]\ndisable = \"resync\"", "s.toml:2: rules.disable: expected an array of rule ids, found the string \"resync\""},
+		{"[rules]\nenable = [\"resync\"]\ndisable = [\"spacing\"]", "s.toml:2: rules.enable: expected enable or disable, not both, found both"},
+		{"[rules]\nskip = []", "s.toml:2: rules.skip: expected one of enable, disable, found an unknown key"},
+		{"[check]\nformat = [\"json\"]", "s.toml:2: check.format: expected a string, an integer or true or false, found an array"},
+		{"severity = 3", "s.toml:1: severity: expected a table, found the number 3"},
+		{"policy = ", "s.toml:1: expected TOML, found unexpected EOF; expected value"},
+	} {
+		_, err := Parse("s.toml", []byte(c.doc))
+		var e *Error
+		if !errors.As(err, &e) || err.Error() != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.doc, err, c.want)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Find(deep); err != nil || p != "" {
+		t.Errorf("none: %q, %v", p, err)
+	}
+	os.WriteFile(filepath.Join(root, "a", FileName), nil, 0o644)
+	if p, err := Find(deep); err != nil || p != filepath.Join(root, "a", FileName) {
+		t.Errorf("above: %q, %v", p, err)
+	}
+	os.WriteFile(filepath.Join(deep, FileName), nil, 0o644)
+	if p, _ := Find(deep); p != filepath.Join(deep, FileName) {
+		t.Errorf("here: %q, the nearest wins", p)
+	}
+}
