@@ -35,6 +35,9 @@ type Options struct {
 	// Severity gives rules another severity than their own: every finding
 	// of the rule, and its RuleInfo, have it.
 	Severity map[string]Severity
+	// Thresholds sets rules' thresholds (see Tunable), by rule id and
+	// name; the values must be valid (CheckThreshold).
+	Thresholds map[string]map[string]float64
 }
 
 // Result is the outcome of a check: the findings and what they rest on.
@@ -132,6 +135,7 @@ func newChecker(opts Options) *checker {
 			rules = append(rules, r)
 		}
 	}
+	setThresholds(rules, opts.Thresholds)
 	k := &checker{opts: opts, c: &Context{Policy: opts.Policy, End: NoTime}, rules: rules, fc: newFleetCounter(opts.Window),
 		info: PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}}
 	return k

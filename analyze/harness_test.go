@@ -26,6 +26,25 @@ func checkLog(t testing.TB, log string, pol *policy.Policy) *Result {
 	return checkFiles(t, dir, pol, in)
 }
 
+// checkLogWith is checkLog with options.
+func checkLogWith(t testing.TB, log string, opts Options) *Result {
+	t.Helper()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "log.ndjson")
+	if err := os.WriteFile(in, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds := filepath.Join(dir, "ds")
+	if _, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: in}}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Check(ds, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // checkFiles ingests the files into a dataset under dir and checks it.
 func checkFiles(t testing.TB, dir string, pol *policy.Policy, files ...string) *Result {
 	t.Helper()

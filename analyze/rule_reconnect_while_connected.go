@@ -12,7 +12,11 @@ import (
 
 const reconnectWhileConnectedID = "reconnect-while-connected"
 
-func init() { register(func() Rule { return &reconnectWhileConnected{} }) }
+func init() {
+	register(func() Rule {
+		return &reconnectWhileConnected{flaps: flappingRule{max: flappingMax, window: flappingWindow, ban: flappingBan}}
+	})
+}
 
 // reconnectWhileConnected flags attempts that begin while the session is
 // up: a backoff_wait after a connected record with no record between that
@@ -20,7 +24,35 @@ func init() { register(func() Rule { return &reconnectWhileConnected{} }) }
 // only once every device is read, so Device keeps each occurrence and
 // Finish decides.
 type reconnectWhileConnected struct {
-	devs []churnDevice
+	devs  []churnDevice
+	flaps flappingRule
+}
+
+// flappingRule is the flapping detection findings are compared with:
+// flappingMax in flappingWindow, banned for flappingBan, unless set.
+type flappingRule struct {
+	max    int
+	window int64 // ns
+	ban    time.Duration
+}
+
+func (r *reconnectWhileConnected) Thresholds() []Threshold {
+	return []Threshold{
+		{Name: "flapping_max", Default: flappingMax, Min: 1, Max: 1e6, Integer: true, Help: "CONNECTs of one client id within flapping_window_s that a broker bans (EMQX: 15)"},
+		{Name: "flapping_window_s", Default: float64(flappingWindow) / 1e9, Min: 1, Max: 86400, Help: "the window those CONNECTs are counted in (EMQX: 1 minute)"},
+		{Name: "flapping_ban_s", Default: flappingBan.Seconds(), Min: 0, Max: 7 * 86400, Help: "how long such a broker bans the client id (EMQX: 5 minutes)"},
+	}
+}
+
+func (r *reconnectWhileConnected) SetThreshold(name string, v float64) {
+	switch name {
+	case "flapping_max":
+		r.flaps.max = int(v)
+	case "flapping_window_s":
+		r.flaps.window = int64(seconds(v))
+	case "flapping_ban_s":
+		r.flaps.ban = seconds(v)
+	}
 }
 
 // churnDevice is a device with new attempts while its session was up,
@@ -50,7 +82,7 @@ type flapping struct {
 }
 
 // flapsOf measures d's CONNECTs against the flapping threshold.
-func flapsOf(d *Device) flapping {
+func (fr flappingRule) flapsOf(d *Device) flapping {
 	var at []int64
 	for i := range d.Events {
 		if o := d.Events[i].Outcome; o == auditfmt.Connected || o == auditfmt.Refused {
@@ -61,13 +93,13 @@ func flapsOf(d *Device) flapping {
 	fl := flapping{peakAt: NoTime, ban: NoTime}
 	lo := 0
 	for hi := range at {
-		for at[hi]-at[lo] >= flappingWindow {
+		for at[hi]-at[lo] >= fr.window {
 			lo++
 		}
 		if n := hi - lo + 1; n > fl.peak {
 			fl.peak, fl.peakAt = n, at[lo]
 		}
-		if hi-lo+1 >= flappingMax && fl.ban == NoTime {
+		if hi-lo+1 >= fr.max && fl.ban == NoTime {
 			fl.ban = at[hi]
 		}
 	}
@@ -109,7 +141,7 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 		}
 	}
 	if len(cd.occ) > 0 {
-		cd.id, cd.flaps = strings.Clone(d.ID), flapsOf(d)
+		cd.id, cd.flaps = strings.Clone(d.ID), r.flaps.flapsOf(d)
 		r.devs = append(r.devs, cd)
 	}
 }
@@ -140,9 +172,14 @@ func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained i
 	}
 	first := occ[0]
 	f := t.finding(reconnectWhileConnectedID, Warning, &Device{ID: id})
-	f.Message = fmt.Sprintf("began %s while its session was up; at most %d CONNECTs in 1 min", countNoun(len(occ), "new attempt", "new attempts"), fl.peak)
+	window := spanText(time.Duration(r.flaps.window))
+	f.Message = fmt.Sprintf("began %s while its session was up; at most %d CONNECTs in %s", countNoun(len(occ), "new attempt", "new attempts"), fl.peak, window)
 	if fl.ban != NoTime {
-		f.Message += fmt.Sprintf(": a broker banning flapping clients (EMQX: %d in 1 min) would have banned it", flappingMax)
+		emqx := ""
+		if r.flaps == (flappingRule{max: flappingMax, window: flappingWindow, ban: flappingBan}) {
+			emqx = ", EMQX's default"
+		}
+		f.Message += fmt.Sprintf(": a broker banning flapping clients (%d in %s%s) would have banned it", r.flaps.max, window, emqx)
 	}
 	f.Explanation = fmt.Sprintf("%s connected at %s and wrote backoff_wait (attempt %d, %s s) at %s, %s s later, "+
 		"with no disconnected, attempt_failed or refused record between, and no incident (many devices losing the connection together) "+
@@ -153,17 +190,17 @@ func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained i
 		f.Explanation += fmt.Sprintf(" %s at an incident's loss %s not counted: the incident explains them.",
 			countNoun(explained, "Another new attempt", "Other new attempts"), countNoun(explained, "is", "are"))
 	}
-	f.Explanation += flappingText(id, fl)
+	f.Explanation += r.flaps.text(id, fl)
 	return f
 }
 
-// flappingText says how the device's CONNECTs compare with EMQX's
-// flapping detection.
-func flappingText(id string, fl flapping) string {
-	s := fmt.Sprintf(" Its CONNECTs (connected and refused records) peaked at %d in the minute from %s; EMQX's flapping detection bans a client id "+
-		"that sends %d within 1 minute, for %d minutes", fl.peak, fmtTime(fl.peakAt), flappingMax, int(flappingBan/time.Minute))
+// text says how the device's CONNECTs compare with the flapping
+// detection.
+func (fr flappingRule) text(id string, fl flapping) string {
+	s := fmt.Sprintf(" Its CONNECTs (connected and refused records) peaked at %d in the %s from %s; flapping detection (EMQX's, by default) bans a client id "+
+		"that sends %d within %s, for %s", fl.peak, spanText(time.Duration(fr.window)), fmtTime(fl.peakAt), fr.max, spanText(time.Duration(fr.window)), spanText(fr.ban))
 	if fl.ban == NoTime {
 		return s + ": it stayed below."
 	}
-	return s + fmt.Sprintf(": such a broker would have banned %s at %s, refusing it until %s.", id, fmtTime(fl.ban), fmtTime(fl.ban+int64(flappingBan)))
+	return s + fmt.Sprintf(": such a broker would have banned %s at %s, refusing it until %s.", id, fmtTime(fl.ban), fmtTime(fl.ban+int64(fr.ban)))
 }

@@ -22,7 +22,7 @@ func TestReconnectWhileConnected(t *testing.T) {
 			for range 16 {
 				l.after(2).wait(0.1).connect()
 			}
-		}, "began 16 new attempts while its session was up; at most 17 CONNECTs in 1 min: a broker banning flapping clients (EMQX: 15 in 1 min) would have banned it"},
+		}, "began 16 new attempts while its session was up; at most 17 CONNECTs in 1 min: a broker banning flapping clients (15 in 1 min, EMQX's default) would have banned it"},
 		{"disconnected", func(l *devLog) { l.wait(0.4).connect().after(10).drop().wait(0.3).connect() }, ""},
 		{"refused", func(l *devLog) { l.wait(0.4).connect().fail("refused", `"reason_code": 137`).wait(0.3).connect() }, ""},
 		{"stopped", func(l *devLog) { l.wait(0.4).connect().after(10).rec("stopped", 0).after(5).wait(0.3).connect() }, ""},
@@ -44,5 +44,27 @@ func TestReconnectWhileConnected(t *testing.T) {
 				t.Errorf("explanation without the ban (the 15th CONNECT in a minute): %s", got[0].Explanation)
 			}
 		})
+	}
+}
+
+// TestFlappingThresholds: a check may compare with another broker's
+// flapping detection (rules.reconnect-while-connected in stormaudit.toml).
+func TestFlappingThresholds(t *testing.T) {
+	var w strings.Builder
+	l := newDevLog(&w, "dev-0001", 0.002).drop().wait(0.1).connect()
+	for range 16 {
+		l.after(2).wait(0.1).connect()
+	}
+	for _, c := range []struct {
+		set  map[string]float64
+		want string
+	}{
+		{map[string]float64{"flapping_max": 20}, "began 16 new attempts while its session was up; at most 17 CONNECTs in 1 min"},
+		{map[string]float64{"flapping_max": 5, "flapping_window_s": 10}, "began 16 new attempts while its session was up; at most 5 CONNECTs in 10 s: a broker banning flapping clients (5 in 10 s) would have banned it"},
+	} {
+		res := checkLogWith(t, w.String(), Options{Thresholds: map[string]map[string]float64{reconnectWhileConnectedID: c.set}})
+		if got := of(res, reconnectWhileConnectedID); len(got) != 1 || got[0].Message != c.want {
+			t.Errorf("%v: want %q, got:%s", c.set, c.want, describe(got))
+		}
 	}
 }

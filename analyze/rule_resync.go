@@ -22,7 +22,11 @@ const (
 	resyncRepeats  = 2                      // attempt numbers at which a device must be in a group
 )
 
-func init() { register(func() Rule { return &resync{} }) }
+func init() { register(func() Rule { return newResync() }) }
+
+func newResync() *resync {
+	return &resync{tick: resyncTick, group: resyncGroup, share: resyncShare, repeats: resyncRepeats}
+}
 
 // resync flags retry timers that are not independently randomised: groups
 // of devices that drew exactly the same delay at the same attempt and
@@ -35,6 +39,34 @@ type resync struct {
 	// Finish drops the fires no group can hold without a map over all.
 	sketch [resyncAttempts]*[resyncBuckets]uint32
 	policy *policy.Policy
+
+	// the thresholds (Tunable): resyncTick, resyncGroup, resyncShare and
+	// resyncRepeats unless set
+	tick           time.Duration
+	group, repeats int
+	share          float64
+}
+
+func (r *resync) Thresholds() []Threshold {
+	return []Threshold{
+		{Name: "tick_s", Default: resyncTick.Seconds(), Min: 0.001, Max: 60, Help: "timers firing this close together fire on the same tick"},
+		{Name: "group", Default: resyncGroup, Min: 2, Max: 1e9, Integer: true, Help: "the fewest devices that make a lockstep group"},
+		{Name: "share", Default: resyncShare, Min: 0, Max: 1, Help: "the least share of the devices with a fire at an attempt number that a group must hold"},
+		{Name: "repeats", Default: resyncRepeats, Min: 1, Max: resyncAttempts, Integer: true, Help: "attempt numbers at which a device must be in a group"},
+	}
+}
+
+func (r *resync) SetThreshold(name string, v float64) {
+	switch name {
+	case "tick_s":
+		r.tick = seconds(v)
+	case "group":
+		r.group = int(v)
+	case "share":
+		r.share = v
+	case "repeats":
+		r.repeats = int(v)
+	}
 }
 
 // resyncBuckets is the size of the sketch of one attempt number.
@@ -96,7 +128,7 @@ func (r *resync) cap(c *Context) (float64, bool) {
 }
 
 // group is a lockstep group: devices that drew delay at attempt and fired
-// within resyncTick of at.
+// within the tick of at.
 type group struct {
 	attempt int
 	delay   float64
@@ -108,14 +140,14 @@ func (r *resync) Finish(c *Context) {
 	locked := make([]uint16, len(r.names)) // per device: bit a set when it is in a group at attempt number a
 	var groups []group
 	for a := range r.fires {
-		for _, g := range lockstepGroups(a, r.fires[a], r.sketch[a]) {
+		for _, g := range r.lockstepGroups(a, r.fires[a], r.sketch[a]) {
 			for _, f := range g.members {
 				locked[f.dev] |= 1 << a
 			}
 			groups = append(groups, g)
 		}
 	}
-	inLockstep := func(dev int32) bool { return bits.OnesCount16(locked[dev]) >= resyncRepeats }
+	inLockstep := func(dev int32) bool { return bits.OnesCount16(locked[dev]) >= r.repeats }
 	n := 0
 	for dev := range locked {
 		if inLockstep(int32(dev)) {
@@ -138,12 +170,12 @@ func (r *resync) Finish(c *Context) {
 
 // lockstepGroups returns the groups among the fires of attempt a (and
 // their sketch, nil if there is none): runs of
-// fires with the same delay whose times lie within resyncTick of the run's
-// first, of at least resyncGroup devices and resyncShare of the devices
+// fires with the same delay whose times lie within r.tick of the run's
+// first, of at least r.group devices and r.share of the devices
 // with a fire at attempt a. A device fires at one attempt number once per
 // outage, so it counts once.
-func lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32) []group {
-	least := max(resyncGroup, int(math.Ceil(resyncShare*float64(devicesInOrder(fs)))))
+func (r *resync) lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32) []group {
+	least := max(r.group, int(math.Ceil(r.share*float64(devicesInOrder(fs)))))
 	if sketch != nil {
 		fs = slices.DeleteFunc(fs, func(f fire) bool { return int(sketch[delayBucket(f.delay)]) < least })
 	}
@@ -152,7 +184,7 @@ func lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32) []group {
 	var out []group
 	for i := 0; i < len(fs); {
 		j := i + 1
-		for j < len(fs) && fs[j].delay == fs[i].delay && fs[j].at-fs[i].at <= int64(resyncTick) {
+		for j < len(fs) && fs[j].delay == fs[i].delay && fs[j].at-fs[i].at <= int64(r.tick) {
 			j++
 		}
 		if j-i >= least && distinctDevices(fs[i:j]) >= least {
@@ -202,7 +234,7 @@ func distinctDevices(fs []fire) int {
 func (r *resync) finding(n int, groups []group) Finding {
 	f := Finding{Rule: "resync", Severity: Error, Device: Fleet, Start: math.MaxInt64, End: math.MinInt64}
 	f.Message = fmt.Sprintf("%d of %d devices retry in lockstep: the same delay at the same attempt, firing on the same tick, at %d or more attempts",
-		n, len(r.names), resyncRepeats)
+		n, len(r.names), r.repeats)
 	var b strings.Builder
 	for i, g := range groups {
 		f.Start, f.End = min(f.Start, g.at), max(f.End, g.at)
@@ -213,7 +245,7 @@ func (r *resync) finding(n int, groups []group) Finding {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "at attempt %d, %d devices drew exactly %s s and their timers fired within %v of %s (%s)",
-			g.attempt, len(g.members), ftoa(g.delay), resyncTick, timeText(g.at), r.sample(g.members, 4))
+			g.attempt, len(g.members), ftoa(g.delay), r.tick, timeText(g.at), r.sample(g.members, 4))
 		for _, m := range g.members {
 			if len(f.Records) < MaxRefs {
 				f.Records = append(f.Records, m.ref)

@@ -89,8 +89,9 @@ func TestLockstepGroupsSketch(t *testing.T) {
 		for _, f := range fs {
 			sketch[delayBucket(f.delay)]++
 		}
-		want := lockstepGroups(2, slices.Clone(fs), nil)
-		got := lockstepGroups(2, slices.Clone(fs), sketch)
+		r := newResync()
+		want := r.lockstepGroups(2, slices.Clone(fs), nil)
+		got := r.lockstepGroups(2, slices.Clone(fs), sketch)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("trial %d: with the sketch %d groups %v, without %d groups %v", trial, len(got), got, len(want), want)
 		}

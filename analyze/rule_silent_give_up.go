@@ -20,6 +20,18 @@ const GiveUpGrace = 60 * time.Second
 // did not end connected or with gave_up/stopped.
 type silentGiveUp struct {
 	quiet []quietDevice
+	grace time.Duration // GiveUpGrace unless set (Tunable)
+}
+
+func (r *silentGiveUp) Thresholds() []Threshold {
+	return []Threshold{{Name: "grace_s", Default: GiveUpGrace.Seconds(), Min: 0, Max: 7 * 86400,
+		Help: "how long after a device's next record was due the log must run on before its silence counts"}}
+}
+
+func (r *silentGiveUp) SetThreshold(name string, v float64) {
+	if name == "grace_s" {
+		r.grace = seconds(v)
+	}
 }
 
 // quietDevice is the end of a device's records: its last record, and when
@@ -31,7 +43,7 @@ type quietDevice struct {
 	bw   *Event
 }
 
-func init() { register(func() Rule { return &silentGiveUp{} }) }
+func init() { register(func() Rule { return &silentGiveUp{grace: GiveUpGrace} }) }
 
 func (*silentGiveUp) Info() RuleInfo {
 	return RuleInfo{ID: "silent-give-up", Severity: Error, Title: "a device that stops attempting without a gave_up or stopped record",
@@ -66,15 +78,15 @@ func (r *silentGiveUp) Device(_ *Context, d *Device) {
 func (r *silentGiveUp) Finish(c *Context) {
 	for i := range r.quiet {
 		q := &r.quiet[i]
-		if c.End-q.due > int64(GiveUpGrace) {
-			c.Report(q.finding(c.End))
+		if c.End-q.due > int64(r.grace) {
+			c.Report(q.finding(c.End, r.grace))
 		}
 	}
 	r.quiet = nil
 }
 
 // finding reports q's silence up to end, the end of the log.
-func (q *quietDevice) finding(end int64) Finding {
+func (q *quietDevice) finding(end int64, grace time.Duration) Finding {
 	e := &q.last
 	f := Finding{Rule: "silent-give-up", Severity: Error, Device: q.id, Start: e.At, End: end, Records: []Ref{e.Ref}}
 	f.Message = fmt.Sprintf("stopped attempting after %s at %s without a gave_up or stopped record", e.Outcome, timeText(e.At))
@@ -96,7 +108,7 @@ func (q *quietDevice) finding(end int64) Finding {
 	}
 	f.Explanation = fmt.Sprintf("The device's last record is %s at %s, %s. Nothing follows from the device, yet the log runs on to %s, "+
 		"%s after the next record was due (more than the %s grace), and no gave_up or stopped record says it quit.",
-		e.Outcome, timeText(e.At), next, timeText(end), durText(end-q.due), durText(int64(GiveUpGrace)))
+		e.Outcome, timeText(e.At), next, timeText(end), durText(end-q.due), durText(int64(grace)))
 	return f
 }
 

@@ -34,7 +34,7 @@ func TestSilentGiveUpEdges(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			evs := append(append([]Event(nil), start...), tc.last...)
-			_, got := r2Run(&silentGiveUp{}, r2T0+nanos(tc.end), r2Device("dev-1", evs...))
+			_, got := r2Run(&silentGiveUp{grace: GiveUpGrace}, r2T0+nanos(tc.end), r2Device("dev-1", evs...))
 			if (len(got) > 0) != tc.want {
 				t.Fatalf("flagged %v, want %v:%s", len(got) > 0, tc.want, describe(got))
 			}

@@ -21,6 +21,18 @@ const StarveFloor = time.Minute
 type starvation struct {
 	devs  []starveDevice
 	waits []time.Duration // the longest wait of each recovered device
+	floor time.Duration   // StarveFloor unless set (Tunable)
+}
+
+func (r *starvation) Thresholds() []Threshold {
+	return []Threshold{{Name: "floor_s", Default: StarveFloor.Seconds(), Min: 0, Max: 7 * 86400,
+		Help: "the least time without a lasting connection that is starvation, however fast the fleet recovered"}}
+}
+
+func (r *starvation) SetThreshold(name string, v float64) {
+	if name == "floor_s" {
+		r.floor = seconds(v)
+	}
 }
 
 // starveDevice is what starvation keeps of a device that lost its
@@ -39,7 +51,7 @@ type starveDevice struct {
 	ref, lost   Ref                             // the connect that ended the loss (else its last record); the record it lost the connection at
 }
 
-func init() { register(func() Rule { return &starvation{} }) }
+func init() { register(func() Rule { return &starvation{floor: StarveFloor} }) }
 
 func (*starvation) Info() RuleInfo {
 	return RuleInfo{ID: "starvation", Severity: Warning, Title: "a device that never recovers, or recovers far later than the fleet",
@@ -89,7 +101,7 @@ func (r *starvation) Device(_ *Context, d *Device) {
 // connection, and their terms: late is the bound for a device that
 // recovered, never the bound for one that did not.
 type starveBound struct {
-	late, never, median, p99, wait99 time.Duration
+	late, never, median, p99, wait99, floor time.Duration
 }
 
 // starveP99From is the fewest recovered devices whose 99th percentile
@@ -97,12 +109,12 @@ type starveBound struct {
 // slowest device itself, which no device could exceed.
 const starveP99From = 100
 
-func newStarveBound(st *FleetStats, waits []time.Duration) starveBound {
-	b := starveBound{median: st.TTR50, wait99: rank(waits, 0.99)}
+func newStarveBound(st *FleetStats, waits []time.Duration, floor time.Duration) starveBound {
+	b := starveBound{median: st.TTR50, wait99: rank(waits, 0.99), floor: floor}
 	if st.Recovered >= starveP99From {
 		b.p99 = st.TTR99
 	}
-	b.never = max(b.median+2*b.wait99, StarveFloor)
+	b.never = max(b.median+2*b.wait99, floor)
 	b.late = max(3*b.median, b.p99, b.never)
 	return b
 }
@@ -111,7 +123,7 @@ func newStarveBound(st *FleetStats, waits []time.Duration) starveBound {
 // did not recover.
 func (b starveBound) text(late bool) string {
 	never := fmt.Sprintf("the median plus twice the longest retry wait of 99%% of the recovered devices (%s + 2 × %s) and %s",
-		durMs(b.median), durMs(b.wait99), StarveFloor)
+		durMs(b.median), durMs(b.wait99), b.floor)
 	if !late {
 		return fmt.Sprintf("the bound %s is the larger of %s: the median device had recovered by then, and there was time for two more of the fleet's longest retry waits",
 			durMs(b.never), never)
@@ -139,7 +151,7 @@ func (r *starvation) Finish(c *Context) {
 		return
 	}
 	slices.Sort(r.waits)
-	b := newStarveBound(st, r.waits)
+	b := newStarveBound(st, r.waits, r.floor)
 	var starved []starveDevice
 	for _, s := range r.devs {
 		if s.down(c.End) > int64(b.of(&s)) {

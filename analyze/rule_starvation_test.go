@@ -30,15 +30,15 @@ func retrying(from, up, wait float64, end float64, fail auditfmt.FailureClass) [
 
 func TestStarvationBound(t *testing.T) {
 	st := &FleetStats{Recovered: 11, TTR50: 110 * time.Second, TTR99: 400 * time.Second}
-	b := newStarveBound(st, []time.Duration{20 * time.Second})
+	b := newStarveBound(st, []time.Duration{20 * time.Second}, StarveFloor)
 	if b.late != 330*time.Second || b.never != 150*time.Second || b.p99 != 0 {
 		t.Errorf("11 recovered: bound %+v, want late 330 s (3 × 110 s), never 150 s (110 s + 2 × 20 s), no p99", b)
 	}
 	st.Recovered = starveP99From
-	if b := newStarveBound(st, []time.Duration{20 * time.Second}); b.late != 400*time.Second {
+	if b := newStarveBound(st, []time.Duration{20 * time.Second}, StarveFloor); b.late != 400*time.Second {
 		t.Errorf("100 recovered: bound %+v, want the 99th percentile, 400 s", b)
 	}
-	if b := newStarveBound(&FleetStats{TTR50: time.Second}, []time.Duration{time.Second}); b.late != StarveFloor || b.never != StarveFloor {
+	if b := newStarveBound(&FleetStats{TTR50: time.Second}, []time.Duration{time.Second}, StarveFloor); b.late != StarveFloor || b.never != StarveFloor {
 		t.Errorf("a fast fleet: bound %+v, want the floor %v", b, StarveFloor)
 	}
 }
@@ -56,7 +56,7 @@ func TestStarvationDevices(t *testing.T) {
 		r2Device("never", retrying(0, -1, 20, 400, auditfmt.FailAuth)...),
 		r2Device("recent", append(retrying(0, 60, 20, 1e9, auditfmt.FailTransient), retrying(300, -1, 20, 400, auditfmt.FailTransient)...)...),
 		r2Device("stopped", append(retrying(0, -1, 20, 200, auditfmt.FailAuth), r2Event(200, auditfmt.Stopped, 10, 0))...))
-	_, got := r2Run(&starvation{}, r2T0+nanos(400), devs...)
+	_, got := r2Run(&starvation{floor: StarveFloor}, r2T0+nanos(400), devs...)
 	flagged := map[string]Severity{}
 	for _, f := range got {
 		flagged[f.Device] = f.Severity
@@ -77,7 +77,7 @@ func TestStarvationMostlyDown(t *testing.T) {
 	for _, id := range []string{"c", "d", "e"} {
 		devs = append(devs, r2Device(id, retrying(0, -1, 20, 900, auditfmt.FailAuth)...))
 	}
-	c, got := r2Run(&starvation{}, 0, devs...)
+	c, got := r2Run(&starvation{floor: StarveFloor}, 0, devs...)
 	if len(got) > 0 {
 		t.Errorf("2 of 5 recovered: want no finding:%s", describe(got))
 	}

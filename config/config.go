@@ -11,6 +11,10 @@
 //	disable = ["session-settings"]   # these rules do not run
 //	enable = ["resync", "spacing"]   # or only these run (not both)
 //
+//	[rules.resync]                   # a rule's thresholds (analyze.Tunable)
+//	group = 5
+//	tick_s = 0.05
+//
 //	[severity]                       # a rule's findings get this severity
 //	spacing = "error"                # error, warning or info
 //
@@ -54,6 +58,8 @@ type Config struct {
 	Disabled, Enabled []string
 	// Severity maps rule ids to the severity their findings get.
 	Severity map[string]analyze.Severity
+	// Thresholds sets rules' thresholds, by rule id and name.
+	Thresholds map[string]map[string]float64
 	// Check holds the [check] table's values as a flag takes them, by
 	// flag name, in the order of the file.
 	Check []Setting
@@ -218,8 +224,14 @@ func (p *parser) rules(v any) error {
 	}
 	for _, k := range p.sorted(t, "rules.") {
 		key := "rules." + k
+		if sub, ok := t[k].(map[string]any); ok {
+			if err := p.thresholds(k, sub); err != nil {
+				return err
+			}
+			continue
+		}
 		if k != "enable" && k != "disable" {
-			return p.unknown(key, k, []string{"enable", "disable"})
+			return p.unknown(key, k, []string{"enable", "disable", "or a table [rules.ID] of a rule's thresholds"})
 		}
 		ids, err := p.ruleIDs(key, t[k])
 		if err != nil {
@@ -235,6 +247,58 @@ func (p *parser) rules(v any) error {
 		return p.fail("rules.enable", "enable or disable, not both", "both")
 	}
 	return nil
+}
+
+// thresholds reads [rules.ID], the thresholds of rule id.
+func (p *parser) thresholds(id string, t map[string]any) error {
+	if !slices.Contains(RuleIDs(), id) {
+		return p.unknownRule("rules."+id, id)
+	}
+	known := analyze.RuleThresholds()[id]
+	var names []string
+	for _, th := range known {
+		names = append(names, th.Name)
+	}
+	if p.c.Thresholds == nil {
+		p.c.Thresholds = map[string]map[string]float64{}
+	}
+	set := map[string]float64{}
+	for _, name := range p.sorted(t, "rules."+id+".") {
+		key := "rules." + id + "." + name
+		k := slices.IndexFunc(known, func(th analyze.Threshold) bool { return th.Name == name })
+		if k < 0 {
+			if len(known) == 0 {
+				var tunable []string
+				for _, rid := range RuleIDs() {
+					if len(analyze.RuleThresholds()[rid]) > 0 {
+						tunable = append(tunable, rid)
+					}
+				}
+				return p.fail(key, "a rule with thresholds ("+strings.Join(tunable, ", ")+"); "+id+" has none", "the key "+strconv.Quote(name))
+			}
+			return p.unknown(key, name, names)
+		}
+		v, ok := number(t[name])
+		if !ok {
+			return p.fail(key, "a number", describe(t[name]))
+		}
+		if want := analyze.CheckThreshold(known[k], v); want != "" {
+			return p.fail(key, want, describe(t[name]))
+		}
+		set[name] = v
+	}
+	p.c.Thresholds[id] = set
+	return nil
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
 }
 
 func (p *parser) ruleIDs(key string, v any) ([]string, error) {

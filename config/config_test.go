@@ -54,7 +54,7 @@ func TestParseErrors(t *testing.T) {
 		{"[severity]\nspacin = \"error\"", "s.toml:2: severity.spacin: expected a rule id (stormaudit check --help lists them; docs/rules.md defines them), found the rule \"spacin\" (did you mean spacing?)"},
 		{"[rules]\ndisable = \"resync\"", "s.toml:2: rules.disable: expected an array of rule ids, found the string \"resync\""},
 		{"[rules]\nenable = [\"resync\"]\ndisable = [\"spacing\"]", "s.toml:2: rules.enable: expected enable or disable, not both, found both"},
-		{"[rules]\nskip = []", "s.toml:2: rules.skip: expected one of enable, disable, found an unknown key"},
+		{"[rules]\nskip = []", "s.toml:2: rules.skip: expected one of enable, disable, or a table [rules.ID] of a rule's thresholds, found an unknown key"},
 		{"[check]\nformat = [\"json\"]", "s.toml:2: check.format: expected a string, an integer or true or false, found an array"},
 		{"severity = 3", "s.toml:1: severity: expected a table, found the number 3"},
 		{"policy = ", "s.toml:1: expected TOML, found unexpected EOF; expected value"},
@@ -83,5 +83,27 @@ func TestFind(t *testing.T) {
 	os.WriteFile(filepath.Join(deep, FileName), nil, 0o644)
 	if p, _ := Find(deep); p != filepath.Join(deep, FileName) {
 		t.Errorf("here: %q, the nearest wins", p)
+	}
+}
+
+func TestParseThresholds(t *testing.T) {
+	c, err := Parse("s.toml", []byte("[rules]\ndisable = [\"spacing\"]\n\n[rules.resync]\ngroup = 5\ntick_s = 0.05\n\n[rules.starvation]\nfloor_s = 300\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]float64{"resync": {"group": 5, "tick_s": 0.05}, "starvation": {"floor_s": 300}}
+	if len(c.Thresholds) != 2 || c.Thresholds["resync"]["group"] != 5 || c.Thresholds["resync"]["tick_s"] != 0.05 || c.Thresholds["starvation"]["floor_s"] != 300 {
+		t.Errorf("thresholds %v, want %v", c.Thresholds, want)
+	}
+	for _, c := range []struct{ doc, want string }{
+		{"[rules.resync]\ngrop = 5", "s.toml:2: rules.resync.grop: expected one of tick_s, group, share, repeats, found an unknown key (did you mean group?)"},
+		{"[rules.resync]\ngroup = 1", "s.toml:2: rules.resync.group: expected a whole number from 2 to 1000000000, found the number 1"},
+		{"[rules.resync]\ngroup = 2.5", "s.toml:2: rules.resync.group: expected a whole number from 2 to 1000000000, found the number 2.5"},
+		{"[rules.resync]\nshare = \"half\"", "s.toml:2: rules.resync.share: expected a number, found the string \"half\""},
+		{"[rules.resynk]\ngroup = 4", "s.toml:1: rules.resynk: expected a rule id (stormaudit check --help lists them; docs/rules.md defines them), found the rule \"resynk\" (did you mean resync?)"},
+	} {
+		if _, err := Parse("s.toml", []byte(c.doc)); err == nil || err.Error() != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.doc, err, c.want)
+		}
 	}
 }

@@ -118,7 +118,7 @@ func checkOptions(cmd *cli.Command, name string) (analyze.Options, error) {
 	if err != nil {
 		return analyze.Options{}, err
 	}
-	opts := analyze.Options{Window: cmd.Duration("window"), Disabled: disabled, Severity: severity}
+	opts := analyze.Options{Window: cmd.Duration("window"), Disabled: disabled, Severity: severity, Thresholds: c.Thresholds}
 	if opts.Window <= 0 {
 		return opts, usageErr("%s: --window: expected a duration > 0, found %v", name, opts.Window)
 	}

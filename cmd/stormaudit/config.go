@@ -162,6 +162,7 @@ func runConfigShow(_ context.Context, cmd *cli.Command) error {
 		return err
 	}
 	showRules(w, disabled, severity)
+	showThresholds(w, c.Thresholds)
 	names := configurable(check)
 	for _, s := range c.Check {
 		if !slices.Contains(names, s.Name) {
@@ -198,6 +199,26 @@ func showRules(w io.Writer, disabled map[string]bool, severity map[string]analyz
 			sev = info.Severity
 		}
 		fmt.Fprintf(w, "%s = %q\n", info.ID, sev.String())
+	}
+}
+
+// showThresholds writes a [rules.ID] table for each rule with
+// thresholds, every threshold with its value in effect.
+func showThresholds(w io.Writer, set map[string]map[string]float64) {
+	all := analyze.RuleThresholds()
+	for _, id := range config.RuleIDs() {
+		ths := all[id]
+		if len(ths) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n[rules.%s]\n", id)
+		for _, th := range ths {
+			v, ok := set[id][th.Name]
+			if !ok {
+				v = th.Default
+			}
+			fmt.Fprintf(w, "%s = %v  # %s\n", th.Name, v, th.Help)
+		}
 	}
 }
 
