@@ -1,7 +1,7 @@
 // Package config reads stormaudit.toml, a repository's configuration of
 // stormaudit, as .golangci.yml is golangci-lint's: found in the working
-// directory or the nearest directory above it that has one (Find), or
-// named by --config.
+// directory or the nearest directory above it that has one, up to the
+// repository's root (Find), or named by --config.
 //
 // The file is TOML with these keys, all optional:
 //
@@ -92,7 +92,9 @@ func (e *Error) Error() string {
 }
 
 // Find returns the path of the FileName in dir or the nearest directory
-// above it, or "" if none has one.
+// above it, or "" if none has one. It looks no higher than the root of
+// the repository dir is in (the first directory with a .git), so that a
+// checkout is configured by its own file alone.
 func Find(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -102,6 +104,9 @@ func Find(dir string) (string, error) {
 		p := filepath.Join(dir, FileName)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			return p, nil
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return "", nil // the repository's root
 		}
 		up := filepath.Dir(dir)
 		if up == dir {

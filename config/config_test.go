@@ -84,6 +84,12 @@ func TestFind(t *testing.T) {
 	if p, _ := Find(deep); p != filepath.Join(deep, FileName) {
 		t.Errorf("here: %q, the nearest wins", p)
 	}
+	// a repository's root ends the search: a file above it is not its own
+	os.Remove(filepath.Join(deep, FileName))
+	os.Mkdir(filepath.Join(root, "a", "b", ".git"), 0o755)
+	if p, _ := Find(deep); p != "" {
+		t.Errorf("above the repository's root: %q, want none", p)
+	}
 }
 
 func TestParseThresholds(t *testing.T) {
