@@ -261,9 +261,10 @@ type verifier struct {
 // need storage order, are kept by this goroutine.
 func (v *verifier) files(dir string, files []dataset.File) error {
 	batches := make(chan *verifyBatch, 2*runtime.GOMAXPROCS(0))
+	free := make(chan *verifyBatch, cap(batches)+runtime.GOMAXPROCS(0)+2)
 	stop := make(chan struct{})
 	readErr := make(chan error, 1)
-	go func() { readErr <- readBatches(dir, files, v.rep.Log, batches, stop) }()
+	go func() { readErr <- readBatches(dir, files, v.rep.Log, batches, free, stop) }()
 	defer func() {
 		close(stop)
 		for range batches {
@@ -273,6 +274,10 @@ func (v *verifier) files(dir string, files []dataset.File) error {
 		<-b.done
 		if !v.batch(b) {
 			return nil
+		}
+		select {
+		case free <- b: // its rows are done with: read the next into it
+		default:
 		}
 	}
 	err := <-readErr

@@ -47,7 +47,10 @@ type verifyBatch struct {
 
 // readBatches reads the files' rows into batches, hands each to a hashing
 // worker, and sends them to out in storage order.
-func readBatches(dir string, files []dataset.File, log string, out chan<- *verifyBatch, stop <-chan struct{}) error {
+//
+// Batches come from free when it has one (the consumer puts back those it
+// is done with) and are made otherwise.
+func readBatches(dir string, files []dataset.File, log string, out chan<- *verifyBatch, free chan *verifyBatch, stop <-chan struct{}) error {
 	defer close(out)
 	work := make(chan *verifyBatch, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -72,8 +75,8 @@ func readBatches(dir string, files []dataset.File, log string, out chan<- *verif
 		}
 		var row int64
 		for {
-			b := &verifyBatch{file: f.Name, row0: row, prev: prev, hasPrev: hasPrev,
-				recs: make([]auditfmt.Record, verifyBatchRows), pos: make([]hashchain.Pos, verifyBatchRows), done: make(chan struct{})}
+			b := newBatch(free)
+			b.file, b.row0, b.prev, b.hasPrev = f.Name, row, prev, hasPrev
 			n, err := fr.ReadChain(b.recs, b.pos)
 			if n > 0 {
 				b.recs, b.pos, b.sources = b.recs[:n], b.pos[:n], fr.Sources()
@@ -100,11 +103,28 @@ func readBatches(dir string, files []dataset.File, log string, out chan<- *verif
 	return nil
 }
 
+// newBatch returns a batch of verifyBatchRows rows to read into: one from
+// free, or a new one.
+func newBatch(free chan *verifyBatch) *verifyBatch {
+	var b *verifyBatch
+	select {
+	case b = <-free:
+		b.recs, b.pos = b.recs[:verifyBatchRows], b.pos[:verifyBatchRows]
+	default:
+		b = &verifyBatch{recs: make([]auditfmt.Record, verifyBatchRows), pos: make([]hashchain.Pos, verifyBatchRows)}
+	}
+	b.done = make(chan struct{})
+	return b
+}
+
 // hash computes what can be computed of each row without the rows of
 // other batches.
 func (b *verifyBatch) hash(hs *hashchain.Hasher, log string) {
 	k := len(b.recs)
-	b.h, b.leaf, b.n, b.link, b.err = make([]tlog.Hash, k), make([]tlog.Hash, k), make([]int, k), make([]uint8, k), make([]string, k)
+	b.h, b.leaf, b.n = resize(b.h, k), resize(b.leaf, k), resize(b.n, k)
+	b.link, b.err = resize(b.link, k), resize(b.err, k)
+	clear(b.link)
+	clear(b.err)
 	for i := range b.recs {
 		rec, pos := &b.recs[i], &b.pos[i]
 		source := b.sources[rec.Source]
@@ -135,4 +155,12 @@ func linkState(ok bool) uint8 {
 		return linkOK
 	}
 	return linkBad
+}
+
+// resize returns s with length n, reusing its array when it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
