@@ -10,7 +10,8 @@ import (
 
 // Ref says where a record is: the dataset file (an index into
 // Result.Files) and row, and the input (an index into Result.Sources) and
-// line it was read from.
+// line it was read from. File is -1 for a record read without a dataset;
+// Row is -1 too for a line that is no record (a line rejected at ingest).
 type Ref struct {
 	File   int32
 	Source int32

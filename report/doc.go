@@ -92,7 +92,9 @@
 //
 // GitHub writes workflow commands that GitHub Actions shows as
 // annotations: "::error file=F,line=N,title=T::MESSAGE", with warning for
-// warnings and notice for info, worst first. Messages escape %, CR and LF;
+// warnings and notice for info, worst first. A finding that rests on lines
+// that are no records (Ref.Row < 0: lines rejected at ingest) annotates
+// each of them, five at most. Messages escape %, CR and LF;
 // properties also escape ":" and ",". At most limit findings are
 // annotated (DefaultGitHubMax unless told: GitHub shows 10 annotations of
 // each level for a step); one notice then says how many more there are,

@@ -31,6 +31,7 @@ func GitHub(w io.Writer, r *analyze.Result, limit int) error {
 	}
 	for _, f := range shown {
 		bw.WriteString(annotation(r, f))
+		bw.WriteString(lineAnnotations(r, f))
 	}
 	if rest := r.Findings[len(shown):]; len(rest) > 0 {
 		var bySev [analyze.Error + 1]int
@@ -65,6 +66,32 @@ func annotation(r *analyze.Result, f analyze.Finding) string {
 		msg += "\nrecords: " + recordsText(r.Sources, f.Records, DefaultRecords)
 	}
 	return "::" + githubLevel(f.Severity) + " " + strings.Join(props, ",") + "::" + EscapeData(safeLines(msg)) + "\n"
+}
+
+// maxLineAnnotations bounds the lines one finding annotates beyond its
+// first record.
+const maxLineAnnotations = 5
+
+// lineAnnotations annotates the other lines a finding rests on that are
+// no record (Row < 0: lines rejected at ingest), up to
+// maxLineAnnotations in all with the finding's own: each is in the file
+// where it was read, which the finding's explanation names it by.
+func lineAnnotations(r *analyze.Result, f analyze.Finding) string {
+	var b strings.Builder
+	for i, ref := range f.Records {
+		if i == 0 {
+			if ref.Row >= 0 {
+				return "" // a finding about records
+			}
+			continue
+		}
+		if i >= maxLineAnnotations || ref.Row >= 0 || int(ref.Source) >= len(r.Sources) || r.Sources[ref.Source] == "-" {
+			break
+		}
+		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", githubLevel(f.Severity), EscapeProperty(r.Sources[ref.Source]), max(ref.Line, 1),
+			EscapeProperty("stormaudit "+f.Rule+": "+safe.Text(f.Device)), EscapeData(safeLines(f.Message+" (this line is one of them)")))
+	}
+	return b.String()
 }
 
 func githubLevel(s analyze.Severity) string {

@@ -74,3 +74,36 @@ func TestGitHubCap(t *testing.T) {
 		t.Errorf("no findings: %q, want no output", lines)
 	}
 }
+
+// TestGitHubLocatesRejectedLines: a finding resting on lines that are no
+// record (lines rejected at ingest) annotates each, up to five in all,
+// in the file it was read from.
+func TestGitHubLocatesRejectedLines(t *testing.T) {
+	r := fixture()
+	var refs []analyze.Ref
+	for i := range 7 {
+		refs = append(refs, analyze.Ref{File: -1, Row: -1, Source: 0, Line: int64(10 * (i + 1))})
+	}
+	r.Findings = []analyze.Finding{{Rule: "audit-gap", Severity: analyze.Warning, Device: analyze.Fleet,
+		Message: "7 lines rejected at ingest: not in the dataset", Records: refs}}
+	var b strings.Builder
+	if err := GitHub(&b, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		i := strings.Index(l, ",title=")
+		lines = append(lines, l[:i])
+	}
+	want := []string{"::warning file=logs/gw-a.ndjson,line=10", "::warning file=logs/gw-a.ndjson,line=20", "::warning file=logs/gw-a.ndjson,line=30",
+		"::warning file=logs/gw-a.ndjson,line=40", "::warning file=logs/gw-a.ndjson,line=50"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("annotations:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	// a finding about records annotates its first record alone
+	b.Reset()
+	GitHub(&b, fixture(), 0)
+	if n := strings.Count(b.String(), "\n"); n != len(fixture().Findings) {
+		t.Errorf("%d annotations for %d findings about records", n, len(fixture().Findings))
+	}
+}
