@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -44,7 +45,7 @@ func CheckThreshold(t Threshold, v float64) string {
 	if t.Integer {
 		kind = "a whole number"
 	}
-	if t.Integer && v != float64(int64(v)) || v < t.Min || v > t.Max {
+	if math.IsNaN(v) || t.Integer && v != float64(int64(v)) || v < t.Min || v > t.Max {
 		return kind + " from " + lo + " to " + hi
 	}
 	return ""

@@ -7,6 +7,9 @@
 //
 //	policy = "full-jitter"           # a preset, or a policy file (relative to this file)
 //
+// Paths in the file (the policy, check's baseline and output) are
+// relative to the file, wherever stormaudit runs.
+//
 //	[rules]
 //	disable = ["session-settings"]   # these rules do not run
 //	enable = ["resync", "spacing"]   # or only these run (not both)
@@ -42,6 +45,7 @@ import (
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/internal/near"
+	"github.com/stormaudit/stormaudit/policy"
 )
 
 // FileName is the name Find looks for.
@@ -205,14 +209,25 @@ func (p *parser) policy(v any) error {
 	if !ok || s == "" {
 		return p.fail("policy", "a preset name or a policy file", describe(v))
 	}
-	if strings.ContainsAny(s, `/\`) || strings.HasSuffix(s, ".toml") || strings.HasSuffix(s, ".json") {
-		if !filepath.IsAbs(s) {
-			s = filepath.Join(filepath.Dir(p.name), s) // relative to the file
-		}
+	if !slices.Contains(policy.PresetNames(), s) {
+		s = p.relative(s) // a file, named relative to this one
 	}
 	p.c.Policy = s
 	return nil
 }
+
+// relative returns path, a path relative to the configuration file,
+// relative to the working directory instead (or absolute).
+func (p *parser) relative(path string) string {
+	if path == "" || path == "-" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(filepath.Dir(p.name), path)
+}
+
+// pathSettings are the [check] keys whose values are paths (output, a
+// comma-separated list of them), which are relative to the file.
+var pathSettings = map[string]bool{"baseline": true, "output": true}
 
 func (p *parser) table(key string, v any) (map[string]any, error) {
 	t, ok := v.(map[string]any)
@@ -371,6 +386,13 @@ func (p *parser) check(v any) error {
 		default:
 			return p.fail("check."+k, "a string, an integer or true or false", describe(x))
 		}
+		if pathSettings[k] {
+			parts := strings.Split(s, ",")
+			for i := range parts {
+				parts[i] = p.relative(strings.TrimSpace(parts[i]))
+			}
+			s = strings.Join(parts, ",")
+		}
 		p.c.Check = append(p.c.Check, Setting{Name: k, Value: s, Line: p.lines["check."+k]})
 	}
 	return nil
@@ -414,6 +436,9 @@ func keyLines(data []byte) map[string]int {
 		key := ""
 		switch {
 		case strings.HasPrefix(s, "["):
+			if end := strings.Index(s, "]"); end > 0 { // a comment may follow
+				s = s[:end]
+			}
 			table = strings.TrimSpace(strings.Trim(s, "[]"))
 			key = table
 		case strings.Contains(s, "=") && !strings.HasPrefix(s, "#"):

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stormaudit/stormaudit/analyze"
@@ -111,5 +112,24 @@ func TestParseThresholds(t *testing.T) {
 		if _, err := Parse("s.toml", []byte(c.doc)); err == nil || err.Error() != c.want {
 			t.Errorf("%q:\n got %v\nwant %s", c.doc, err, c.want)
 		}
+	}
+}
+
+// TestParseFineDetail: a comment after a table header keeps the lines of
+// its keys; NaN is no threshold; paths are relative to the file.
+func TestParseFineDetail(t *testing.T) {
+	_, err := Parse("s.toml", []byte("[rules.resync]   # thresholds\ngrop = 5"))
+	if err == nil || !strings.HasPrefix(err.Error(), "s.toml:2: rules.resync.grop:") {
+		t.Errorf("after a commented header: %v", err)
+	}
+	if _, err := Parse("s.toml", []byte("[rules.resync]\ntick_s = nan")); err == nil {
+		t.Error("tick_s = nan accepted")
+	}
+	c, err := Parse("/repo/ci/stormaudit.toml", []byte("policy = \"fleet.policy\"\n[check]\nbaseline = \"base.json\"\noutput = \"-, out/check.sarif\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Policy != "/repo/ci/fleet.policy" || c.Check[0].Value != "/repo/ci/base.json" || c.Check[1].Value != "-,/repo/ci/out/check.sarif" {
+		t.Errorf("paths not relative to the file: %q, %+v", c.Policy, c.Check)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -481,6 +482,9 @@ func (f *arrowFile) nanos(a arrow.Array, rec arrow.RecordBatch) (arrow.Array, er
 	}
 	out := make([]arrow.Timestamp, len(in))
 	for i, v := range in {
+		if int64(v) > math.MaxInt64/f.atScale || int64(v) < math.MinInt64/f.atScale {
+			return nil, fmt.Errorf("%s: row %d: %s: expected a time from 1678 to 2261, found %d units of %d ns", f.path, f.rows+int64(i), columnNames[colRecordedAt], v, f.atScale)
+		}
 		out[i] = v * arrow.Timestamp(f.atScale)
 		if ns != nil && ns.IsValid(i) {
 			if k := ns.Value(i); k >= 1 && k <= 999 && f.atScale == 1000 {

@@ -2,7 +2,10 @@ package dataset
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -10,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/internal/testkit"
@@ -107,5 +111,36 @@ func TestSplitTime(t *testing.T) {
 		if us, rem := splitTime(c.ns); us != c.us || rem != c.rem || us*1000+int64(rem) != c.ns {
 			t.Errorf("splitTime(%d) = %d, %d; want %d, %d", c.ns, us, rem, c.us, c.rem)
 		}
+	}
+}
+
+// TestRecordedAtBeyondNanoseconds: a file (of another writer) whose
+// recorded_at, in microseconds, lies beyond what nanoseconds hold (after
+// 2262) gives a row error, not a time wrapped into the past.
+func TestRecordedAtBeyondNanoseconds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "far.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[row](f)
+	line := int64(1)
+	if _, err := w.Write([]row{{ClientID: "dev-1", RecordedAt: 253402300799000000, Outcome: "connected", Source: "far.ndjson", Line: line}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	recs := make([]auditfmt.Record, 1)
+	_, err = r.Read(recs)
+	var re *RowError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "recorded_at: expected a time from 1678 to 2261") {
+		t.Errorf("Read: %v, want a row error for recorded_at", err)
 	}
 }

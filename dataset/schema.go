@@ -466,7 +466,11 @@ func (d *decoder) set(rec *auditfmt.Record, c int, v *parquet.Value) (err error)
 	case colClientID:
 		rec.ClientID = d.str(c, v)
 	case colRecordedAt:
-		rec.RecordedAt = v.Int64() * d.atScale
+		t := v.Int64()
+		if t > math.MaxInt64/d.atScale || t < math.MinInt64/d.atScale {
+			return &auditfmt.FieldError{Field: columnNames[c], Expected: "a time from 1678 to 2261 (Unix nanoseconds)", Found: fmt.Sprintf("%d units of %d ns", t, d.atScale)}
+		}
+		rec.RecordedAt = t * d.atScale
 	case colRecordedAtNs: // after recorded_at: columns decode in order
 		ns := v.Int32()
 		if ns < 1 || ns > 999 || d.atScale != 1000 {

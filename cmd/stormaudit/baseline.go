@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/stormaudit/stormaudit/analyze"
@@ -13,17 +15,9 @@ import (
 // the findings of --baseline from res, keeping the fingerprints of the
 // rest for SARIF. Both files may be one: the old baseline is read first.
 func applyBaseline(cmd *cli.Command, res *analyze.Result, in *input) error {
-	var base *report.Baseline
-	if path := cmd.String("baseline"); path != "" {
-		f, err := os.Open(path)
-		if err != nil {
-			return usageErr("check: --baseline: %v", err)
-		}
-		base, err = report.ReadBaseline(f)
-		f.Close()
-		if err != nil {
-			return usageErr("check: --baseline: %s: %v", path, err)
-		}
+	base, err := readBaseline(cmd.String("baseline"), cmd.String("write-baseline") != "")
+	if err != nil {
+		return err
 	}
 	if path := cmd.String("write-baseline"); path != "" {
 		if err := writeBaseline(path, res); err != nil {
@@ -41,6 +35,27 @@ func applyBaseline(cmd *cli.Command, res *analyze.Result, in *input) error {
 		}
 	}
 	return nil
+}
+
+// readBaseline reads the baseline at path, nil for none ("", or a file
+// not yet written when a check is writing the first).
+func readBaseline(path string, writing bool) (*report.Baseline, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && writing:
+		return nil, nil // the first baseline: nothing to filter by yet
+	case err != nil:
+		return nil, usageErr("check: --baseline: %v", err)
+	}
+	defer f.Close()
+	base, err := report.ReadBaseline(f)
+	if err != nil {
+		return nil, usageErr("check: --baseline: %s: %v", path, err)
+	}
+	return base, nil
 }
 
 // writeBaseline writes the baseline of res to path, through a temporary

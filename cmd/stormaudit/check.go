@@ -87,6 +87,14 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err := refuseClobber("check: --output", paths, cmd.Args().Slice()); err != nil {
 		return err
 	}
+	// a baseline is an input too, and the one written is an output
+	wb, base := cmd.String("write-baseline"), cmd.String("baseline")
+	if err := refuseClobber("check: --output", paths, []string{base, wb}); err != nil {
+		return err
+	}
+	if err := refuseClobber("check: --write-baseline", []string{wb}, cmd.Args().Slice()); err != nil {
+		return err
+	}
 	res, in, err := checkInput(ctx, cmd, opts)
 	if in != nil {
 		defer in.close()

@@ -38,24 +38,56 @@ func list(vs ...string) func() []string { return func() []string { return vs } }
 func complete(app *cli.Command, args []string, w io.Writer) bool {
 	words := args[1 : len(args)-1]
 	cmd, name := app, ""
-	for _, word := range words {
-		if sub := cmd.Command(word); sub != nil && !strings.HasPrefix(word, "-") {
+	for i := 0; i < len(words); i++ {
+		word := words[i]
+		if strings.HasPrefix(word, "-") {
+			if f := flagNamed(cmd, word); f != nil && !isBool(f) && !strings.Contains(word, "=") && i < len(words)-1 {
+				i++ // its value
+			}
+			continue
+		}
+		if sub := cmd.Command(word); sub != nil {
 			cmd, name = sub, strings.TrimSpace(name+" "+word)
 		}
 	}
 	if len(words) > 0 && strings.HasPrefix(words[len(words)-1], "-") {
-		flag := strings.TrimLeft(words[len(words)-1], "-")
-		if vals := valuesOf(name, flag); vals != nil {
-			for _, v := range vals {
+		f := flagNamed(cmd, words[len(words)-1])
+		switch {
+		case f == nil:
+			return false // a flag being typed: urfave/cli lists them
+		case !isBool(f):
+			for _, v := range valuesOf(name, f.Names()[0]) {
 				fmt.Fprintln(w, v)
 			}
-			return true
+			return true // its values, or the shell's files
 		}
-		// a flag of the command: what follows is its value (a file, a
-		// number) or, after a boolean, an argument; else a flag being typed
-		return hasFlag(cmd, flag)
+		// after a boolean flag, what follows the command
 	}
-	return len(cmd.Commands) == 0 // arguments, files; or subcommands
+	for _, sub := range cmd.Commands { // subcommands; none: arguments, files
+		if !sub.Hidden {
+			fmt.Fprintf(w, "%s:%s\n", sub.Name, sub.Usage)
+		}
+	}
+	return true
+}
+
+// flagNamed returns cmd's flag (or the root's) that word (-f, --format)
+// names, nil if none.
+func flagNamed(cmd *cli.Command, word string) cli.Flag {
+	name := strings.TrimLeft(word, "-")
+	for _, c := range []*cli.Command{cmd, cmd.Root()} {
+		for _, f := range c.Flags {
+			if slices.Contains(f.Names(), name) {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+func isBool(f cli.Flag) bool {
+	_, ok := f.(*cli.BoolFlag)
+	return ok
 }
 
 func valuesOf(cmd, flag string) []string {

@@ -40,6 +40,10 @@ func TestBashCompletion(t *testing.T) {
 		{"stormaudit check -q fleet.n", "fleet.ndjson"},
 		{"stormaudit policy sh", "show"},
 		{"stormaudit export --compression l", "lz4"},
+		{"stormaudit check -f j", "json junit"},
+		{"stormaudit --no-config ch", "check"},
+		{"stormaudit --config fleet.toml check --format j", "json junit"},
+		{"stormaudit check --output fleet.n", "fleet.ndjson"},
 	} {
 		words := strings.Split(c.line, " ")
 		script := `source stormaudit.bash

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stormaudit/stormaudit/analyze"
@@ -43,13 +44,18 @@ func loadConfig(cmd *cli.Command) (*config.Config, error) {
 // command line and the environment left unset: --policy, and for check
 // the [check] table; it returns the rules' selection and severities.
 func applyConfig(cmd *cli.Command, c *config.Config) (disabled map[string]bool, severity map[string]analyze.Severity, err error) {
-	if c.Policy != "" && hasFlag(cmd, "policy") && !cmd.IsSet("policy") {
+	if c.Policy != "" && hasFlag(cmd, "policy") && !setOutside(cmd, "policy") {
 		if err := cmd.Set("policy", c.Policy); err != nil {
 			return nil, nil, usageErr("config: %s: policy: %v", c.Path, err)
 		}
 	}
 	if cmd.Name == "check" {
+		// outputs pair with formats: the file's go with the file's formats
+		ownFormat := !setOutside(cmd, "format")
 		for _, s := range c.Check {
+			if s.Name == "output" && !ownFormat {
+				continue
+			}
 			if err := applySetting(cmd, c.Path, s); err != nil {
 				return nil, nil, err
 			}
@@ -78,13 +84,19 @@ func applySetting(cmd *cli.Command, path string, s config.Setting) error {
 		}
 		return usageErr("config: %s: expected a flag of check (%s), found %s", at, strings.Join(names, ", "), found)
 	}
-	if cmd.IsSet(s.Name) && !(valueKind(cmd, s.Name) == "a string" && cmd.String(s.Name) == "") {
-		return nil // the command line or the environment wins (an empty variable is no setting)
+	if setOutside(cmd, s.Name) {
+		return nil // the command line or the environment wins
 	}
 	if err := cmd.Set(s.Name, s.Value); err != nil {
 		return usageErr("config: %s: expected %s, found %q", at, valueKind(cmd, s.Name), s.Value)
 	}
 	return nil
+}
+
+// setOutside reports whether the command line or the environment set
+// cmd's flag name; an empty string (an empty variable) sets nothing.
+func setOutside(cmd *cli.Command, name string) bool {
+	return cmd.IsSet(name) && !(valueKind(cmd, name) == "a string" && cmd.String(name) == "")
 }
 
 // valueKind says what cmd's flag name takes.
@@ -177,7 +189,11 @@ func runConfigShow(_ context.Context, cmd *cli.Command) error {
 				v = s.Value
 			}
 		}
-		fmt.Fprintf(w, "%s = %q\n", name, v)
+		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+			fmt.Fprintf(w, "%s = %s\n", name, v)
+		} else {
+			fmt.Fprintf(w, "%s = %q\n", name, v)
+		}
 	}
 	return nil
 }
@@ -227,7 +243,11 @@ func flagDefault(cmd *cli.Command, name string) string {
 	for _, f := range cmd.Flags {
 		if slices.Contains(f.Names(), name) {
 			if d, ok := f.(cli.DocGenerationFlag); ok {
-				return d.GetValue()
+				v := d.GetValue()
+				if u, err := strconv.Unquote(v); err == nil {
+					return u
+				}
+				return v
 			}
 		}
 	}

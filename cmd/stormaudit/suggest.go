@@ -20,7 +20,11 @@ func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error 
 		if cmd.Root() != cmd {
 			msg = strings.TrimPrefix(cmd.FullName(), cmd.Root().Name+" ") + ": " + msg
 		}
-		if near := nearest(name, visibleFlagNames(cmd)); near != "" {
+		names := visibleFlagNames(cmd)
+		if cmd.Root() != cmd {
+			names = append(names, visibleFlagNames(cmd.Root())...) // the root's apply to every command
+		}
+		if near := nearest(name, names); near != "" {
 			msg += fmt.Sprintf("; did you mean %s?", flagText(near))
 		}
 		msg += fmt.Sprintf(" (%s --help lists the flags)", cmd.FullName())
