@@ -57,6 +57,9 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 		return usageErr("ingest: no INPUT given; expected one or more files, or - for stdin")
 	}
 	out := cmd.String("output")
+	if out == "" { // an empty STORMAUDIT_DATASET passes as set
+		return usageErr("ingest: --output is required: the dataset directory to create")
+	}
 	quiet := cmd.Bool("quiet")
 	stderr := cmd.Root().ErrWriter
 	sources := make([]ingest.Source, len(inputs))
