@@ -93,8 +93,10 @@ func (r *hotLoop) Device(c *Context, d *Device) {
 			t.add(d.Attempts[i].Start, d.Events[d.Attempts[i].Backoff].Ref)
 		}
 	}
-	for _, i := range r.order[pk.from : pk.from+pk.n] {
-		t.add(d.Attempts[i].Start, d.Events[d.Attempts[i].Backoff].Ref)
+	if pk.n >= r.opens { // the peak rests on its window's attempts only when it qualified
+		for _, i := range r.order[pk.from : pk.from+pk.n] {
+			t.add(d.Attempts[i].Start, d.Events[d.Attempts[i].Backoff].Ref)
+		}
 	}
 	f := t.finding(hotLoopID, Error, d)
 	f.Message, f.Explanation = r.text(d, rs, pk)

@@ -197,8 +197,12 @@ func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained i
 // text says how the device's CONNECTs compare with the flapping
 // detection.
 func (fr flappingRule) text(id string, fl flapping) string {
-	s := fmt.Sprintf(" Its CONNECTs (connected and refused records) peaked at %d in the %s from %s; flapping detection (EMQX's, by default) bans a client id "+
-		"that sends %d within %s, for %s", fl.peak, spanText(time.Duration(fr.window)), fmtTime(fl.peakAt), fr.max, spanText(time.Duration(fr.window)), spanText(fr.ban))
+	rule := fmt.Sprintf("flapping detection set to ban a client id that sends %d within %s, for %s", fr.max, spanText(time.Duration(fr.window)), spanText(fr.ban))
+	if fr == (flappingRule{max: flappingMax, window: flappingWindow, ban: flappingBan}) {
+		rule = fmt.Sprintf("EMQX's flapping detection, enabled with its defaults, bans a client id that sends %d within %s, for %s",
+			fr.max, spanText(time.Duration(fr.window)), spanText(fr.ban))
+	}
+	s := fmt.Sprintf(" Its CONNECTs (connected and refused records) peaked at %d in the %s from %s; %s", fl.peak, spanText(time.Duration(fr.window)), fmtTime(fl.peakAt), rule)
 	if fl.ban == NoTime {
 		return s + ": it stayed below."
 	}

@@ -45,10 +45,10 @@ type quietDevice struct {
 
 func init() { register(func() Rule { return &silentGiveUp{grace: GiveUpGrace} }) }
 
-func (*silentGiveUp) Info() RuleInfo {
+func (r *silentGiveUp) Info() RuleInfo {
 	return RuleInfo{ID: "silent-give-up", Severity: Error, Title: "a device that stops attempting without a gave_up or stopped record",
 		Help: "The device's last record leaves it retrying (a failure, a disconnect, or a backoff_wait whose socket-open was due) " +
-			"and the log runs on more than 60 s past when its next record was due, with nothing from it and no gave_up or " +
+			"and the log runs on more than " + spanText(r.grace) + " past when its next record was due, with nothing from it and no gave_up or " +
 			"stopped record. A device that quits retrying without saying so stays offline unnoticed."}
 }
 

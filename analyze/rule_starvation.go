@@ -53,11 +53,11 @@ type starveDevice struct {
 
 func init() { register(func() Rule { return &starvation{floor: StarveFloor} }) }
 
-func (*starvation) Info() RuleInfo {
+func (r *starvation) Info() RuleInfo {
 	return RuleInfo{ID: "starvation", Severity: Warning, Title: "a device that never recovers, or recovers far later than the fleet",
 		Help: "A device still without a connection at the end of the log while at least half of the devices that lost " +
 			"theirs recovered, down longer than the fleet's median time to recover plus twice the longest retry wait of 99% " +
-			"of the recovered devices (and 1 minute), starved (error); a device that recovered later than 3 × the median, " +
+			"of the recovered devices (and " + spanText(r.floor) + "), starved (error); a device that recovered later than 3 × the median, " +
 			"the 99th percentile (from 100 recovered devices) and that bound is starving (warning). The fleet's operating picture has holes exactly " +
 			"where these devices are, long after the incident looks over."}
 }

@@ -60,8 +60,10 @@
 // records is placed at line 1 of the first input, since code scanning
 // rejects a file holding any result without a physical location.
 // partialFingerprints["stormauditFinding/v2"] is a hash of the rule, the
-// device and the finding's start (the time of its first record), with an
-// ordinal for findings that share all three, so that a finding keeps its
+// device, the finding's start (the time of its first record) and the
+// shape of its message (its words, numbers aside: which kind of finding of
+// the rule it is), with an ordinal for findings that share all four, so
+// that a finding keeps its
 // alert from one run to the next however the input is named (f.ndjson or
 // ./f.ndjson) and wherever its lines move. (v1 hashed the input as typed
 // and the line, and a moved line changed every fingerprint.) Relative

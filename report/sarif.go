@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -271,10 +272,24 @@ func artifactURI(name string) string {
 }
 
 // fingerprint hashes what identifies a finding across runs: its rule,
-// its device and when it began (the time of its first record), none of
-// which depends on where the log sits or on which line a record is.
+// its device, when it began (the time of its first record) and what kind
+// of finding of its rule it is (the shape of its message: the words, not
+// the numbers), none of which depends on where the log sits, on which
+// line a record is, or on how many records the log holds.
 func fingerprint(f *analyze.Finding) string {
-	return fingerprintOf(f.Rule + "\x00" + f.Device + "\x00" + strconv.FormatInt(f.Start, 10))
+	return fingerprintOf(f.Rule + "\x00" + f.Device + "\x00" + strconv.FormatInt(f.Start, 10) + "\x00" + messageShape(f.Message))
+}
+
+var (
+	numbers = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+	plurals = regexp.MustCompile(`# ([A-Za-z_-]+?)s\b`)
+)
+
+// messageShape is a message with its numbers as # and the nouns they
+// count in the singular: "3 of 15 delays" and "1 of 1 delay" have one
+// shape, "ceiling_s disagrees" another.
+func messageShape(msg string) string {
+	return plurals.ReplaceAllString(numbers.ReplaceAllString(msg, "#"), "# $1")
 }
 
 func fingerprintOf(s string) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stormaudit/stormaudit/analyze"
@@ -142,8 +143,9 @@ func TestSARIF(t *testing.T) {
 }
 
 // TestSARIFFingerprints: a finding's fingerprint depends on its rule,
-// device and start only (not on its text, its end or where its records
-// are), and differs between findings.
+// device, start and the shape of its message only (not on its numbers,
+// its explanation, its end or where its records are), and differs between
+// findings.
 func TestSARIFFingerprints(t *testing.T) {
 	r := fixture()
 	seen := map[string]int{}
@@ -154,23 +156,46 @@ func TestSARIFFingerprints(t *testing.T) {
 		}
 		seen[fp] = i
 	}
-	f := r.Findings[0]
+	f := analyze.Finding{Rule: "delay-bounds", Device: "dev-1", Start: 5, Message: "3 of 15 delays outside the policy's bounds; the worst 41.2 s"}
 	fp := fingerprint(&f)
-	f.Message, f.Explanation, f.End = "another text", "", f.End+1
-	f.Records = []analyze.Ref{{Source: 1, Line: 99, File: 0, Row: 3}}
-	if got := fingerprint(&f); got != fp {
-		t.Errorf("fingerprint changed with the text or the records' places: %s, was %s", got, fp)
+	g := f
+	g.Message, g.Explanation, g.End = "1 of 1 delay outside the policy's bounds; the worst 7 s", "", 9
+	g.Records = []analyze.Ref{{Source: 1, Line: 99, File: 0, Row: 3}}
+	if got := fingerprint(&g); got != fp {
+		t.Errorf("fingerprint changed with the numbers, the explanation or the records: %s, was %s", got, fp)
 	}
 	for name, change := range map[string]func(*analyze.Finding){
-		"device": func(f *analyze.Finding) { f.Device = "dev-0009" },
-		"rule":   func(f *analyze.Finding) { f.Rule = "hot-loop" },
-		"start":  func(f *analyze.Finding) { f.Start++ },
+		"device":  func(f *analyze.Finding) { f.Device = "dev-0009" },
+		"rule":    func(f *analyze.Finding) { f.Rule = "hot-loop" },
+		"start":   func(f *analyze.Finding) { f.Start++ },
+		"message": func(f *analyze.Finding) { f.Message = "ceiling_s disagrees with the policy at 2 attempts" },
 	} {
-		g := r.Findings[0]
+		g := f
 		change(&g)
 		if fingerprint(&g) == fp {
 			t.Errorf("fingerprint did not change with the %s", name)
 		}
+	}
+}
+
+// TestBaselineKeepsKindsApart: two findings of one rule, device and start
+// (a device's delays and its ceilings) keep their own fingerprints
+// whichever is present, so a baseline of one never hides the other.
+func TestBaselineKeepsKindsApart(t *testing.T) {
+	old := analyze.Finding{Rule: "delay-bounds", Severity: analyze.Warning, Device: "dev-1", Start: 5, Message: "ceiling_s disagrees with the policy at 2 attempts"}
+	newer := analyze.Finding{Rule: "delay-bounds", Severity: analyze.Warning, Device: "dev-1", Start: 5, Message: "4 of 9 delays outside the policy's bounds"}
+	var b strings.Builder
+	if err := WriteBaseline(&b, &analyze.Result{Findings: []analyze.Finding{old}}); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadBaseline(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &analyze.Result{Findings: []analyze.Finding{newer, old}}
+	base.Filter(r)
+	if len(r.Findings) != 1 || r.Findings[0].Message != newer.Message {
+		t.Errorf("kept %v, want the new finding alone", r.Findings)
 	}
 }
 
