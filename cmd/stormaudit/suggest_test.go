@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/stormaudit/stormaudit/internal/near"
 )
 
 // TestSuggestions: an unknown command or flag names the nearest one the
@@ -30,16 +28,5 @@ func TestSuggestions(t *testing.T) {
 	}
 	if code, stdout, _ := runArgs(t); code != 0 || !strings.Contains(string(stdout), "COMMANDS") {
 		t.Errorf("no arguments: exit %d, want 0 and the help; stdout %q", code, stdout)
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want int
-	}{{"", "", 0}, {"check", "check", 0}, {"chek", "check", 1}, {"verfiy", "verify", 1}, {"formt", "format", 1}, {"abc", "", 3}, {"kitten", "sitting", 3}} {
-		if got := near.Distance(c.a, c.b); got != c.want {
-			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
-		}
 	}
 }
