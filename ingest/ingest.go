@@ -490,6 +490,6 @@ type TooManyRejectsError struct {
 }
 
 func (e *TooManyRejectsError) Error() string {
-	return fmt.Sprintf("%d of the %d lines read so far were rejected, more than the %d --max-rejects allows: stopped, no dataset written "+
-		"(is the input in a format ingest reads? raise --max-rejects, or -1 for no limit, to go on)", e.Rejected, e.Lines, e.Max)
+	return fmt.Sprintf("%d of the %d lines read so far were rejected, more than the %d --max-rejects allows: stopped "+
+		"(is the input in a format stormaudit reads? raise --max-rejects, or -1 for no limit, to go on)", e.Rejected, e.Lines, e.Max)
 }

@@ -79,7 +79,12 @@ func (ing *ingest) stream(fn func([]auditfmt.Record) error) error {
 	batch := make([]auditfmt.Record, 0, writeBatch)
 	var prev, e hashed
 	have := false
-	for {
+	for n := 0; ; n++ {
+		if n%writeBatch == 0 {
+			if err = ing.ctx.Err(); err != nil {
+				break // cancelled: no more records for fn
+			}
+		}
 		if err = m.next(&e); err != nil {
 			break
 		}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -36,5 +37,22 @@ func TestScanMatchesRun(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, rows) {
 		t.Fatalf("Scan yields %d records, Run writes %d rows, or in another order", len(got), len(rows))
+	}
+}
+
+// TestScanStopsWhenCancelled: a cancelled scan (Ctrl-C during a raw
+// check) yields no more records and says why, while it merges.
+func TestScanStopsWhenCancelled(t *testing.T) {
+	in := testkit.WriteInput(t, "fleet.ndjson", testkit.GenLines(20000, 40, 3))
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	_, err := Scan(ctx, filepath.Join(t.TempDir(), "scan"), []Source{{Name: in}}, Options{ChunkRecords: 700},
+		func(recs []auditfmt.Record) error {
+			calls++
+			cancel()
+			return nil
+		})
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Errorf("after a cancel in the first batch: %d calls, error %v; want 1 call and context.Canceled", calls, err)
 	}
 }

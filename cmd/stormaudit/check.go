@@ -46,6 +46,7 @@ Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 			&cli.DurationFlag{Name: "window", Value: analyze.DefaultWindow, Usage: "the window socket-opens are counted in for the fleet's figures"},
 			&cli.IntFlag{Name: "per-rule", Value: report.DefaultPerRule, Usage: "findings shown per rule in text (-1: all)"},
 			&cli.IntFlag{Name: "annotations", Value: report.DefaultGitHubMax, Usage: "findings annotated in github (-1: all)"},
+			&cli.Int64Flag{Name: "max-rejects", Value: ingest.DefaultMaxRejects, Usage: "raw logs: stop, exit 2, once more lines than this are rejected (-1: no limit)", Sources: cli.EnvVars("STORMAUDIT_MAX_REJECTS")},
 			&cli.StringFlag{Name: "baseline", Usage: "report only the findings absent from this baseline file", Sources: cli.EnvVars("STORMAUDIT_BASELINE"), TakesFile: true},
 			&cli.StringFlag{Name: "write-baseline", Usage: "write every finding of this check to a baseline file", TakesFile: true},
 			&cli.IntFlag{Name: "max-results", Value: report.DefaultSARIFMax, Usage: "results in sarif, the worst first (0: all; GitHub keeps 5,000 of a run with more than 25,000)"},
@@ -341,7 +342,7 @@ func checkRaw(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*ana
 	stderr, quiet := cmd.Root().ErrWriter, cmd.Bool("quiet")
 	bar := newProgressBar(stderr, quiet)
 	res, err := analyze.CheckRecords(func(fn func([]auditfmt.Record) error) (*dataset.Manifest, error) {
-		man, err := ingest.Scan(ctx, in.dir, ingestSources(cmd, args), ingest.Options{Progress: bar.update}, fn)
+		man, err := ingest.Scan(ctx, in.dir, ingestSources(cmd, args), ingest.Options{Progress: bar.update, MaxRejects: cmd.Int64("max-rejects")}, fn)
 		bar.done()
 		if err != nil {
 			return nil, &exitError{code: 2, err: fmt.Errorf("check: read: %w", err)}
