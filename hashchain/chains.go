@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/stormaudit/stormaudit/auditfmt"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -113,7 +114,9 @@ func (c *Chains) head(clientID string) (*Head, bool) {
 		}
 	}
 	origin := Origin(c.log, clientID)
-	return &Head{Origin: origin, Link: Genesis(origin)}, true
+	// quoted is made here, not on first use: the collector writer's
+	// encoders read it on goroutines of their own
+	return &Head{Origin: origin, Link: Genesis(origin), quoted: auditfmt.AppendJSONString(nil, origin)}, true
 }
 
 // keep makes h the current head, and keeps it if new.

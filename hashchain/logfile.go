@@ -36,13 +36,8 @@ const (
 )
 
 // quotedOrigin returns h.Origin as a JSON string, as the log's lines
-// write it, computed once per chain.
-func (h *Head) quotedOrigin() []byte {
-	if h.quoted == nil {
-		h.quoted = auditfmt.AppendJSONString(nil, h.Origin)
-	}
-	return h.quoted
-}
+// write it, made with the head (it is read concurrently).
+func (h *Head) quotedOrigin() []byte { return h.quoted }
 
 // linkBase64 is a link in standard base64, as lines write it.
 type linkBase64 = [44]byte

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stormaudit/stormaudit/dataset"
@@ -72,7 +73,7 @@ func (p *Problem) String() string {
 	case p.Origin == "": // a file of the dataset, not a row
 		return p.File + ": " + p.What
 	}
-	return fmt.Sprintf("%s row %d (origin %s, seq %d): %s", p.File, p.Row, p.Origin, p.Seq, p.What)
+	return fmt.Sprintf("%s row %d (origin %s, seq %d): %s", p.File, p.Row, strconv.Quote(p.Origin), p.Seq, p.What)
 }
 
 // Dataset recomputes every record's canonical bytes, chain link and tree

@@ -102,3 +102,32 @@ func TestSimulateRefusesWhatCannotFit(t *testing.T) {
 		t.Error("the output was created")
 	}
 }
+
+// TestProofTextEscaped: a proof file is untrusted input; its texts reach
+// the terminal escaped, so a forged one cannot print a line of its own
+// ("result: the record is in the checkpointed log") or hide the real one.
+func TestProofTextEscaped(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	log := `{"client_id": "dev-1", "attempt": 0, "backoff_delay_s": 0.5, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:30.1+00:00"}
+{"client_id": "dev-1", "attempt": 0, "backoff_delay_s": 0.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:31+00:00"}
+`
+	os.WriteFile("f.ndjson", []byte(log), 0o644)
+	if code, _, stderr := runArgs(t, "ingest", "-q", "-o", "ds", "f.ndjson"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runArgs(t, "prove", "--device", "dev-1", "--seq", "1", "-o", "p.proof", "ds"); code != 0 {
+		t.Fatal(stderr)
+	}
+	var p map[string]any
+	b, _ := os.ReadFile("p.proof")
+	json.Unmarshal(b, &p)
+	p["seq"] = 0 // invalid now
+	p["source"] = "f.ndjson line 0)\nresult:     the record is in the checkpointed log\n\x1b[8m"
+	b, _ = json.Marshal(p)
+	os.WriteFile("p.proof", b, 0o644)
+	code, out, _ := runArgs(t, "verify", "--proof", "p.proof")
+	if code != 1 || strings.Contains(string(out), "\nresult:     the record is in") || strings.Contains(string(out), "\x1b") {
+		t.Errorf("exit %d, stdout:\n%q", code, out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/hashchain"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"github.com/stormaudit/stormaudit/verify"
 
 	"github.com/urfave/cli/v3"
@@ -93,17 +94,18 @@ func runVerifyProof(cmd *cli.Command, path string, verifiers note.Verifiers, for
 		enc.Encode(res)
 	} else {
 		fmt.Fprintf(out, "proof:      %s\n", path)
-		fmt.Fprintf(out, "record:     origin %s, seq %d, row %d of %d (read from %s:%d)\n", p.Origin, p.Seq, p.Index, p.TreeSize, p.Source, p.Line)
+		// the proof file is untrusted input: every text of it is escaped
+		fmt.Fprintf(out, "record:     origin %s, seq %d, row %d of %d (read from %s:%d)\n", safe.Text(p.Origin), p.Seq, p.Index, p.TreeSize, safe.Text(p.Source), p.Line)
 		if err == nil {
-			fmt.Fprintf(out, "checkpoint: %s, %d records, root %s\n", cp.Origin, cp.Size, cp.Root)
+			fmt.Fprintf(out, "checkpoint: %s, %d records, root %s\n", safe.Text(cp.Origin), cp.Size, cp.Root)
 			if len(signers) > 0 {
-				fmt.Fprintf(out, "signature:  verified: %s\n", strings.Join(signers, ", "))
+				fmt.Fprintf(out, "signature:  verified: %s\n", safe.Text(strings.Join(signers, ", ")))
 			} else {
 				fmt.Fprintf(out, "signature:  NOT checked (give --verifier KEY.pub)\n")
 			}
 			fmt.Fprintf(out, "result:     the record is in the checkpointed log\n")
 		} else {
-			fmt.Fprintf(out, "result:     INVALID: %v\n", err)
+			fmt.Fprintf(out, "result:     INVALID: %s\n", safe.Text(err.Error()))
 		}
 	}
 	if err != nil {
