@@ -85,15 +85,7 @@ const DefaultMaxRejects = 100_000
 // returns an error only when it could not do its job (usage, I/O, an
 // unreadable input); rejects are not errors.
 func Run(ctx context.Context, dir string, sources []Source, opts Options) (*dataset.Manifest, error) {
-	if opts.ChunkRecords <= 0 {
-		opts.ChunkRecords = 1 << 18
-	}
-	if opts.FileRows <= 0 {
-		opts.FileRows = 1 << 22
-	}
-	if opts.MaxRejects == 0 {
-		opts.MaxRejects = DefaultMaxRejects
-	}
+	opts.setDefaults()
 	id, err := newDatasetID()
 	if err != nil {
 		return nil, err
@@ -143,21 +135,40 @@ func newDatasetID() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
+// setDefaults fills in the options left zero.
+func (o *Options) setDefaults() {
+	if o.ChunkRecords <= 0 {
+		o.ChunkRecords = 1 << 18
+	}
+	if o.FileRows <= 0 {
+		o.FileRows = 1 << 22
+	}
+	if o.MaxRejects == 0 {
+		o.MaxRejects = DefaultMaxRejects
+	}
+}
+
 func (ing *ingest) run(sources []Source) (*dataset.Manifest, error) {
+	if err := ing.read(sources); err != nil {
+		return nil, err
+	}
+	return ing.write()
+}
+
+// read reads every source into the sort, quarantining rejected lines in
+// the directory's rejects.ndjson: what Run and Scan share.
+func (ing *ingest) read(sources []Source) error {
 	ing.total = totalSize(sources)
 	rejects, err := newQuarantine(filepath.Join(ing.dir, dataset.RejectsName))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ing.rejects = rejects
 	err = ing.readAll(sources)
 	if cerr := rejects.close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return nil, err
-	}
-	return ing.write()
+	return err
 }
 
 type ingest struct {

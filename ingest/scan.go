@@ -22,12 +22,7 @@ import (
 // the path of a check of raw logs, which needs the records, not a signed
 // dataset of them.
 func Scan(ctx context.Context, dir string, sources []Source, opts Options, fn func(recs []auditfmt.Record) error) (*dataset.Manifest, error) {
-	if opts.ChunkRecords <= 0 {
-		opts.ChunkRecords = 1 << 18
-	}
-	if opts.MaxRejects == 0 {
-		opts.MaxRejects = DefaultMaxRejects
-	}
+	opts.setDefaults()
 	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}
@@ -35,15 +30,7 @@ func Scan(ctx context.Context, dir string, sources []Source, opts Options, fn fu
 		return nil, err
 	}
 	ing := &ingest{ctx: ctx, dir: dir, opts: opts, sort: newSorter(dir, opts.ChunkRecords), scan: true}
-	rejects, err := newQuarantine(filepath.Join(dir, dataset.RejectsName))
-	if err != nil {
-		return nil, err
-	}
-	ing.rejects = rejects
-	err = ing.readAll(sources)
-	if cerr := rejects.close(); err == nil {
-		err = cerr
-	}
+	err := ing.read(sources)
 	if err == nil {
 		err = ing.stream(fn)
 	}

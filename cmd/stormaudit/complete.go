@@ -99,16 +99,6 @@ func valuesOf(cmd, flag string) []string {
 	return nil
 }
 
-// hasFlag reports whether cmd has a flag called name.
-func hasFlag(cmd *cli.Command, name string) bool {
-	for _, f := range cmd.Flags {
-		if slices.Contains(f.Names(), name) {
-			return true
-		}
-	}
-	return false
-}
-
 // bashCompletion is the bash completion script: it needs nothing but bash
 // (not the bash-completion package), and falls back to file names where
 // stormaudit offers nothing.

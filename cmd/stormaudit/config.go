@@ -44,7 +44,7 @@ func loadConfig(cmd *cli.Command) (*config.Config, error) {
 // command line and the environment left unset: --policy, and for check
 // the [check] table; it returns the rules' selection and severities.
 func applyConfig(cmd *cli.Command, c *config.Config) (disabled map[string]bool, severity map[string]analyze.Severity, err error) {
-	if c.Policy != "" && hasFlag(cmd, "policy") && !setOutside(cmd, "policy") {
+	if c.Policy != "" && flagNamed(cmd, "policy") != nil && !setOutside(cmd, "policy") {
 		if err := cmd.Set("policy", c.Policy); err != nil {
 			return nil, nil, usageErr("config: %s: policy: %v", c.Path, err)
 		}
@@ -96,7 +96,8 @@ func applySetting(cmd *cli.Command, path string, s config.Setting) error {
 // setOutside reports whether the command line or the environment set
 // cmd's flag name; an empty string (an empty variable) sets nothing.
 func setOutside(cmd *cli.Command, name string) bool {
-	return cmd.IsSet(name) && !(valueKind(cmd, name) == "a string" && cmd.String(name) == "")
+	_, isString := flagNamed(cmd, name).(*cli.StringFlag)
+	return cmd.IsSet(name) && !(isString && cmd.String(name) == "")
 }
 
 // valueKind says what cmd's flag name takes.

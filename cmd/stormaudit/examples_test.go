@@ -51,7 +51,7 @@ func checkExample(t *testing.T, app *cli.Command, name, ex string) {
 	words := strings.Fields(line)[1:]
 	for len(words) > 0 && strings.HasPrefix(words[0], "-") { // the root's flags
 		n := 2
-		if hasFlag(app, strings.TrimLeft(words[0], "-")) && valueKind(app, strings.TrimLeft(words[0], "-")) == "true or false" {
+		if f := flagNamed(app, words[0]); f != nil && isBool(f) {
 			n = 1
 		}
 		words = words[min(n, len(words)):]
