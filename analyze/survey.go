@@ -199,6 +199,32 @@ func figures(d *Device, act *Activity) DeviceFigures {
 			act.Connects = append(act.Connects, e.At)
 		}
 	}
+	for _, o := range d.Opens() {
+		f.Attempts++
+		if o.Kind == OpenRefused || o.Kind == OpenFailed {
+			f.Failed++
+		}
+		f.Opens = append(f.Opens, o.At)
+		act.Opens = append(act.Opens, o)
+	}
+	slices.Sort(f.Opens)
+	for i := range d.Episodes {
+		if ep := &d.Episodes[i]; ep.Loss() {
+			f.Losses++
+			if ep.End != NoTime {
+				f.TTR = max(f.TTR, ep.recovery())
+			}
+		}
+	}
+	_, f.Down = d.Outage()
+	return f
+}
+
+// Opens returns the device's socket-opens that the log shows (as
+// FleetStats.Attempts counts them), each with what became of it, in
+// attempt order.
+func (d *Device) Opens() []Open {
+	var out []Open
 	for i := range d.Attempts {
 		a := &d.Attempts[i]
 		if !openInLog(d, a) {
@@ -215,22 +241,32 @@ func figures(d *Device, act *Activity) DeviceFigures {
 				kind = OpenFailed
 			}
 		}
-		f.Attempts++
-		if kind == OpenRefused || kind == OpenFailed {
-			f.Failed++
-		}
-		f.Opens = append(f.Opens, a.Open)
-		act.Opens = append(act.Opens, Open{At: a.Open, Kind: kind})
+		out = append(out, Open{At: a.Open, Kind: kind})
 	}
-	slices.Sort(f.Opens)
-	for i := range d.Episodes {
-		if ep := &d.Episodes[i]; ep.Loss() {
-			f.Losses++
-			if ep.End != NoTime {
-				f.TTR = max(f.TTR, ep.recovery())
-			}
+	return out
+}
+
+// BucketWidths are the widths a histogram of the fleet's activity steps
+// through as it zooms: round durations from 1 ms to 30 days.
+var BucketWidths = []time.Duration{
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond,
+	50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour,
+}
+
+// BucketWidth returns the narrowest of BucketWidths, at least least, in
+// which [first, last] spans at most n buckets (the widest when none does).
+func BucketWidth(first, last int64, least time.Duration, n int) time.Duration {
+	for _, w := range BucketWidths {
+		if w < least {
+			continue
+		}
+		origin := floorDiv(first, int64(w)) * int64(w)
+		if (last-origin)/int64(w)+1 <= int64(n) {
+			return w
 		}
 	}
-	_, f.Down = d.Outage()
-	return f
+	return BucketWidths[len(BucketWidths)-1]
 }

@@ -1,15 +1,18 @@
 package replay
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stormaudit/stormaudit/internal/safe"
 )
 
 // Report says what a replay did to the broker.
@@ -187,32 +190,38 @@ func WriteJSON(w io.Writer, reps ...*Report) error {
 	return enc.Encode(map[string]*Report{"recorded": reps[0], "what_if": reps[1]})
 }
 
+// Row is one line of a report: its name and its value in a report.
+type Row struct {
+	Name  string
+	Value func(*Report) string
+}
+
+// Rows are the lines WriteText writes, in order: a comparison shows each
+// with the value of every report beside it.
+var Rows = []Row{
+	{Name: "broker", Value: func(r *Report) string { return r.Broker + " (MQTT " + r.Protocol + ")" }},
+	{Name: "devices", Value: func(r *Report) string { return fmt.Sprint(r.Devices) }},
+	{Name: "connects scheduled", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsScheduled) }},
+	{Name: "connects attempted", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsAttempted) }},
+	{Name: "accepted", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsAccepted) }},
+	{Name: "refused", Value: func(r *Report) string { return refusedText(r) }},
+	{Name: "timed out", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsTimedOut) }},
+	{Name: "failed (no broker)", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsFailed) }},
+	{Name: "peak accepted/s", Value: func(r *Report) string { return fmt.Sprintf("%d at +%.1fs", r.PeakConnectsPerS, r.PeakAtS) }},
+	{Name: "lateness p50/p99", Value: func(r *Report) string { return fmt.Sprintf("%.2f / %.2f ms", r.LatenessP50Ms, r.LatenessP99Ms) }},
+	{Name: "CONNACK p50/p99/max", Value: func(r *Report) string {
+		return fmt.Sprintf("%.1f / %.1f / %.1f ms", r.ConnackP50Ms, r.ConnackP99Ms, r.ConnackMaxMs)
+	}},
+	{Name: "recovered", Value: func(r *Report) string {
+		return fmt.Sprintf("%d of %d, p50 %.1fs, p99 %.1fs", r.Recovered, r.Devices, r.RecoverP50S, r.RecoverP99S)
+	}},
+	{Name: "wills delivered", Value: func(r *Report) string { return fmt.Sprint(r.WillsDelivered) }},
+	{Name: "result", Value: func(r *Report) string { return r.Verdict + interruptedText(r) }},
+}
+
 // WriteText writes the reports for a terminal, side by side when there
 // are two.
 func WriteText(w io.Writer, reps ...*Report) error {
-	rows := []struct {
-		name string
-		val  func(*Report) string
-	}{
-		{"broker", func(r *Report) string { return r.Broker + " (MQTT " + r.Protocol + ")" }},
-		{"devices", func(r *Report) string { return fmt.Sprint(r.Devices) }},
-		{"connects scheduled", func(r *Report) string { return fmt.Sprint(r.ConnectsScheduled) }},
-		{"connects attempted", func(r *Report) string { return fmt.Sprint(r.ConnectsAttempted) }},
-		{"accepted", func(r *Report) string { return fmt.Sprint(r.ConnectsAccepted) }},
-		{"refused", func(r *Report) string { return refusedText(r) }},
-		{"timed out", func(r *Report) string { return fmt.Sprint(r.ConnectsTimedOut) }},
-		{"failed (no broker)", func(r *Report) string { return fmt.Sprint(r.ConnectsFailed) }},
-		{"peak accepted/s", func(r *Report) string { return fmt.Sprintf("%d at +%.1fs", r.PeakConnectsPerS, r.PeakAtS) }},
-		{"lateness p50/p99", func(r *Report) string { return fmt.Sprintf("%.2f / %.2f ms", r.LatenessP50Ms, r.LatenessP99Ms) }},
-		{"CONNACK p50/p99/max", func(r *Report) string {
-			return fmt.Sprintf("%.1f / %.1f / %.1f ms", r.ConnackP50Ms, r.ConnackP99Ms, r.ConnackMaxMs)
-		}},
-		{"recovered", func(r *Report) string {
-			return fmt.Sprintf("%d of %d, p50 %.1fs, p99 %.1fs", r.Recovered, r.Devices, r.RecoverP50S, r.RecoverP99S)
-		}},
-		{"wills delivered", func(r *Report) string { return fmt.Sprint(r.WillsDelivered) }},
-		{"result", func(r *Report) string { return r.Verdict + interruptedText(r) }},
-	}
 	var b strings.Builder
 	if len(reps) > 1 {
 		fmt.Fprintf(&b, "%-20s", "")
@@ -223,10 +232,10 @@ func WriteText(w io.Writer, reps ...*Report) error {
 	} else {
 		fmt.Fprintf(&b, "%-20s  %s (speed %gx)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed)
 	}
-	for _, row := range rows {
-		fmt.Fprintf(&b, "%-20s", row.name+":")
+	for _, row := range Rows {
+		fmt.Fprintf(&b, "%-20s", row.Name+":")
 		for _, r := range reps {
-			fmt.Fprintf(&b, "  %-34s", row.val(r))
+			fmt.Fprintf(&b, "  %-34s", row.Value(r))
 		}
 		b.WriteString("\n")
 	}
@@ -266,4 +275,40 @@ func interruptedText(r *Report) string {
 		return " (interrupted: a partial report)"
 	}
 	return ""
+}
+
+// ReadJSON reads what WriteJSON wrote: one report, or a comparison's
+// recorded and what-if reports, in that order. Unknown members are
+// errors, so that a file of another kind is not read as an empty report.
+func ReadJSON(r io.Reader) ([]*Report, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	strict := func(v any) error {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return err
+		}
+		if dec.More() {
+			return errors.New("more than one JSON value")
+		}
+		return nil
+	}
+	var pair struct {
+		Recorded *Report `json:"recorded"`
+		WhatIf   *Report `json:"what_if"`
+	}
+	if err := strict(&pair); err == nil && pair.Recorded != nil && pair.WhatIf != nil {
+		return []*Report{pair.Recorded, pair.WhatIf}, nil
+	}
+	var one Report
+	if err := strict(&one); err != nil {
+		return nil, fmt.Errorf("expected the JSON of stormaudit replay --format json (a report, or {\"recorded\", \"what_if\"}): %w", err)
+	}
+	if one.Plan == "" {
+		return nil, errors.New("expected the JSON of stormaudit replay --format json: it has no plan")
+	}
+	return []*Report{&one}, nil
 }

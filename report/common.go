@@ -29,8 +29,8 @@ func source(sources []string, i int32) string {
 	return sources[i]
 }
 
-// refText names a record by its input and line: "log.ndjson:12".
-func refText(sources []string, ref analyze.Ref) string {
+// RefText names a record by its input and line: "log.ndjson:12".
+func RefText(sources []string, ref analyze.Ref) string {
 	return source(sources, ref.Source) + ":" + strconv.FormatInt(ref.Line, 10)
 }
 

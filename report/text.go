@@ -238,7 +238,7 @@ func recordsText(sources []string, refs []analyze.Ref, n int) string {
 	}
 	parts := make([]string, len(shown))
 	for i, ref := range shown {
-		parts[i] = refText(sources, ref)
+		parts[i] = RefText(sources, ref)
 	}
 	s := strings.Join(parts, ", ")
 	if more := len(refs) - len(shown); more > 0 {

@@ -41,11 +41,11 @@ func TimelineText(w io.Writer, t Timeline) error {
 	fmt.Fprint(bw, "\n\n")
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "time\toutcome\tattempt\tdelay_s\tsocket-open\trecord")
-	opens := socketOpens(d)
+	opens := SocketOpens(d)
 	for i := range d.Events {
 		e := &d.Events[i]
-		rec := safe.Text(refText(t.Sources, e.Ref))
-		if x := eventExtras(e); x != "" {
+		rec := safe.Text(RefText(t.Sources, e.Ref))
+		if x := EventExtras(e); x != "" {
 			rec += "  " + x
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", Time(e.At), e.Outcome, e.Attempt, seconds(e.Delay), opens[i], rec)
@@ -60,9 +60,9 @@ func TimelineText(w io.Writer, t Timeline) error {
 	return bw.Flush()
 }
 
-// socketOpens returns, for each event, the derived socket-open of the
+// SocketOpens returns, for each event, the derived socket-open of the
 // attempt its backoff_wait began, or "".
-func socketOpens(d *analyze.Device) []string {
+func SocketOpens(d *analyze.Device) []string {
 	opens := make([]string, len(d.Events))
 	for _, a := range d.Attempts {
 		opens[a.Backoff] = Time(a.Open)
@@ -70,8 +70,8 @@ func socketOpens(d *analyze.Device) []string {
 	return opens
 }
 
-// eventExtras lists the optional fields a record has.
-func eventExtras(e *analyze.Event) string {
+// EventExtras lists the optional fields a record has.
+func EventExtras(e *analyze.Event) string {
 	var parts []string
 	if e.Fail != 0 {
 		parts = append(parts, "failure_class="+e.Fail.String())
@@ -116,7 +116,7 @@ func timelineEpisodes(w io.Writer, stage string, episodes []analyze.Episode) {
 		fmt.Fprintf(w, "  none\n")
 	}
 	for _, e := range episodes {
-		kind := episodeKind(&e)
+		kind := EpisodeKind(&e)
 		if e.End == analyze.NoTime {
 			fmt.Fprintf(w, "  %s from %s, not recovered; %s\n", kind, Time(e.Start), plural(e.Attempts, "attempt"))
 			continue
@@ -190,9 +190,9 @@ type timelineOutage struct {
 	Attempts int     `json:"attempts"`
 }
 
-// episodeKind says what began an episode: the device starting, a loss it
+// EpisodeKind says what began an episode: the device starting, a loss it
 // recorded, or a loss inferred from a new attempt after a connected record.
-func episodeKind(e *analyze.Episode) string {
+func EpisodeKind(e *analyze.Episode) string {
 	switch {
 	case e.Starting:
 		return "start"
@@ -240,7 +240,7 @@ func sessionsJSON(ss []analyze.Session) []timelineSession {
 func outagesJSON(es []analyze.Episode) []timelineOutage {
 	out := make([]timelineOutage, len(es))
 	for i, e := range es {
-		out[i] = timelineOutage{Kind: episodeKind(&e), Start: Time(e.Start), End: optTime(e.End), Attempts: e.Attempts}
+		out[i] = timelineOutage{Kind: EpisodeKind(&e), Start: Time(e.Start), End: optTime(e.End), Attempts: e.Attempts}
 	}
 	return out
 }

@@ -46,7 +46,12 @@ var examples = map[string][]string{
 		"stormaudit check --policy fleet.toml --format text,sarif --output -,check.sarif incident.ds",
 		"stormaudit check --baseline stormaudit-baseline.json --fail-on warning logs.ndjson",
 	},
-	"timeline":     {"stormaudit timeline --device dev-0002 incident.ds", "stormaudit timeline -d dev-0002 --format json gw-a.ndjson"},
+	"timeline": {"stormaudit timeline --device dev-0002 incident.ds", "stormaudit timeline -d dev-0002 --format json gw-a.ndjson"},
+	"report": {
+		"stormaudit report -o incident.html incident.ds",
+		"stormaudit report --verifier keys/collector-1.pub --policy full-jitter -o incident.html incident.ds",
+		"stormaudit report --replay replay.json -o incident.html gw-a.ndjson gw-b.csv.gz",
+	},
 	"browse":       {"stormaudit browse incident.ds", "stormaudit browse --policy full-jitter gw-a.ndjson"},
 	"policy list":  {"stormaudit policy list"},
 	"policy show":  {"stormaudit policy show full-jitter > fleet.toml", "stormaudit policy show --format json fleet.toml"},

@@ -134,6 +134,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			demoCommand(),
 			policyCommand(),
 			checkCommand(),
+			reportCommand(),
 			timelineCommand(),
 			browseCommand(),
 			configCommand(),

@@ -1,0 +1,169 @@
+package afteraction
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/ingest"
+	"github.com/stormaudit/stormaudit/internal/demodata"
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/replay"
+	"github.com/stormaudit/stormaudit/verify"
+)
+
+// hostile are client ids that would be markup if a page did not escape
+// them: each replaces a device of the sample incident that has findings.
+var hostile = map[string]string{
+	"dev-0041": `<script>window.__pwned=1</script>`,
+	"dev-0042": `"><img src=x onerror="window.__pwned=2">`,
+	"dev-0043": `</svg><svg onload="window.__pwned=3"><text>`,
+	"dev-0044": `x' onmouseover='window.__pwned=4`,
+}
+
+// hostileReport writes the report of the sample incident with hostile
+// client ids, a declared policy, a verification and a replay comparison,
+// and returns its path and what it was made of.
+func hostileReport(t testing.TB) (string, *Report) {
+	t.Helper()
+	log := demodata.Incident
+	for from, to := range hostile {
+		q, _ := json.Marshal(to)
+		log = bytes.ReplaceAll(log, []byte(`"`+from+`"`), q)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ndjson")
+	if err := os.WriteFile(in, log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds := filepath.Join(dir, "ds")
+	if _, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: in}}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Resolve("full-jitter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Gather(ds, analyze.Options{Policy: &pol, PolicyName: "full-jitter"}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verify, err = verify.Dataset(ds, verify.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rep.Title, rep.Generated, rep.Version = "Sample incident", time.Unix(1e9, 0), "test"
+	rep.Replay = []*replay.Report{
+		{Plan: `recorded <b>bold</b>`, Broker: "embedded", Protocol: "3.1.1", Devices: 48, ConnectsAccepted: 48, Held: true, Verdict: "held"},
+		{Plan: "what-if full-jitter", Broker: "embedded", Protocol: "3.1.1", Devices: 48, ConnectsAccepted: 47, ConnectsRefused: 1,
+			RefusedByCode: map[string]int{"0x9f": 1}, Verdict: "refused 1"},
+	}
+	out := filepath.Join(dir, "report.html")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(f, rep, DefaultOptions); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out, rep
+}
+
+// TestReportEscapes checks that no device-provided string became markup:
+// the page has no script, no event handler, no image and no link out of
+// the page, and every hostile id is there as text.
+func TestReportEscapes(t *testing.T) {
+	path, _ := hostileReport(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "script", "img", "iframe", "object", "embed", "image", "foreignObject", "link":
+				t.Errorf("the page has a <%s> element", n.Data)
+			}
+			for _, a := range n.Attr {
+				if strings.HasPrefix(strings.ToLower(a.Key), "on") {
+					t.Errorf("<%s> has an event handler %s=%q", n.Data, a.Key, a.Val)
+				}
+				if a.Key == "href" && !strings.HasPrefix(a.Val, "#") {
+					t.Errorf("<%s> links out of the page: %q", n.Data, a.Val)
+				}
+			}
+		}
+		if n.Type == html.TextNode {
+			text.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	for _, id := range hostile {
+		if !strings.Contains(text.String(), id) {
+			t.Errorf("the page's text lacks the client id %q", id)
+		}
+	}
+	if !strings.Contains(text.String(), `recorded <b>bold</b>`) {
+		t.Errorf("the page's text lacks the replay plan's name")
+	}
+}
+
+// TestReportContents checks the page against what it was made of: the
+// incident's figures, a chart of each kind, a timeline for every device
+// link, the replay's rows.
+func TestReportContents(t *testing.T) {
+	path, rep := hostileReport(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	st := rep.Overview.Result.Summary.Fleet
+	if len(st.Incidents) == 0 {
+		t.Fatal("the sample incident has no incident")
+	}
+	in := incidentOf(&st.Incidents[0], 1)
+	for _, want := range []string{in.Recovery, in.Peak, in.Return} {
+		if want == "" || !strings.Contains(page, html.EscapeString(want)) {
+			t.Errorf("the page lacks the incident's %q", want)
+		}
+	}
+	for _, label := range []string{"Incident 1", "Socket-opens and connects over the whole log", "time to recover, cumulative distribution",
+		"the worst devices&#39; sessions and socket-opens over time", "findings per rule"} {
+		if !strings.Contains(page, `aria-label="`+label+`"`) {
+			t.Errorf("the page lacks the chart %q", label)
+		}
+	}
+	for i := range rep.Timelines {
+		anchor := "device-" + strconv.Itoa(i+1)
+		if !strings.Contains(page, `id="`+anchor+`"`) || !strings.Contains(page, `href="#`+anchor+`"`) {
+			t.Errorf("timeline %s is not both there and linked", anchor)
+		}
+	}
+	if !strings.Contains(page, "1 × 0x9f") {
+		t.Error("the page lacks the what-if's refusals")
+	}
+	if rep.Verify == nil || rep.Verify.Problem != nil || !strings.Contains(page, `<span class="ok">intact</span>`) {
+		t.Error("the page does not say the dataset is intact")
+	}
+}

@@ -1,0 +1,214 @@
+package afteraction
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/report"
+)
+
+// chartsOf draws the page's charts and states the fleet and its incidents.
+func chartsOf(pg *page, rep *Report, o Options) error {
+	ov := rep.Overview
+	st := ov.Result.Summary.Fleet
+	budget := 0.0
+	if p := ov.Result.Summary.Policy.Policy; p != nil {
+		budget = p.ConnectBudgetPerS
+	}
+	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	pg.Fleet = []kv{
+		{"devices", fmt.Sprint(st.Devices)},
+		{"socket-opens", fmt.Sprint(st.Attempts)},
+		{"recovered", fmt.Sprintf("%d of %d devices that lost the connection", st.Recovered, st.Lost)},
+	}
+	if st.Peak > 0 {
+		pg.Fleet = append(pg.Fleet, kv{"peak", fmt.Sprintf("%d socket-opens in %v at %s", st.Peak, st.Window, report.Time(st.PeakAt))})
+	}
+	if len(st.TTR) > 0 {
+		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f",
+			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)})
+	}
+	first, last, ok := ov.Activity.Span()
+	if !ok {
+		return nil
+	}
+	for _, in := range st.Incidents {
+		first = min(first, in.LostAt)
+	}
+	numbers := make([]int, len(st.Incidents))
+	for i := range numbers {
+		numbers[i] = i + 1
+	}
+	var err error
+	var width time.Duration
+	pg.Activity.SVG, width, err = activityChart(activity{title: "Socket-opens and connects over the whole log", act: &ov.Activity,
+		from: first, to: last, budgetPerS: budget, incidents: st.Incidents, numbers: numbers})
+	if err != nil {
+		return err
+	}
+	pg.Activity.Key = activityKey(budget > 0)
+	pg.Activity.Caption = "Socket-opens per " + widthText(width) + ", stacked by outcome; connects (connected records) per " +
+		widthText(width) + " as a line"
+	if budget > 0 {
+		pg.Activity.Caption += "; the dashed line is the broker's budget, " + fmt.Sprint(budget) + " connects/s"
+	}
+	pg.Activity.Caption += "; incidents: a solid line at the loss, a dotted one at the broker's return."
+	series := []cdfSeries{{name: fmt.Sprintf("fleet (%d losses)", len(st.TTR)), ttr: st.TTR}}
+	for i := range st.Incidents {
+		in := &st.Incidents[i]
+		v := incidentOf(in, i+1)
+		if i < o.Incidents {
+			to := incidentEnd(st.Incidents, i, last)
+			v.Chart.SVG, width, err = activityChart(activity{title: fmt.Sprintf("Incident %d", i+1), act: &ov.Activity,
+				from: in.LostAt - int64(5*time.Second), to: to, budgetPerS: budget, incidents: []analyze.Incident{*in}, numbers: []int{i + 1}})
+			if err != nil {
+				return err
+			}
+			v.Chart.Key = activityKey(budget > 0)
+			v.Chart.Caption = "From 5 s before the loss to the last recovery, per " + widthText(width) + "."
+			if len(st.Incidents) > 1 && len(series) < 6 {
+				series = append(series, cdfSeries{name: fmt.Sprintf("incident %d (%d)", i+1, len(in.TTR)), ttr: in.TTR})
+			}
+		}
+		pg.Incidents = append(pg.Incidents, v)
+	}
+	if len(st.TTR) > 0 {
+		if pg.TTR, err = ttrChart(series); err != nil {
+			return err
+		}
+	}
+	if pg.RulesChart, err = rulesChart(pg.Rules); err != nil {
+		return err
+	}
+	return stripOf(pg, rep, o)
+}
+
+// incidentEnd is when incident i's chart ends: its last recovery (and at
+// least a minute after its loss), before the next incident's loss, and
+// not after the log's last activity.
+func incidentEnd(incs []analyze.Incident, i int, last int64) int64 {
+	in := &incs[i]
+	end := in.LostAt + int64(time.Minute)
+	if in.TTRMax > 0 {
+		end = max(end, in.LastLoss+int64(in.TTRMax)+int64(5*time.Second))
+	}
+	if i+1 < len(incs) {
+		end = min(end, incs[i+1].LostAt)
+	}
+	return max(in.LostAt+int64(time.Second), min(end, last))
+}
+
+func incidentOf(in *analyze.Incident, n int) incidentView {
+	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	v := incidentView{N: n, LostAt: report.Time(in.LostAt)}
+	v.How = fmt.Sprintf("%d devices lost the connection together (recorded disconnects)", in.DevicesLost)
+	if in.LossInferred {
+		v.How = fmt.Sprintf("%d devices lost the connection together (no disconnect recorded: inferred from the new attempts)", in.DevicesLost)
+	}
+	if in.FirstConnectAt == analyze.NoTime {
+		v.Return = "none had connected again when the log ends"
+		return v
+	}
+	v.Return = fmt.Sprintf("the first connected again %s later, at %s", ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), report.Time(in.FirstConnectAt))
+	v.Recovery = fmt.Sprintf("%d of %d recovered; time to recover p50 %s, p90 %s, p99 %s, max %s",
+		in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
+	if in.ConnectsPeakAt != analyze.NoTime {
+		v.Peak = fmt.Sprintf("%d connects in the 1 s from %s", in.ConnectsPeak, report.Time(in.ConnectsPeakAt))
+	}
+	return v
+}
+
+// stripOf draws the strip chart of the worst devices that have timelines.
+func stripOf(pg *page, rep *Report, o Options) error {
+	var devs []*analyze.Device
+	var from, to int64 = analyze.NoTime, analyze.NoTime
+	for _, row := range pg.WorstDevices {
+		k := slices.IndexFunc(rep.Timelines, func(d *analyze.DeviceRecords) bool { return d.Device.ID == row.ID })
+		if k < 0 {
+			continue
+		}
+		d := rep.Timelines[k].Device
+		devs = append(devs, d)
+		for _, e := range d.Events {
+			if from == analyze.NoTime || e.At < from {
+				from = e.At
+			}
+			to = max(to, e.At)
+		}
+	}
+	if len(devs) == 0 {
+		return nil
+	}
+	var err error
+	pg.Strip.SVG, err = stripChart(devs, from, max(to, from+1))
+	pg.Strip.Key = stripKey()
+	pg.Strip.Caption = "One row per device, the worst at the top: its sessions as bars, its socket-opens by outcome."
+	return err
+}
+
+// timelineOf is device d as the page shows it: its findings, and its
+// records in the span of its findings (or its first records), at most rows.
+func timelineOf(dr *analyze.DeviceRecords, res *analyze.Result, anchor string, rows int, dir string) timelineView {
+	d := dr.Device
+	v := timelineView{ID: d.ID, Anchor: anchor}
+	v.Summary = fmt.Sprintf("%d records, %d attempts, %d sessions, %d outages", len(d.Events), len(d.Attempts), len(d.Sessions), len(d.Episodes))
+	var lo, hi int64 = analyze.NoTime, analyze.NoTime
+	for k := range res.Findings {
+		if f := &res.Findings[k]; f.Device == d.ID {
+			if len(v.Findings) < 20 {
+				v.Findings = append(v.Findings, findingOf(f, res.Sources, nil))
+			}
+			if lo == analyze.NoTime || f.Start < lo {
+				lo = f.Start
+			}
+			hi = max(hi, f.End)
+		}
+	}
+	opens := report.SocketOpens(d)
+	var pick []int
+	for k := range d.Events {
+		if lo == analyze.NoTime || (d.Events[k].At >= lo && d.Events[k].At <= hi) {
+			pick = append(pick, k)
+		}
+	}
+	if len(pick) == 0 { // findings about times no record has (a gap)
+		for k := range d.Events {
+			pick = append(pick, k)
+		}
+	}
+	if lo != analyze.NoTime && len(pick) < len(d.Events) {
+		v.Window = "the records from " + report.Time(lo) + " to " + report.Time(hi) + ", the span of its findings"
+	}
+	shown := pick[:min(rows, len(pick))]
+	for _, k := range shown {
+		e := &d.Events[k]
+		v.Rows = append(v.Rows, eventRow{Time: report.Time(e.At), Outcome: e.Outcome.String(), Attempt: fmt.Sprint(e.Attempt),
+			Delay: fmt.Sprint(e.Delay), Open: opens[k], Record: report.RefText(dr.Sources, e.Ref), Extras: report.EventExtras(e)})
+	}
+	if n := len(d.Events) - len(shown); n > 0 {
+		where := "DATASET"
+		if dir != "" {
+			where = dir
+		}
+		v.More = fmt.Sprintf("%d more records: stormaudit timeline %s --device %q shows them all", n, where, d.ID)
+	}
+	for _, s := range d.Sessions {
+		if s.Down == analyze.NoTime {
+			v.Sessions = append(v.Sessions, "up "+report.Time(s.Up)+", still up at the end")
+		} else {
+			v.Sessions = append(v.Sessions, fmt.Sprintf("up %s, down %s (%v)", report.Time(s.Up), report.Time(s.Down), time.Duration(s.Down-s.Up)))
+		}
+	}
+	for _, e := range d.Episodes {
+		kind := report.EpisodeKind(&e)
+		if e.End == analyze.NoTime {
+			v.Outages = append(v.Outages, fmt.Sprintf("%s from %s, not recovered; %d attempts", kind, report.Time(e.Start), e.Attempts))
+		} else {
+			v.Outages = append(v.Outages, fmt.Sprintf("%s from %s to %s (%v); %d attempts", kind, report.Time(e.Start), report.Time(e.End),
+				time.Duration(e.End-e.Start), e.Attempts))
+		}
+	}
+	return v
+}
