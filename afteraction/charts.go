@@ -144,15 +144,14 @@ type cdfSeries struct {
 
 // ttrChart draws the distribution of times to recover as CDFs: the
 // fleet's, and each incident's.
-func ttrChart(series []cdfSeries) (template.HTML, error) {
+func ttrChart(series []cdfSeries) (template.HTML, []keyItem, error) {
 	p := newPlot("Time to recover (CDF)")
 	p.X.Label.Text = "time to recover (s)"
 	p.Y.Label.Text = "share of the losses recovered"
 	p.Y.Min, p.Y.Max = 0, 1
 	p.X.Min = 0
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(8)
 	palette := []color.Color{colConnects, colIncident, colRefused, colConnected, colFailed, colInfo}
+	var key []keyItem
 	for i, s := range series {
 		if len(s.ttr) == 0 {
 			continue
@@ -167,12 +166,13 @@ func ttrChart(series []cdfSeries) (template.HTML, error) {
 		if last := xys[len(xys)-1]; last.Y < 1 {
 			xys = append(xys, plotter.XY{X: s.ttr[n-1].Seconds(), Y: 1})
 		}
-		l := &plotter.Line{XYs: xys, StepStyle: plotter.PreStep, LineStyle: draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1.5)}}
-		p.Add(l)
-		p.Legend.Add(s.name, l)
+		c := palette[i%len(palette)]
+		p.Add(&plotter.Line{XYs: xys, StepStyle: plotter.PreStep, LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}})
+		key = append(key, keyItem{Name: s.name, Color: hex(c), Mark: "line"})
 	}
 	p.Add(plotter.NewGrid())
-	return render(p, 8*vg.Inch, 4*vg.Inch, "time to recover, cumulative distribution")
+	svg, err := render(p, 8*vg.Inch, 4*vg.Inch, "time to recover, cumulative distribution")
+	return svg, key, err
 }
 
 // floorDiv returns ⌊a/b⌋ for b > 0.

@@ -29,7 +29,7 @@ type page struct {
 	Fleet        []kv
 	Incidents    []incidentView
 	Activity     chartView
-	TTR          template.HTML
+	TTR          chartView
 	Strip        chartView
 	RulesChart   template.HTML
 	Findings     int

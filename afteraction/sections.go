@@ -30,6 +30,13 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f",
 			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)})
 	}
+	var err error
+	if pg.RulesChart, err = rulesChart(pg.Rules); err != nil {
+		return err
+	}
+	if err := stripOf(pg, rep); err != nil {
+		return err
+	}
 	first, last, ok := ov.Activity.Span()
 	if !ok {
 		return nil
@@ -41,7 +48,6 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 	for i := range numbers {
 		numbers[i] = i + 1
 	}
-	var err error
 	var width time.Duration
 	pg.Activity.SVG, width, err = activityChart(activity{title: "Socket-opens and connects over the whole log", act: &ov.Activity,
 		from: first, to: last, budgetPerS: budget, incidents: st.Incidents, numbers: numbers})
@@ -67,7 +73,7 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 				return err
 			}
 			v.Chart.Key = activityKey(budget > 0)
-			v.Chart.Caption = "From 5 s before the loss to the last recovery, per " + widthText(width) + "."
+			v.Chart.Caption = "From 5 s before the loss to the last recovery (or the next incident), per " + widthText(width) + "."
 			if len(st.Incidents) > 1 && len(series) < 6 {
 				series = append(series, cdfSeries{name: fmt.Sprintf("incident %d (%d)", i+1, len(in.TTR)), ttr: in.TTR})
 			}
@@ -75,14 +81,12 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 		pg.Incidents = append(pg.Incidents, v)
 	}
 	if len(st.TTR) > 0 {
-		if pg.TTR, err = ttrChart(series); err != nil {
+		if pg.TTR.SVG, pg.TTR.Key, err = ttrChart(series); err != nil {
 			return err
 		}
+		pg.TTR.Caption = "For each loss a connect ended, the time from the device's own loss to its first successful connect after it."
 	}
-	if pg.RulesChart, err = rulesChart(pg.Rules); err != nil {
-		return err
-	}
-	return stripOf(pg, rep, o)
+	return nil
 }
 
 // incidentEnd is when incident i's chart ends: its last recovery (and at
@@ -121,7 +125,7 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 }
 
 // stripOf draws the strip chart of the worst devices that have timelines.
-func stripOf(pg *page, rep *Report, o Options) error {
+func stripOf(pg *page, rep *Report) error {
 	var devs []*analyze.Device
 	var from, to int64 = analyze.NoTime, analyze.NoTime
 	for _, row := range pg.WorstDevices {

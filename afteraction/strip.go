@@ -28,6 +28,9 @@ const maxLabel = 32
 // sessions (connected intervals) as a bar, and its socket-opens as glyphs
 // by outcome.
 func stripChart(devs []*analyze.Device, from, to int64) (template.HTML, error) {
+	if len(devs) == 0 {
+		return "", nil
+	}
 	p := newPlot("The worst devices: sessions and socket-opens")
 	timeAxis(p, durationOf(from, to))
 	names := make([]string, len(devs))
@@ -127,6 +130,9 @@ func rulesChart(rules []ruleView) (template.HTML, error) {
 		if r.Count > 0 {
 			shown = append(shown, r)
 		}
+	}
+	if len(shown) == 0 {
+		return "", nil // no finding: the page says so
 	}
 	slices.Reverse(shown) // NominalY counts from the bottom
 	p := newPlot("Findings per rule")

@@ -3,11 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/stormaudit/stormaudit/afteraction"
+	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/ingest"
+	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/verify"
 
 	"github.com/urfave/cli/v3"
@@ -112,10 +117,43 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	if err := demoCheck(out, ds); err != nil {
 		return err
 	}
+	if err := demoReport(out, dir, ds, keys, rep); err != nil {
+		return err
+	}
 	if err := demoWhatIf(ctx, out, dir); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "done: everything is in %s\n", dir)
+	return nil
+}
+
+// demoReport writes the HTML after-action report of the checked dataset,
+// with its verification.
+func demoReport(out io.Writer, dir, ds, keys string, ver *verify.Report) error {
+	path := filepath.Join(dir, "incident.html")
+	fmt.Fprintf(out, "   stormaudit report --verifier %s --policy full-jitter -o %s %s\n", filepath.Join(keys, "demo-collector.pub"), path, ds)
+	pol, err := policy.Preset("full-jitter")
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+	}
+	rep, err := afteraction.Gather(ds, analyze.Options{Policy: &pol, PolicyName: "full-jitter"}, afteraction.DefaultOptions)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("demo: report: %w", err)}
+	}
+	rep.Title, rep.Generated, rep.Version, rep.Verify = "Sample incident: 48 devices lose the broker for 75 s", time.Now(), versionText(), ver
+	f, err := os.Create(path)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+	}
+	err = afteraction.Write(f, rep, afteraction.DefaultOptions)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("demo: report: %w", err)}
+	}
+	st, _ := os.Stat(path)
+	fmt.Fprintf(out, "   the same as an HTML after-action report with charts, for any browser (%d bytes): %s\n", st.Size(), path)
 	return nil
 }
 

@@ -113,6 +113,9 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 		err = cerr
 	}
 	if err != nil {
+		if out != "-" {
+			os.Remove(out) // a part of a page is no report
+		}
 		return &exitError{code: 2, err: fmt.Errorf("report: %s: %w", out, err)}
 	}
 	if v := rep.Verify; v != nil && v.Problem != nil {
