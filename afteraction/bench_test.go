@@ -92,4 +92,7 @@ func BenchmarkReport50k(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/1e6, "MB")
 	b.ReportMetric(render/float64(b.N), "render-ms")
+	if size > 5e6 || render/float64(b.N) > 2000 {
+		b.Errorf("targets missed: %.1f MB (at most 5), rendered in %.0f ms (at most 2000)", float64(size)/1e6, render/float64(b.N))
+	}
 }

@@ -40,10 +40,13 @@ type activity struct {
 func activityChart(a activity) (template.HTML, time.Duration, error) {
 	width := analyze.BucketWidth(a.from, a.to, time.Second, MaxBuckets)
 	origin := floorDiv(a.from, int64(width)) * int64(width)
-	n := int((a.to-origin)/int64(width)) + 1
+	n := MaxBuckets // when even the widest bucket does not cover the span
+	if span := uint64(max(a.to, origin)) - uint64(origin); span/uint64(width) < MaxBuckets {
+		n = int(span/uint64(width)) + 1
+	}
 	hist := a.act.Histogram(origin, width, n)
 	p := newPlot(a.title)
-	timeAxis(p, time.Duration(a.to-a.from))
+	timeAxis(p, time.Duration(n)*width)
 	p.Y.Label.Text = "per " + widthText(width)
 	p.Y.Min = 0
 	end := secs(origin + int64(n)*int64(width))
@@ -93,7 +96,7 @@ func markIncidents(p *plot.Plot, a activity, origin int64, end, top float64) err
 		return nil
 	}
 	var labels plotter.XYLabels
-	for i, in := range a.incidents {
+	for i, in := range a.incidents[:min(len(a.incidents), maxListed)] {
 		for _, at := range []int64{in.LostAt, in.FirstConnectAt} {
 			if at == analyze.NoTime || secs(at) < secs(origin) || secs(at) > end {
 				continue
@@ -136,10 +139,12 @@ func widthText(w time.Duration) string {
 // maxCDFPoints bounds the points of a CDF's line.
 const maxCDFPoints = 400
 
-// cdfSeries is one line of a CDF chart.
+// cdfSeries is one line of a CDF chart: the times to recover of the
+// losses a connect ended, out of all the losses.
 type cdfSeries struct {
-	name string
-	ttr  []time.Duration // sorted
+	name   string
+	ttr    []time.Duration // sorted
+	losses int             // all the losses, recovered or not: the denominator
 }
 
 // ttrChart draws the distribution of times to recover as CDFs: the
@@ -156,23 +161,32 @@ func ttrChart(series []cdfSeries) (template.HTML, []keyItem, error) {
 		if len(s.ttr) == 0 {
 			continue
 		}
-		xys := make(plotter.XYs, 0, min(len(s.ttr), maxCDFPoints)+1)
-		xys = append(xys, plotter.XY{X: s.ttr[0].Seconds(), Y: 0})
-		n := len(s.ttr)
-		step := max(1, n/maxCDFPoints)
-		for k := step - 1; k < n; k += step {
-			xys = append(xys, plotter.XY{X: s.ttr[k].Seconds(), Y: float64(k+1) / float64(n)})
-		}
-		if last := xys[len(xys)-1]; last.Y < 1 {
-			xys = append(xys, plotter.XY{X: s.ttr[n-1].Seconds(), Y: 1})
-		}
+		xys := cdfPoints(s)
+		// PostStep: the share reaches k/all at the k-th time, not before
 		c := palette[i%len(palette)]
-		p.Add(&plotter.Line{XYs: xys, StepStyle: plotter.PreStep, LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}})
+		p.Add(&plotter.Line{XYs: xys, StepStyle: plotter.PostStep, LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}})
 		key = append(key, keyItem{Name: s.name, Color: hex(c), Mark: "line"})
 	}
 	p.Add(plotter.NewGrid())
 	svg, err := render(p, 8*vg.Inch, 4*vg.Inch, "time to recover, cumulative distribution")
 	return svg, key, err
+}
+
+// cdfPoints returns the corners of s's CDF, drawn as post-steps: the
+// share of all its losses recovered within each time, from (0, 0), thinned
+// to at most maxCDFPoints steps and always ending at the last time.
+func cdfPoints(s cdfSeries) plotter.XYs {
+	n, all := len(s.ttr), float64(max(s.losses, len(s.ttr)))
+	xys := make(plotter.XYs, 0, min(n, maxCDFPoints)+2)
+	xys = append(xys, plotter.XY{X: 0, Y: 0})
+	step := max(1, n/maxCDFPoints)
+	for k := step - 1; k < n; k += step {
+		xys = append(xys, plotter.XY{X: s.ttr[k].Seconds(), Y: float64(k+1) / all})
+	}
+	if xys[len(xys)-1].Y < float64(n)/all {
+		xys = append(xys, plotter.XY{X: s.ttr[n-1].Seconds(), Y: float64(n) / all})
+	}
+	return xys
 }
 
 // floorDiv returns ⌊a/b⌋ for b > 0.

@@ -17,29 +17,30 @@ import (
 type page struct {
 	Title, Generated, Version, Source string
 
-	Devices      int
-	Records      int64
-	Inputs       []inputView
-	Totals       dataset.Counts
-	Verify       []kv
-	VerifyState  string // "intact", "tampered" or "" when none ran
-	VerifyNote   string
-	Policy       string
-	PolicyKeys   []kv
-	Fleet        []kv
-	Incidents    []incidentView
-	Activity     chartView
-	TTR          chartView
-	Strip        chartView
-	RulesChart   template.HTML
-	Findings     int
-	BySeverity   string
-	Rules        []ruleView
-	Skipped      []analyze.Skip
-	Notes        []string
-	WorstDevices []deviceRow
-	Timelines    []timelineView
-	Replay       *replayView
+	Devices       int
+	Records       int64
+	Inputs        []inputView
+	Totals        dataset.Counts
+	Verify        []kv
+	VerifyState   string // "intact", "tampered" or "" when none ran
+	VerifyNote    string
+	Policy        string
+	PolicyKeys    []kv
+	Fleet         []kv
+	Incidents     []incidentView
+	MoreIncidents int
+	Activity      chartView
+	TTR           chartView
+	Strip         chartView
+	RulesChart    template.HTML
+	Findings      int
+	BySeverity    string
+	Rules         []ruleView
+	Skipped       []analyze.Skip
+	Notes         []string
+	WorstDevices  []deviceRow
+	Timelines     []timelineView
+	Replay        *replayView
 }
 
 type kv struct{ K, V string }
@@ -66,6 +67,7 @@ type incidentView struct {
 type ruleView struct {
 	ID, Severity, Title, Help, Skipped string
 	Count, Devices, More               int
+	Fleet                              bool // some finding is about the fleet, not a device
 	Shown                              []findingView
 }
 
@@ -83,9 +85,12 @@ type deviceRow struct {
 type timelineView struct {
 	ID, Anchor, Summary string
 	Findings            []findingView
+	MoreFindings        int
 	Rows                []eventRow
 	Window, More        string
 	Sessions, Outages   []string
+	MoreSessions        int
+	MoreOutages         int
 }
 
 type eventRow struct {
@@ -121,16 +126,18 @@ func build(rep *Report, o Options) (*page, error) {
 	verifyOf(pg, rep)
 	policyOf(pg, s.Policy)
 	anchors := map[string]string{}
-	for i, d := range rep.Timelines {
-		anchors[d.Device.ID] = fmt.Sprintf("device-%d", i+1)
+	for i, id := range rep.Timelines {
+		anchors[id] = fmt.Sprintf("device-%d", i+1)
 	}
 	rulesOf(pg, res, o.PerRule, anchors)
 	devicesOf(pg, rep.Overview, o.Worst, anchors)
 	if err := chartsOf(pg, rep, o); err != nil {
 		return nil, err
 	}
-	for _, d := range rep.Timelines {
-		pg.Timelines = append(pg.Timelines, timelineOf(d, res, anchors[d.Device.ID], o.Rows, rep.Dataset))
+	for _, id := range rep.Timelines {
+		if d := rep.Devices[id]; d != nil {
+			pg.Timelines = append(pg.Timelines, timelineOf(d, res, anchors[id], o.Rows, rep.Dataset))
+		}
 	}
 	pg.Replay = replayOf(rep)
 	return pg, nil
@@ -269,7 +276,11 @@ func rulesOf(pg *page, res *analyze.Result, perRule int, anchors map[string]stri
 		if devices[f.Rule] == nil {
 			devices[f.Rule] = map[string]bool{}
 		}
-		devices[f.Rule][f.Device] = true
+		if f.Device == analyze.Fleet {
+			r.Fleet = true
+		} else {
+			devices[f.Rule][f.Device] = true
+		}
 		if len(r.Shown) < perRule {
 			r.Shown = append(r.Shown, findingOf(f, res.Sources, anchors))
 		} else {

@@ -28,9 +28,13 @@ type Report struct {
 	// verification at ingest, which Manifest records).
 	Verify   *verify.Report
 	Overview *analyze.Overview
-	// Timelines are the devices the report shows in full, read from the
-	// dataset (analyze.ReadDevice), in the order Pick returned them.
-	Timelines []*analyze.DeviceRecords
+	// Devices are the devices read in full from the dataset
+	// (analyze.ReadDevice), by client_id: the worst (the strip chart's)
+	// and those whose timelines the page shows.
+	Devices map[string]*analyze.DeviceRecords
+	// Timelines are the client ids of the devices whose timelines the
+	// page shows, in order (Pick).
+	Timelines []string
 	// Replay is a replay's report, or a comparison's recorded and what-if
 	// reports (replay.ReadJSON); nil when none was given.
 	Replay []*replay.Report
@@ -71,7 +75,7 @@ func Pick(ov *analyze.Overview, opts Options) []string {
 		add(ov.Devices[k].ID)
 	}
 	for _, f := range shownFindings(ov.Result, opts.PerRule) {
-		add(f.Device)
+		add(f.Device) // not the fleet: ov.Device finds no such device
 	}
 	return ids
 }
@@ -79,8 +83,8 @@ func Pick(ov *analyze.Overview, opts Options) []string {
 // Worst returns the indices in ov.Devices of the n worst devices: by the
 // worst severity of their findings, then their number of findings, then
 // the longest time to recover, then failed socket-opens, then client_id.
-// A device with no finding that recovered and never failed is never among
-// them.
+// A device with no finding and no failed socket-open that never lost its
+// connection and is not down at the end is never among them.
 func Worst(ov *analyze.Overview, n int) []int {
 	var ks []int
 	for k, d := range ov.Devices {
@@ -122,13 +126,20 @@ func Gather(dir string, opts analyze.Options, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Overview: ov, Manifest: man, Dataset: dir}
-	for _, id := range Pick(ov, o) {
+	rep := &Report{Overview: ov, Manifest: man, Dataset: dir, Devices: map[string]*analyze.DeviceRecords{}, Timelines: Pick(ov, o)}
+	ids := slices.Clone(rep.Timelines)
+	for _, k := range Worst(ov, o.Worst) {
+		ids = append(ids, ov.Devices[k].ID)
+	}
+	for _, id := range ids {
+		if rep.Devices[id] != nil {
+			continue
+		}
 		d, err := analyze.ReadDevice(dir, id)
 		if err != nil {
 			return nil, fmt.Errorf("device %q: %w", id, err)
 		}
-		rep.Timelines = append(rep.Timelines, d)
+		rep.Devices[id] = d
 	}
 	return rep, nil
 }

@@ -2,12 +2,18 @@ package afteraction
 
 import (
 	"fmt"
-	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/report"
 )
+
+// maxListed bounds the incidents the page lists (and marks on the
+// whole log's chart), and the sessions, outages and findings a timeline
+// lists: a flapping broker must not make the page grow without bound.
+const maxListed = 20
 
 // chartsOf draws the page's charts and states the fleet and its incidents.
 func chartsOf(pg *page, rep *Report, o Options) error {
@@ -17,6 +23,62 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 	if p := ov.Result.Summary.Policy.Policy; p != nil {
 		budget = p.ConnectBudgetPerS
 	}
+	fleetOf(pg, st)
+	for i := range st.Incidents[:min(len(st.Incidents), maxListed)] {
+		pg.Incidents = append(pg.Incidents, incidentOf(&st.Incidents[i], i+1))
+	}
+	pg.MoreIncidents = len(st.Incidents) - len(pg.Incidents)
+	var err error
+	if pg.RulesChart, err = rulesChart(pg.Rules); err != nil {
+		return err
+	}
+	if err := stripOf(pg, rep); err != nil {
+		return err
+	}
+	if err := ttrOf(pg, ov); err != nil {
+		return err
+	}
+	from, to, outside, ok := chartRange(&ov.Activity, st.Incidents)
+	if !ok {
+		return nil
+	}
+	numbers := make([]int, len(st.Incidents))
+	for i := range numbers {
+		numbers[i] = i + 1
+	}
+	var width time.Duration
+	pg.Activity.SVG, width, err = activityChart(activity{title: "Socket-opens and connects over the whole log", act: &ov.Activity,
+		from: from, to: to, budgetPerS: budget, incidents: st.Incidents, numbers: numbers})
+	if err != nil {
+		return err
+	}
+	pg.Activity.Key = activityKey(budget > 0)
+	pg.Activity.Caption = "Socket-opens per " + widthText(width) + ", stacked by outcome; connects (connected records) per " +
+		widthText(width) + " as a line"
+	if budget > 0 {
+		pg.Activity.Caption += "; the dashed line is the broker's budget, " + fmt.Sprint(budget) + " connects/s"
+	}
+	pg.Activity.Caption += "; incidents: a solid line at the loss, a dotted one at the broker's return."
+	if outside > 0 {
+		pg.Activity.Caption += fmt.Sprintf(" %d socket-opens and connects far from the rest (device clocks off) are outside the chart.", outside)
+	}
+	for i := range pg.Incidents[:min(len(pg.Incidents), o.Incidents)] {
+		in := &st.Incidents[i]
+		v := &pg.Incidents[i]
+		v.Chart.SVG, width, err = activityChart(activity{title: fmt.Sprintf("Incident %d", i+1), act: &ov.Activity,
+			from: in.LostAt - int64(5*time.Second), to: incidentEnd(st.Incidents, i, to), budgetPerS: budget,
+			incidents: []analyze.Incident{*in}, numbers: []int{i + 1}})
+		if err != nil {
+			return err
+		}
+		v.Chart.Key = activityKey(budget > 0)
+		v.Chart.Caption = "From 5 s before the loss to the last recovery (or the next incident), per " + widthText(width) + "."
+	}
+	return nil
+}
+
+// fleetOf states the fleet's figures, as check's summary does.
+func fleetOf(pg *page, st *analyze.FleetStats) {
 	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
 	pg.Fleet = []kv{
 		{"devices", fmt.Sprint(st.Devices)},
@@ -30,63 +92,74 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f",
 			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)})
 	}
-	var err error
-	if pg.RulesChart, err = rulesChart(pg.Rules); err != nil {
-		return err
-	}
-	if err := stripOf(pg, rep); err != nil {
-		return err
-	}
-	first, last, ok := ov.Activity.Span()
-	if !ok {
+}
+
+// ttrOf draws the time-to-recover CDFs: the fleet's over all its losses,
+// and each of the first incidents' over the devices it took down.
+func ttrOf(pg *page, ov *analyze.Overview) error {
+	st := ov.Result.Summary.Fleet
+	if len(st.TTR) == 0 {
 		return nil
 	}
-	for _, in := range st.Incidents {
-		first = min(first, in.LostAt)
+	losses := 0
+	for _, d := range ov.Devices {
+		losses += d.Losses
 	}
-	numbers := make([]int, len(st.Incidents))
-	for i := range numbers {
-		numbers[i] = i + 1
-	}
-	var width time.Duration
-	pg.Activity.SVG, width, err = activityChart(activity{title: "Socket-opens and connects over the whole log", act: &ov.Activity,
-		from: first, to: last, budgetPerS: budget, incidents: st.Incidents, numbers: numbers})
-	if err != nil {
-		return err
-	}
-	pg.Activity.Key = activityKey(budget > 0)
-	pg.Activity.Caption = "Socket-opens per " + widthText(width) + ", stacked by outcome; connects (connected records) per " +
-		widthText(width) + " as a line"
-	if budget > 0 {
-		pg.Activity.Caption += "; the dashed line is the broker's budget, " + fmt.Sprint(budget) + " connects/s"
-	}
-	pg.Activity.Caption += "; incidents: a solid line at the loss, a dotted one at the broker's return."
-	series := []cdfSeries{{name: fmt.Sprintf("fleet (%d losses)", len(st.TTR)), ttr: st.TTR}}
+	series := []cdfSeries{{name: fmt.Sprintf("fleet: %d of %d losses recovered", len(st.TTR), max(losses, len(st.TTR))), ttr: st.TTR, losses: losses}}
 	for i := range st.Incidents {
-		in := &st.Incidents[i]
-		v := incidentOf(in, i+1)
-		if i < o.Incidents {
-			to := incidentEnd(st.Incidents, i, last)
-			v.Chart.SVG, width, err = activityChart(activity{title: fmt.Sprintf("Incident %d", i+1), act: &ov.Activity,
-				from: in.LostAt - int64(5*time.Second), to: to, budgetPerS: budget, incidents: []analyze.Incident{*in}, numbers: []int{i + 1}})
-			if err != nil {
-				return err
-			}
-			v.Chart.Key = activityKey(budget > 0)
-			v.Chart.Caption = "From 5 s before the loss to the last recovery (or the next incident), per " + widthText(width) + "."
-			if len(st.Incidents) > 1 && len(series) < 6 {
-				series = append(series, cdfSeries{name: fmt.Sprintf("incident %d (%d)", i+1, len(in.TTR)), ttr: in.TTR})
+		if in := &st.Incidents[i]; len(st.Incidents) > 1 && len(series) < 6 {
+			series = append(series, cdfSeries{name: fmt.Sprintf("incident %d: %d of %d", i+1, len(in.TTR), in.DevicesLost), ttr: in.TTR, losses: in.DevicesLost})
+		}
+	}
+	var err error
+	pg.TTR.SVG, pg.TTR.Key, err = ttrChart(series)
+	pg.TTR.Caption = "For each loss, the time from the device's own loss to its first successful connect after it; " +
+		"a curve ends below 1 by the share of losses no connect ended."
+	return err
+}
+
+// chartRange returns the span the whole log's chart covers: the fleet's
+// socket-opens and connects, without the 0.1% at either end when those
+// are far from the rest (a device clock years off must not squeeze the
+// incident into one bar), and every incident; at most MaxBuckets of the
+// widest bucket, ending at its end. outside counts what it leaves out.
+func chartRange(act *analyze.Activity, incs []analyze.Incident) (from, to int64, outside int, ok bool) {
+	opens := make([]int64, len(act.Opens))
+	for i, o := range act.Opens {
+		opens[i] = o.At
+	}
+	from, to = analyze.NoTime, analyze.NoTime
+	for _, ts := range [][]int64{opens, act.Connects} {
+		if len(ts) == 0 {
+			continue
+		}
+		lo, hi := ts[int(float64(len(ts)-1)*0.001)], ts[len(ts)-1-int(float64(len(ts)-1)*0.001)]
+		if from == analyze.NoTime || lo < from {
+			from = lo
+		}
+		to = max(to, hi)
+	}
+	if from == analyze.NoTime {
+		return 0, 0, 0, false
+	}
+	for _, in := range incs {
+		from, to = min(from, in.LostAt), max(to, in.LostAt)
+		if in.FirstConnectAt != analyze.NoTime {
+			to = max(to, in.FirstConnectAt)
+		}
+	}
+	widest := uint64(analyze.BucketWidths[len(analyze.BucketWidths)-1])
+	if uint64(to)-uint64(from) >= widest*(MaxBuckets-1) {
+		from = to - int64(widest*(MaxBuckets-1))
+	}
+	for _, ts := range [][]int64{opens, act.Connects} {
+		for _, t := range ts {
+			if t < from || t > to {
+				outside++
 			}
 		}
-		pg.Incidents = append(pg.Incidents, v)
 	}
-	if len(st.TTR) > 0 {
-		if pg.TTR.SVG, pg.TTR.Key, err = ttrChart(series); err != nil {
-			return err
-		}
-		pg.TTR.Caption = "For each loss a connect ended, the time from the device's own loss to its first successful connect after it."
-	}
-	return nil
+	return from, to, outside, true
 }
 
 // incidentEnd is when incident i's chart ends: its last recovery (and at
@@ -95,7 +168,7 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 func incidentEnd(incs []analyze.Incident, i int, last int64) int64 {
 	in := &incs[i]
 	end := in.LostAt + int64(time.Minute)
-	if in.TTRMax > 0 {
+	if in.TTRMax > 0 && in.TTRMax < 365*24*time.Hour { // a clock years off is no recovery time to chart
 		end = max(end, in.LastLoss+int64(in.TTRMax)+int64(5*time.Second))
 	}
 	if i+1 < len(incs) {
@@ -129,11 +202,11 @@ func stripOf(pg *page, rep *Report) error {
 	var devs []*analyze.Device
 	var from, to int64 = analyze.NoTime, analyze.NoTime
 	for _, row := range pg.WorstDevices {
-		k := slices.IndexFunc(rep.Timelines, func(d *analyze.DeviceRecords) bool { return d.Device.ID == row.ID })
-		if k < 0 {
+		dr := rep.Devices[row.ID]
+		if dr == nil {
 			continue
 		}
-		d := rep.Timelines[k].Device
+		d := dr.Device
 		devs = append(devs, d)
 		for _, e := range d.Events {
 			if from == analyze.NoTime || e.At < from {
@@ -161,8 +234,10 @@ func timelineOf(dr *analyze.DeviceRecords, res *analyze.Result, anchor string, r
 	var lo, hi int64 = analyze.NoTime, analyze.NoTime
 	for k := range res.Findings {
 		if f := &res.Findings[k]; f.Device == d.ID {
-			if len(v.Findings) < 20 {
+			if len(v.Findings) < maxListed {
 				v.Findings = append(v.Findings, findingOf(f, res.Sources, nil))
+			} else {
+				v.MoreFindings++
 			}
 			if lo == analyze.NoTime || f.Start < lo {
 				lo = f.Start
@@ -189,23 +264,25 @@ func timelineOf(dr *analyze.DeviceRecords, res *analyze.Result, anchor string, r
 	for _, k := range shown {
 		e := &d.Events[k]
 		v.Rows = append(v.Rows, eventRow{Time: report.Time(e.At), Outcome: e.Outcome.String(), Attempt: fmt.Sprint(e.Attempt),
-			Delay: fmt.Sprint(e.Delay), Open: opens[k], Record: report.RefText(dr.Sources, e.Ref), Extras: report.EventExtras(e)})
+			Delay: strconv.FormatFloat(e.Delay, 'f', -1, 64), Open: opens[k], Record: report.RefText(dr.Sources, e.Ref), Extras: report.EventExtras(e)})
 	}
 	if n := len(d.Events) - len(shown); n > 0 {
 		where := "DATASET"
 		if dir != "" {
 			where = dir
 		}
-		v.More = fmt.Sprintf("%d more records: stormaudit timeline %s --device %q shows them all", n, where, d.ID)
+		v.More = fmt.Sprintf("%d more records: stormaudit timeline %s --device %s shows them all", n, shellQuote(where), shellQuote(d.ID))
 	}
-	for _, s := range d.Sessions {
+	v.MoreSessions = max(0, len(d.Sessions)-maxListed)
+	for _, s := range d.Sessions[:min(len(d.Sessions), maxListed)] {
 		if s.Down == analyze.NoTime {
 			v.Sessions = append(v.Sessions, "up "+report.Time(s.Up)+", still up at the end")
 		} else {
 			v.Sessions = append(v.Sessions, fmt.Sprintf("up %s, down %s (%v)", report.Time(s.Up), report.Time(s.Down), time.Duration(s.Down-s.Up)))
 		}
 	}
-	for _, e := range d.Episodes {
+	v.MoreOutages = max(0, len(d.Episodes)-maxListed)
+	for _, e := range d.Episodes[:min(len(d.Episodes), maxListed)] {
 		kind := report.EpisodeKind(&e)
 		if e.End == analyze.NoTime {
 			v.Outages = append(v.Outages, fmt.Sprintf("%s from %s, not recovered; %d attempts", kind, report.Time(e.Start), e.Attempts))
@@ -215,4 +292,13 @@ func timelineOf(dr *analyze.DeviceRecords, res *analyze.Result, anchor string, r
 		}
 	}
 	return v
+}
+
+// shellQuote quotes s for a POSIX shell: a client id pasted into a
+// command is one word, and nothing in it expands.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -19,7 +19,14 @@ import (
 // into: a device's socket-opens of one kind in one column are drawn as
 // one glyph, and its sessions closer than a column are joined, so that a
 // device that hot-looped for an hour costs as much as one that did not.
-const stripColumns = 300
+// When the chart would have more than stripGlyphs glyphs, it halves its
+// columns (to minColumns at least): a row of flapping devices costs a
+// bounded share of the page.
+const (
+	stripColumns = 300
+	minColumns   = 40
+	stripGlyphs  = 4000
+)
 
 // maxLabel is the longest device id a strip chart's axis shows in full.
 const maxLabel = 32
@@ -34,22 +41,19 @@ func stripChart(devs []*analyze.Device, from, to int64) (template.HTML, error) {
 	p := newPlot("The worst devices: sessions and socket-opens")
 	timeAxis(p, durationOf(from, to))
 	names := make([]string, len(devs))
-	col := float64(max(to-from, 1)) / stripColumns
+	span := float64(uint64(max(to, from+1)) - uint64(from)) // exact: the int64 difference can overflow
+	cols := stripColumns
+	glyphs := thinOpens(devs, from, span/float64(cols))
+	for count(glyphs) > stripGlyphs && cols > minColumns {
+		cols = max(cols/2, minColumns)
+		glyphs = thinOpens(devs, from, span/float64(cols))
+	}
+	col := span / float64(cols)
 	var bars segments
 	bars.style = draw.LineStyle{Color: colConnected, Width: vg.Points(3)}
-	var glyphs [analyze.NumOpenKinds]plotter.XYs
 	for i, d := range devs {
-		y := float64(len(devs) - 1 - i)
 		names[len(devs)-1-i] = shortID(d.ID)
-		bars.add(y, d.Sessions, from, to, col)
-		seen := map[[2]int64]bool{}
-		for _, o := range d.Opens() {
-			c := [2]int64{int64(o.Kind), int64(math.Floor(float64(o.At-from) / col))}
-			if !seen[c] {
-				seen[c] = true
-				glyphs[o.Kind] = append(glyphs[o.Kind], plotter.XY{X: secs(o.At), Y: y})
-			}
-		}
+		bars.add(float64(len(devs)-1-i), d.Sessions, from, to, col)
 	}
 	p.Add(&bars)
 	shapes := [analyze.NumOpenKinds]draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
@@ -66,8 +70,35 @@ func stripChart(devs []*analyze.Device, from, to int64) (template.HTML, error) {
 	}
 	p.NominalY(names...)
 	p.X.Min, p.X.Max = secs(from), secs(to)
+	p.Y.Min, p.Y.Max = -0.5, float64(len(devs))-0.5 // every row, glyphs or not
 	h := vg.Points(float64(60 + 14*len(devs)))
 	return render(p, 8*vg.Inch, h, "the worst devices' sessions and socket-opens over time")
+}
+
+// thinOpens returns the devices' socket-opens by kind, device i on row
+// len(devs)-1-i, one of each kind in each column col ns wide from from.
+func thinOpens(devs []*analyze.Device, from int64, col float64) [analyze.NumOpenKinds]plotter.XYs {
+	var glyphs [analyze.NumOpenKinds]plotter.XYs
+	for i, d := range devs {
+		y := float64(len(devs) - 1 - i)
+		seen := map[[2]int64]bool{}
+		for _, o := range d.Opens() {
+			c := [2]int64{int64(o.Kind), int64(math.Floor(float64(uint64(o.At)-uint64(from)) / col))}
+			if !seen[c] {
+				seen[c] = true
+				glyphs[o.Kind] = append(glyphs[o.Kind], plotter.XY{X: secs(o.At), Y: y})
+			}
+		}
+	}
+	return glyphs
+}
+
+func count(glyphs [analyze.NumOpenKinds]plotter.XYs) int {
+	n := 0
+	for _, g := range glyphs {
+		n += len(g)
+	}
+	return n
 }
 
 // shortID returns id, cut to maxLabel runes.

@@ -2,6 +2,7 @@ package afteraction
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"image/color"
 	"regexp"
@@ -67,8 +68,13 @@ func render(p *plot.Plot, w, h vg.Length, label string) (template.HTML, error) {
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", err
 	}
-	s := svgProlog.ReplaceAllString(b.String(),
-		`<svg class="chart" role="img" aria-label="`+template.HTMLEscapeString(label)+`" width="100%" style="max-width:${1}pt"`)
+	s := b.String()
+	m := svgProlog.FindStringSubmatchIndex(s)
+	if m == nil {
+		return "", fmt.Errorf("vgsvg wrote no <svg> element of a known size")
+	}
+	s = `<svg class="chart" role="img" aria-label="` + template.HTMLEscapeString(label) + `" width="100%" style="max-width:` +
+		s[m[2]:m[3]] + `pt"` + s[m[1]:]
 	s = strings.ReplaceAll(s, "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
 	return template.HTML(s), nil // vgsvg escapes every text it writes
 }
@@ -77,11 +83,13 @@ func render(p *plot.Plot, w, h vg.Length, label string) (template.HTML, error) {
 // seconds, or milliseconds when the span is under a minute.
 func timeAxis(p *plot.Plot, span time.Duration) {
 	format := "15:04:05"
-	if span < time.Minute {
+	switch {
+	case span < time.Minute:
 		format = "15:04:05.000"
-	}
-	if span > 48*time.Hour {
-		format = "01-02 15:04"
+	case span > 60*24*time.Hour:
+		format = "2006-01-02"
+	case span > 48*time.Hour:
+		format = "2006-01-02 15:04"
 	}
 	p.X.Tick.Marker = plot.TimeTicks{Format: format, Time: func(t float64) time.Time {
 		return time.Unix(0, int64(t*1e9)).UTC()

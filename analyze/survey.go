@@ -264,7 +264,8 @@ func BucketWidth(first, last int64, least time.Duration, n int) time.Duration {
 			continue
 		}
 		origin := floorDiv(first, int64(w)) * int64(w)
-		if (last-origin)/int64(w)+1 <= int64(n) {
+		span := uint64(max(last, origin)) - uint64(origin) // exact: the int64 difference can overflow
+		if span/uint64(w)+1 <= uint64(n) {
 			return w
 		}
 	}

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/report"
@@ -61,12 +63,23 @@ func readBaseline(path string, writing bool) (*report.Baseline, error) {
 // writeBaseline writes the baseline of res to path, through a temporary
 // file renamed into place, so that a failed write leaves the old one.
 func writeBaseline(path string, res *analyze.Result) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	return replaceFile(path, func(w io.Writer) error { return report.WriteBaseline(w, res) })
+}
+
+// replaceFile writes path with fn through a temporary file beside it,
+// renamed into place only when fn and the close succeed: a failed or
+// interrupted write leaves the old file as it was, and no part of a new
+// one.
+func replaceFile(path string, fn func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	err = report.WriteBaseline(f, res)
+	tmp := f.Name()
+	err = fn(f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -303,7 +303,7 @@ func checkInput(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*a
 	if in == nil {
 		return checkRaw(ctx, cmd, opts)
 	}
-	if err := checkSomething(in.man); err != nil {
+	if err := checkSomething("check", in.man); err != nil {
 		return nil, in, err
 	}
 	res, err := analyze.Check(in.dir, opts)
@@ -314,12 +314,12 @@ func checkInput(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*a
 }
 
 // checkSomething refuses a check of no record: it is not a pass.
-func checkSomething(man *dataset.Manifest) error {
+func checkSomething(name string, man *dataset.Manifest) error {
 	if man.Rows > 0 {
 		return nil
 	}
-	return &exitError{code: 2, err: fmt.Errorf("check: no record to check: %d lines read, %d rejected, %d duplicates; "+
-		"a check of nothing is not a pass", man.Totals.Lines, man.Totals.Rejected, man.Totals.Duplicates)}
+	return &exitError{code: 2, err: fmt.Errorf("%s: no record to check: %d lines read, %d rejected, %d duplicates; "+
+		"a check of nothing is not a pass", name, man.Totals.Lines, man.Totals.Rejected, man.Totals.Duplicates)}
 }
 
 // checkRaw checks audit logs without a dataset.
@@ -349,7 +349,7 @@ func checkRaw(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*ana
 		}
 		in.man = man
 		printReadSummary(cmd, "check", len(args), man, in.dir)
-		return man, checkSomething(man)
+		return man, checkSomething("check", man)
 	}, in.dir, opts)
 	if err != nil {
 		return nil, in, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -84,7 +85,7 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	defer in.close()
-	if err := checkSomething(in.man); err != nil {
+	if err := checkSomething("report", in.man); err != nil {
 		return err
 	}
 	rep, err := afteraction.Gather(in.dir, opts, o)
@@ -104,18 +105,16 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	in.settle(rep.Overview.Result)
-	w, done, err := openOutput(out, cmd.Root().Writer)
-	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("report: --output: %w", err)}
+	if ctx.Err() != nil {
+		return nil // interrupted: run reports the signal; no page is written
 	}
-	err = afteraction.Write(w, rep, o)
-	if cerr := done(); err == nil {
-		err = cerr
+	write := func(w io.Writer) error { return afteraction.Write(w, rep, o) }
+	if out == "-" {
+		err = write(cmd.Root().Writer)
+	} else {
+		err = replaceFile(out, write)
 	}
 	if err != nil {
-		if out != "-" {
-			os.Remove(out) // a part of a page is no report
-		}
 		return &exitError{code: 2, err: fmt.Errorf("report: %s: %w", out, err)}
 	}
 	if v := rep.Verify; v != nil && v.Problem != nil {
