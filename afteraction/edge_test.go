@@ -74,14 +74,7 @@ func TestReportEdges(t *testing.T) {
 			if err := os.WriteFile(in, []byte(strings.Join(c.lines, "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ds := filepath.Join(dir, "ds")
-			if _, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: in}}, ingest.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			rep, err := Gather(ds, analyze.Options{}, DefaultOptions)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := gatherLog(t, in, analyze.Options{})
 			var b bytes.Buffer
 			if err := Write(&b, rep, DefaultOptions); err != nil {
 				t.Fatal(err)
@@ -153,14 +146,7 @@ func TestReportBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	ds := filepath.Join(dir, "ds")
-	if _, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: log}}, ingest.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Gather(ds, analyze.Options{}, DefaultOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := gatherLog(t, log, analyze.Options{})
 	if n := len(rep.Overview.Result.Summary.Fleet.Incidents); n < 100 {
 		t.Fatalf("the flapping fleet has %d incidents; the test wants many", n)
 	}
@@ -174,4 +160,19 @@ func TestReportBounded(t *testing.T) {
 	if n := strings.Count(b.String(), `<h3>Incident `); n != maxListed {
 		t.Errorf("%d incidents listed, want %d", n, maxListed)
 	}
+}
+
+// gatherLog ingests the audit log at path into a dataset beside it and
+// gathers its report with opts and DefaultOptions.
+func gatherLog(t testing.TB, path string, opts analyze.Options) *Report {
+	t.Helper()
+	ds := filepath.Join(filepath.Dir(path), "ds")
+	if _, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: path}}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Gather(ds, opts, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -2,7 +2,6 @@ package afteraction
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/ingest"
 	"github.com/stormaudit/stormaudit/internal/demodata"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/replay"
@@ -45,18 +43,12 @@ func hostileReport(t testing.TB) (string, *Report) {
 	if err := os.WriteFile(in, log, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ds := filepath.Join(dir, "ds")
-	if _, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: in}}, ingest.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	pol, err := policy.Resolve("full-jitter")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Gather(ds, analyze.Options{Policy: &pol, PolicyName: "full-jitter"}, DefaultOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := gatherLog(t, in, analyze.Options{Policy: &pol, PolicyName: "full-jitter"})
+	ds := rep.Dataset
 	if rep.Verify, err = verify.Dataset(ds, verify.Options{}); err != nil {
 		t.Fatal(err)
 	}
