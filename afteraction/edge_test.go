@@ -32,11 +32,15 @@ func TestReportEdges(t *testing.T) {
 		},
 		"a clock centuries off": { // the span overflows int64 ns
 			lines: []string{
-				`{"client_id":"a","attempt":0,"backoff_delay_s":1,"outcome":"backoff_wait","clean_session":false,"recorded_at":"1700-01-01T00:00:00Z"}`,
+				`{"client_id":"a","attempt":0,"backoff_delay_s":0,"outcome":"connected","clean_session":false,"recorded_at":"1700-01-01T00:00:00Z"}`,
+				`{"client_id":"a","attempt":0,"backoff_delay_s":0,"outcome":"disconnected","clean_session":false,"recorded_at":"2026-11-30T14:17:30Z"}`,
+				`{"client_id":"a","attempt":0,"backoff_delay_s":1,"outcome":"backoff_wait","clean_session":false,"recorded_at":"2026-11-30T14:17:30.1Z"}`,
+				`{"client_id":"a","attempt":1,"backoff_delay_s":0,"outcome":"attempt_failed","clean_session":false,"recorded_at":"2026-11-30T14:17:31.2Z","failure_class":"transient"}`,
 				`{"client_id":"b","attempt":0,"backoff_delay_s":1,"outcome":"backoff_wait","clean_session":false,"recorded_at":"2026-11-30T14:17:30Z"}`,
 				`{"client_id":"b","attempt":1,"backoff_delay_s":0,"outcome":"connected","clean_session":false,"recorded_at":"2026-11-30T14:17:31.5Z"}`,
 			},
-			want: []string{`aria-label="Socket-opens and connects over the whole log"`, `aria-label="the worst devices&#39; sessions and socket-opens over time"`},
+			want: []string{`aria-label="Socket-opens and connects over the whole log"`, `aria-label="the worst devices&#39; sessions and socket-opens over time"`,
+				"1 socket-opens and connects far from the rest (device clocks off) are outside the chart."},
 		},
 		"losses and nothing after": { // an incident with no socket-open or connect to chart
 			lines: func() []string {

@@ -152,6 +152,9 @@ func TestReportContents(t *testing.T) {
 			t.Errorf("timeline %s is not both there and linked", anchor)
 		}
 	}
+	if strings.Contains(page, "outside the chart") {
+		t.Error("the whole log's chart leaves out activity of a log whose clocks agree")
+	}
 	if !strings.Contains(page, "1 × 0x9f") {
 		t.Error("the page lacks the what-if's refusals")
 	}

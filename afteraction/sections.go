@@ -129,18 +129,24 @@ func chartRange(act *analyze.Activity, incs []analyze.Incident) (from, to int64,
 		opens[i] = o.At
 	}
 	from, to = analyze.NoTime, analyze.NoTime
+	first, last := int64(analyze.NoTime), int64(analyze.NoTime)
 	for _, ts := range [][]int64{opens, act.Connects} {
 		if len(ts) == 0 {
 			continue
 		}
 		lo, hi := ts[int(float64(len(ts)-1)*0.001)], ts[len(ts)-1-int(float64(len(ts)-1)*0.001)]
-		if from == analyze.NoTime || lo < from {
-			from = lo
+		if from == analyze.NoTime {
+			from, first = lo, ts[0]
 		}
-		to = max(to, hi)
+		from, first = min(from, lo), min(first, ts[0])
+		to, last = max(to, hi), max(last, ts[len(ts)-1])
 	}
 	if from == analyze.NoTime {
 		return 0, 0, 0, false
+	}
+	span := func(a, b int64) float64 { return float64(uint64(b) - uint64(a)) }
+	if span(first, last) <= 10*span(from, to)+float64(time.Hour) {
+		from, to = first, last // nothing far off: leave nothing out
 	}
 	for _, in := range incs {
 		from, to = min(from, in.LostAt), max(to, in.LostAt)
