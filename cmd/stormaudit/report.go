@@ -88,21 +88,37 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 	if err := checkSomething("report", in.man); err != nil {
 		return err
 	}
+	// a dataset is verified while it is checked: each reads it once, and
+	// the check's parallel rules leave a core to spare at times
+	type verified struct {
+		rep *verify.Report
+		err error
+	}
+	vc := make(chan verified, 1)
+	if !in.temp {
+		go func() {
+			vo := verify.Options{}
+			if len(names) > 0 {
+				vo.Verifiers = verifiers
+			}
+			v, err := verify.Dataset(in.dir, vo)
+			vc <- verified{v, err}
+		}()
+	}
 	rep, err := afteraction.Gather(in.dir, opts, o)
+	var v verified
+	if !in.temp {
+		v = <-vc
+	}
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("report: %w", err)}
 	}
-	rep.Title, rep.Generated, rep.Version, rep.Replay = cmd.String("title"), time.Now(), versionText(), reps
+	if v.err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("report: verify: %w", v.err)}
+	}
+	rep.Title, rep.Generated, rep.Version, rep.Replay, rep.Verify = cmd.String("title"), time.Now(), versionText(), reps, v.rep
 	if in.temp {
 		rep.Dataset = ""
-	} else {
-		vo := verify.Options{}
-		if len(names) > 0 {
-			vo.Verifiers = verifiers
-		}
-		if rep.Verify, err = verify.Dataset(in.dir, vo); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("report: verify: %w", err)}
-		}
 	}
 	in.settle(rep.Overview.Result)
 	if ctx.Err() != nil {
