@@ -82,12 +82,16 @@ func StartBroker(mosquitto, conf string, log *StampedLog) (*Broker, error) {
 	}
 	b := &Broker{cmd: cmd, done: make(chan struct{})}
 	running := make(chan struct{})
+	var first []string // its first lines, which say why it did not start
 	go func() {
 		defer close(b.done)
 		sc := bufio.NewScanner(out)
 		once := sync.Once{}
 		for sc.Scan() {
 			log.Line(sc.Text())
+			if len(first) < 5 {
+				first = append(first, sc.Text())
+			}
 			if containsRunning(sc.Text()) {
 				once.Do(func() { close(running) })
 			}
@@ -97,8 +101,8 @@ func StartBroker(mosquitto, conf string, log *StampedLog) (*Broker, error) {
 	case <-running:
 		return b, nil
 	case <-b.done:
-		_ = cmd.Wait()
-		return nil, fmt.Errorf("%s exited before it was running", mosquitto)
+		err := cmd.Wait()
+		return nil, fmt.Errorf("%s exited before it was running (%v): %q", mosquitto, err, first)
 	case <-time.After(10 * time.Second):
 		b.Kill()
 		return nil, fmt.Errorf("%s did not start within 10s", mosquitto)

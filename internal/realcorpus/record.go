@@ -44,26 +44,17 @@ func Record(sc Scenario, dir string, tools Tools) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	port, err := FreePort()
-	if err != nil {
-		return err
-	}
 	blog, err := os.Create(filepath.Join(dir, BrokerLog))
 	if err != nil {
 		return err
 	}
 	defer blog.Close()
 	log := NewStampedLog(blog)
-	conf := filepath.Join(os.TempDir(), fmt.Sprintf("corpus-%d.conf", port))
-	if err := os.WriteFile(conf, []byte(MosquittoConf(port)), 0o644); err != nil {
-		return err
-	}
-	defer os.Remove(conf)
-
-	b, err := StartBroker(tools.Mosquitto, conf, log)
+	b, port, conf, err := startOnFreePort(tools.Mosquitto, log)
 	if err != nil {
 		return err
 	}
+	defer os.Remove(conf) // the restart reads it again
 	time.Sleep(300 * time.Millisecond)
 	stop, err := startFleet(sc, tools, port, filepath.Join(dir, ClientLog))
 	if err != nil {
@@ -89,6 +80,29 @@ func Record(sc Scenario, dir string, tools Tools) error {
 
 // startFleet starts sc's clients; the function it returns stops them and
 // waits until they have written their last records.
+// startOnFreePort starts mosquitto on a port that was free a moment ago,
+// with its configuration file conf; when another process took the port
+// in that moment, on another (three tries).
+func startOnFreePort(mosquitto string, log *StampedLog) (b *Broker, port int, conf string, err error) {
+	for range 3 {
+		if port, err = FreePort(); err != nil {
+			return nil, 0, "", err
+		}
+		conf = filepath.Join(os.TempDir(), fmt.Sprintf("corpus-%d.conf", port))
+		if err = os.WriteFile(conf, []byte(MosquittoConf(port)), 0o644); err != nil {
+			return nil, 0, "", err
+		}
+		if b, err = StartBroker(mosquitto, conf, log); err == nil {
+			return b, port, conf, nil
+		}
+		os.Remove(conf)
+		if !strings.Contains(err.Error(), "in use") {
+			break
+		}
+	}
+	return nil, 0, "", err
+}
+
 func startFleet(sc Scenario, tools Tools, port int, audit string) (func(), error) {
 	if sc.Client == GoPaho {
 		ctx, cancel := context.WithCancel(context.Background())
