@@ -1,15 +1,13 @@
 package afteraction
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/dataset"
-	"github.com/stormaudit/stormaudit/ingest"
+	"github.com/stormaudit/stormaudit/internal/simdata"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/simulate"
 	"github.com/stormaudit/stormaudit/verify"
@@ -21,31 +19,12 @@ import (
 // of many rules, the worst case for a report's size. It is made once and
 // kept in the temporary directory for later runs.
 func fleet50k(b *testing.B) string {
-	b.Helper()
-	dir := filepath.Join(os.TempDir(), "stormaudit-bench-report-50k-v1")
-	if _, err := dataset.ReadManifest(dir); err == nil {
-		return dir
-	}
 	p, err := policy.Preset("full-jitter")
 	if err != nil {
 		b.Fatal(err)
 	}
-	log := filepath.Join(b.TempDir(), "fleet.ndjson")
-	f, err := os.Create(log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := simulate.Config{Devices: 50000, Outage: 5 * time.Minute, Policy: p, Seed: 1, Capacity: 500,
-		Flaps: 2, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second, BadAuth: 0.02}
-	if _, err := simulate.Run(context.Background(), cfg, f); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	os.RemoveAll(dir)
-	if _, err := ingest.Run(context.Background(), dir, []ingest.Source{{Name: log}}, ingest.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	return dir
+	return simdata.Dataset(b, "stormaudit-bench-report-50k-v1", simulate.Config{Devices: 50000, Outage: 5 * time.Minute, Policy: p, Seed: 1,
+		Capacity: 500, Flaps: 2, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second, BadAuth: 0.02})
 }
 
 // BenchmarkReport50k writes the report of a 50,000-device fleet (check,

@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"context"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -12,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormaudit/stormaudit/ingest"
-
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/internal/simdata"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/simulate"
 )
@@ -26,30 +23,11 @@ import (
 // 18 minutes under full jitter, about 1,000,000 records, made once and
 // kept in the temporary directory for later runs.
 func benchDataset(b *testing.B) string {
-	b.Helper()
-	dir := filepath.Join(os.TempDir(), "stormaudit-bench-browse-20k-v1")
-	if _, err := dataset.ReadManifest(dir); err == nil {
-		return dir
-	}
 	p, err := policy.Preset("full-jitter")
 	if err != nil {
 		b.Fatal(err)
 	}
-	log := filepath.Join(b.TempDir(), "fleet.ndjson")
-	f, err := os.Create(log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := simulate.Config{Devices: 20000, Outage: 18 * time.Minute, Policy: p, Seed: 1}
-	if _, err := simulate.Run(context.Background(), cfg, f); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	os.RemoveAll(dir)
-	if _, err := ingest.Run(context.Background(), dir, []ingest.Source{{Name: log}}, ingest.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	return dir
+	return simdata.Dataset(b, "stormaudit-bench-browse-20k-v1", simulate.Config{Devices: 20000, Outage: 18 * time.Minute, Policy: p, Seed: 1})
 }
 
 // benchKeys are the key presses timed, view by view: moving and zooming
