@@ -3,6 +3,7 @@ package afteraction
 import (
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	"time"
 
@@ -181,9 +182,12 @@ func collectorText(c *dataset.CollectorLog) string {
 func verifyOf(pg *page, rep *Report) {
 	v := rep.Verify
 	if v == nil {
-		pg.VerifyNote = "Not run: the report read audit logs, not a dataset. Plain logs carry no chain; " +
-			"a collector log among the inputs was verified at ingest (its chains, checkpoint and signature: see the inputs). " +
-			"Ingest the logs with stormaudit ingest --key and report on the dataset to verify a signed dataset."
+		pg.VerifyNote = "Not run: the report read audit logs, not a dataset, and plain logs carry no chain. "
+		collectors := slices.ContainsFunc(pg.Inputs, func(in inputView) bool { return in.Collector != "" })
+		if collectors {
+			pg.VerifyNote += "The collector logs among the inputs were verified at ingest (their chains, checkpoints and signatures: see the inputs). "
+		}
+		pg.VerifyNote += "Ingest the logs with stormaudit ingest --key and report on the dataset to verify a signed dataset."
 		return
 	}
 	pg.VerifyState = "intact"

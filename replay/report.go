@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -289,6 +290,9 @@ func ReadJSON(r io.Reader) ([]*Report, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(v); err != nil {
+			if off := jsonErrorOffset(b, err); off >= 0 {
+				return fmt.Errorf("line %d: %w", 1+bytes.Count(b[:off], []byte("\n")), err)
+			}
 			return err
 		}
 		if dec.More() {
@@ -311,4 +315,26 @@ func ReadJSON(r io.Reader) ([]*Report, error) {
 		return nil, errors.New("expected the JSON of stormaudit replay --format json: it has no plan")
 	}
 	return []*Report{&one}, nil
+}
+
+// jsonErrorOffset returns where in b the decoding error err is, -1 when
+// it cannot tell: a syntax or type error says so, and an unknown member
+// is where its name is first a key.
+func jsonErrorOffset(b []byte, err error) int64 {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return min(se.Offset, int64(len(b)))
+	case errors.As(err, &te):
+		return min(te.Offset, int64(len(b)))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return int64(len(b))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if k := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*:`).FindIndex(b); k != nil {
+			return int64(k[0])
+		}
+	}
+	return -1
 }
