@@ -42,6 +42,10 @@ type page struct {
 	WorstDevices  []deviceRow
 	Timelines     []timelineView
 	Replay        *replayView
+	// RedactOn says the page is redacted, and Redacted lists what was
+	// replaced, by field and kind.
+	RedactOn bool
+	Redacted []kv
 }
 
 type kv struct{ K, V string }
@@ -115,7 +119,7 @@ func build(rep *Report, o Options) (*page, error) {
 	pg := &page{Title: rep.Title, Version: rep.Version, Devices: s.Devices, Records: s.Records,
 		Generated: rep.Generated.UTC().Format(time.RFC3339), Findings: len(res.Findings),
 		BySeverity: fmt.Sprintf("%d error, %d warning, %d info", s.BySeverity["error"], s.BySeverity["warning"], s.BySeverity["info"]),
-		Skipped:    s.Skipped, Notes: s.Notes}
+		Skipped:    slices.Clone(s.Skipped), Notes: slices.Clone(s.Notes)}
 	if pg.Title == "" {
 		pg.Title = "Reconnect after-action report"
 	}
@@ -141,6 +145,9 @@ func build(rep *Report, o Options) (*page, error) {
 		}
 	}
 	pg.Replay = replayOf(rep)
+	if o.Redact != nil {
+		redactPage(pg, o.Redact)
+	}
 	return pg, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/redact"
 	"github.com/stormaudit/stormaudit/replay"
 	"github.com/stormaudit/stormaudit/verify"
 )
@@ -53,6 +54,10 @@ type Options struct {
 	Timelines, Rows int
 	// Incidents is the most incidents that get a chart of their own.
 	Incidents int
+	// Redact, when set, replaces credentials and hardware identifiers in
+	// every text of the page with its pseudonyms, and the page says what
+	// it replaced.
+	Redact *redact.Redactor
 }
 
 // DefaultOptions are the bounds a report has unless told otherwise: a

@@ -67,11 +67,20 @@ func ReadDevice(dir, id string) (*DeviceRecords, error) {
 
 // eventOf returns the record r, row row of dataset file file, as an Event.
 func eventOf(r *auditfmt.Record, file int32, row int64) Event {
-	e := Event{At: r.RecordedAt, Delay: r.BackoffDelayS, Ceiling: math.NaN(), Attempt: r.Attempt, Seq: -1, Reason: -1,
+	e := Event{At: r.RecordedAt, Delay: r.BackoffDelayS, Ceiling: math.NaN(), Attempt: r.Attempt, Seq: -1, Outbox: -1, Flushed: -1, Reason: -1,
 		Outcome: r.Outcome, Fail: r.FailureClass, Stage: r.Stage, Clean: r.CleanSession, Presence: -1,
 		Ref: Ref{File: file, Source: int32(r.Source), Row: row, Line: r.Line}}
 	if r.Has&auditfmt.HasDeviceSeq != 0 {
 		e.Seq = r.DeviceSeq
+	}
+	if r.AttemptID != "" {
+		e.AttemptKey = AttemptKey(r.AttemptID)
+	}
+	if r.Has&auditfmt.HasOutboxDepth != 0 {
+		e.Outbox = r.OutboxDepth
+	}
+	if r.Has&auditfmt.HasOutboxFlushed != 0 {
+		e.Flushed = r.OutboxFlushed
 	}
 	if r.Has&auditfmt.HasReasonCode != 0 {
 		e.Reason = int32(r.ReasonCode)

@@ -3,13 +3,17 @@ package analyze
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/ingest"
 
 	"github.com/stormaudit/stormaudit/simulate"
@@ -103,3 +107,141 @@ func noNaN(d *Device) *Device {
 type bytesWriter []byte
 
 func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+
+// TestEventOutboxAndAttemptKey reads the outbox fields and attempt_id of
+// records through both read paths, the dataset's Arrow batches (Timeline,
+// as Check reads) and its records (ReadDevice): present, absent, zero.
+func TestEventOutboxAndAttemptKey(t *testing.T) {
+	lines := []string{
+		`{"client_id": "dev-a", "attempt": 0, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:30+00:00", "attempt_id": "a-1", "outbox_depth": 4}`,
+		`{"client_id": "dev-a", "attempt": 0, "backoff_delay_s": 1.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:31.2+00:00", "attempt_id": "a-1", "outbox_depth": 4, "outbox_flushed": 0}`,
+		`{"message": "m", "audit": {"client_id": "dev-a", "attempt": 0, "backoff_delay_s": 0.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:40+00:00", "outbox_depth": 0, "outbox_flushed": 9007199254740992}}`,
+		`{"client_id": "dev-b", "attempt": 0, "backoff_delay_s": 0.5, "outcome": "backoff_wait", "clean_session": true, "recorded_at": "2026-11-30T14:17:30+00:00", "outbox_depth": null}`,
+		`{"client_id": "dev-b", "attempt": 0, "backoff_delay_s": 0.5, "outcome": "connected", "clean_session": true, "recorded_at": "2026-11-30T14:17:30.6+00:00", "attempt_id": "b-\u00e9😀"}`,
+	}
+	want := map[int64]eventFields{ // by input line
+		1: {4, -1, AttemptKey("a-1")},
+		2: {4, 0, AttemptKey("a-1")},
+		3: {0, 1 << 53, 0},
+		4: {-1, -1, 0},
+		5: {-1, -1, AttemptKey("b-é😀")},
+	}
+	in := filepath.Join(t.TempDir(), "outbox.ndjson")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkEventFields(t, ingestFiles(t, 0, in), []string{"dev-a", "dev-b"}, func(e *Event) eventFields {
+		return want[e.Ref.Line]
+	})
+
+	// A dataset written before outbox_depth and outbox_flushed were fields
+	// (testdata/datasets/README.md) has no columns for them: absent.
+	old := map[int64]string{2: "a-1", 3: "a-1", 4: "a-2", 5: "a-2"}
+	checkEventFields(t, filepath.Join("..", "testdata", "datasets", "before-outbox"), []string{"dev-0001", "dev-0002"}, func(e *Event) eventFields {
+		f := eventFields{-1, -1, 0}
+		if id, ok := old[e.Ref.Line]; ok {
+			f.key = AttemptKey(id)
+		}
+		return f
+	})
+}
+
+// eventFields are an event's outbox fields and attempt key.
+type eventFields struct {
+	outbox, flushed int64
+	key             uint64
+}
+
+// checkEventFields reads the devices ids of the dataset in dir through
+// Timeline and ReadDevice and checks each event's outbox fields and
+// attempt key against want.
+func checkEventFields(t *testing.T, dir string, ids []string, want func(*Event) eventFields) {
+	t.Helper()
+	for _, id := range ids {
+		scanned, _, err := Timeline(dir, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, err := ReadDevice(dir, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, d := range map[string]*Device{"Timeline": scanned, "ReadDevice": read.Device} {
+			if len(d.Events) == 0 {
+				t.Errorf("%s: %s: no events", path, id)
+			}
+			for i := range d.Events {
+				e := &d.Events[i]
+				if got, w := (eventFields{e.Outbox, e.Flushed, e.AttemptKey}), want(e); got != w {
+					t.Errorf("%s: %s line %d: outbox, flushed, attempt key %v, want %v", path, id, e.Ref.Line, got, w)
+				}
+			}
+		}
+	}
+}
+
+func TestAttemptKey(t *testing.T) {
+	for _, id := range []string{"", "a", "a-1", "foobar", "b-é😀", "\xff\x00", strings.Repeat("attempt-", 40)} {
+		h := fnv.New64a()
+		h.Write([]byte(id))
+		if got, want := AttemptKey(id), max(h.Sum64(), 1); got != want {
+			t.Errorf("AttemptKey(%q) = %#x, want %#x (FNV-1a 64)", id, got, want)
+		}
+	}
+	if AttemptKey("a-1") == AttemptKey("a-2") {
+		t.Error("a-1 and a-2 share a key")
+	}
+}
+
+// TestEventDoesNotAllocate holds the hot path to no allocation per row,
+// attempt_id hashing included.
+func TestEventDoesNotAllocate(t *testing.T) {
+	var lines []string
+	for i := range 500 {
+		lines = append(lines, fmt.Sprintf(`{"client_id": "dev-%d", "attempt": 0, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, `+
+			`"recorded_at": "2026-11-30T14:17:30+00:00", "attempt_id": "attempt-%d-%d", "outbox_depth": %d, "outbox_flushed": %d, "device_seq": %d}`,
+			i%7, i%7, i, i, i/2, i))
+	}
+	in := filepath.Join(t.TempDir(), "many.ndjson")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := dataset.OpenArrowWith(ingestFiles(t, 0, in), dataset.ArrowOptions{Columns: readColumns, Dictionaries: dictColumns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rec, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	b, err := newBatch(rec, &sourceTable{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(rec.NumRows())
+	var sum uint64
+	allocs := testing.AllocsPerRun(20, func() {
+		for i := range n {
+			e := b.event(i, 0, int64(i))
+			sum += e.AttemptKey + uint64(e.Outbox)
+		}
+	})
+	if allocs != 0 || sum == 0 {
+		t.Errorf("%v allocations for %d events (sum %d)", allocs, n, sum)
+	}
+}
+
+// TestEventLayout holds Event to the padding its small fields make
+// unavoidable (less than 8 bytes): the analyzers keep millions of events.
+func TestEventLayout(t *testing.T) {
+	typ := reflect.TypeFor[Event]()
+	var fields uintptr
+	for f := range typ.Fields() {
+		fields += f.Type.Size()
+	}
+	if pad := typ.Size() - fields; pad >= 8 {
+		t.Errorf("Event is %d bytes, %d of them padding: order its fields by size, 8-byte ones first", typ.Size(), pad)
+	}
+}

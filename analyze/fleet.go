@@ -40,6 +40,18 @@ type FleetStats struct {
 	// Incidents are the losses that took many devices down together, in
 	// time order (see Incident).
 	Incidents []Incident
+
+	// Flushed counts the messages the devices reported sent from their
+	// outboxes (outbox_flushed). FlushFirst and FlushPerWindow count them
+	// per window, placed as Device.Flushes places them, as First and
+	// PerWindow count socket-opens (nil when none were flushed, or they
+	// span more than MaxWindows); FlushPeak is the most in one window,
+	// FlushPeakAt its start.
+	Flushed        int64
+	FlushFirst     int64
+	FlushPerWindow []int64
+	FlushPeak      int64
+	FlushPeakAt    int64
 }
 
 // DefaultWindow is the window socket-opens are counted in by default.
@@ -55,13 +67,15 @@ type fleetCounter struct {
 	window int64
 	opens  map[int64]int64 // window index -> socket-opens
 	inc    incidentCounter
+	flush  flushCounter
 }
 
 func newFleetCounter(window time.Duration) *fleetCounter {
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &fleetCounter{st: FleetStats{Window: window}, window: int64(window), opens: map[int64]int64{}}
+	return &fleetCounter{st: FleetStats{Window: window, FlushPeakAt: NoTime}, window: int64(window), opens: map[int64]int64{},
+		flush: flushCounter{window: int64(window)}}
 }
 
 func (fc *fleetCounter) add(d *Device) {
@@ -74,6 +88,7 @@ func (fc *fleetCounter) add(d *Device) {
 		}
 	}
 	fc.inc.add(d)
+	fc.flush.add(d)
 	if !d.Lost() {
 		return
 	}
@@ -114,6 +129,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 		}
 	}
 	st.Incidents = fc.inc.incidents()
+	fc.flush.stats(st)
 	slices.Sort(st.TTR)
 	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)
 	var sum, sq float64

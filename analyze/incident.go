@@ -36,6 +36,12 @@ type Incident struct {
 	// before the next incident.
 	ConnectsPeak   int
 	ConnectsPeakAt int64
+	// FlushPeak is the most outbox messages flushed (see
+	// Device.Flushes) in one window of FleetStats.Window, FlushPeakAt
+	// its start, from LostAt's window to the next incident's; NoTime and
+	// 0 when none was.
+	FlushPeak   int64
+	FlushPeakAt int64
 }
 
 // IncidentWindow is the window losses are counted in: an incident is a
@@ -128,7 +134,7 @@ func (ic *incidentCounter) incidents() []Incident {
 
 // newIncident sums up the losses of one incident, each device once.
 func newIncident(ls []lossEvent) Incident {
-	inc := Incident{LostAt: ls[0].at, LastLoss: ls[len(ls)-1].at, LossInferred: true, FirstConnectAt: NoTime, ConnectsPeakAt: NoTime}
+	inc := Incident{LostAt: ls[0].at, LastLoss: ls[len(ls)-1].at, LossInferred: true, FirstConnectAt: NoTime, ConnectsPeakAt: NoTime, FlushPeakAt: NoTime}
 	seen := map[int32]bool{}
 	for _, l := range ls {
 		if seen[l.dev] {

@@ -16,6 +16,7 @@ import (
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/internal/ordered"
+	"github.com/stormaudit/stormaudit/redact"
 )
 
 // readColumns are the dataset columns the analyzers read; dictColumns
@@ -23,7 +24,8 @@ import (
 // built per row).
 var (
 	readColumns = []string{"client_id", "recorded_at", "attempt", "backoff_delay_s", "outcome", "clean_session",
-		"host_id", "stage", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present", "source", "line"}
+		"host_id", "stage", "attempt_id", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present",
+		"outbox_depth", "outbox_flushed", "record_id", "extra", "envelope", "source", "line"}
 	dictColumns = []string{"client_id", "outcome", "host_id", "stage", "failure_class", "source"}
 )
 
@@ -46,11 +48,20 @@ type batch struct {
 	fails                []auditfmt.FailureClass
 	outcome, stage, fail dict
 	at                   *array.Timestamp
+	attemptID            *array.String // not a dictionary: one value per attempt
+	recordID             *array.String
+	extra, envelope      *array.String // JSON objects
 	attempt, seq, line   *array.Int64
+	outbox, flushed      *array.Int64
 	reason               *array.Int32
 	delay, ceiling       *array.Float64
 	clean, present       *array.Boolean
 	sourceIndex          []int32 // global source index of each source dictionary entry
+
+	// the last attempt_id hashed (a view of the batch's bytes) and its
+	// key: an attempt's records are next to each other in a device's rows
+	lastAttemptID  string
+	lastAttemptKey uint64
 }
 
 func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
@@ -76,6 +87,12 @@ func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
 	b.delay = column[*array.Float64](rec, "backoff_delay_s", &bad)
 	b.clean = column[*array.Boolean](rec, "clean_session", &bad)
 	b.seq = column[*array.Int64](rec, "device_seq", &bad)
+	b.attemptID = column[*array.String](rec, "attempt_id", &bad)
+	b.recordID = column[*array.String](rec, "record_id", &bad)
+	b.extra = column[*array.String](rec, "extra", &bad)
+	b.envelope = column[*array.String](rec, "envelope", &bad)
+	b.outbox = column[*array.Int64](rec, "outbox_depth", &bad)
+	b.flushed = column[*array.Int64](rec, "outbox_flushed", &bad)
 	b.reason = column[*array.Int32](rec, "reason_code", &bad)
 	b.ceiling = column[*array.Float64](rec, "ceiling_s", &bad)
 	b.present = column[*array.Boolean](rec, "session_present", &bad)
@@ -148,9 +165,10 @@ type part struct {
 
 // run is a device's events in a part; a device's rows may span parts.
 type run struct {
-	id    string
-	n     int
-	hosts []string // distinct host_ids, the last one last
+	id      string
+	n       int
+	hosts   []string // distinct host_ids, the last one last
+	secrets []Secret // what scanSecrets found in its rows
 }
 
 // devices reads the dataset in dir through Arrow record batches and calls
@@ -266,9 +284,13 @@ func (a *assembler) add(p *part) {
 		a.d.Events = append(a.d.Events, events[:r.n]...)
 		events = events[r.n:]
 		for _, h := range r.hosts {
+			if !a.hosts[h] {
+				scanHost(a.d, h, &a.d.Events[len(a.d.Events)-r.n])
+			}
 			a.hosts[h] = true
 			a.d.Host = h
 		}
+		a.d.Secrets = append(a.d.Secrets, r.secrets...)
 	}
 }
 
@@ -329,16 +351,26 @@ func (p *part) decode(dir string, sources *sourceTable) {
 			}
 			cur.n++
 			p.events = append(p.events, b.event(i, int32(p.p.File), row))
+			b.scanSecrets(i, &p.events[len(p.events)-1], &cur.secrets)
 			row++
 		}
 		rec.Release()
 	}
 }
 
+// attemptKey returns AttemptKey of row i's attempt_id, which must not be
+// null. Value shares the batch's bytes: no string is made.
+func (b *batch) attemptKey(i int) uint64 {
+	if id := b.attemptID.Value(i); id != b.lastAttemptID || b.lastAttemptKey == 0 {
+		b.lastAttemptID, b.lastAttemptKey = id, AttemptKey(id)
+	}
+	return b.lastAttemptKey
+}
+
 // event returns row i of the batch as an Event.
 func (b *batch) event(i int, file int32, row int64) Event {
 	e := Event{At: int64(b.at.Value(i)), Attempt: b.attempt.Value(i), Delay: b.delay.Value(i),
-		Clean: b.clean.Value(i), Ceiling: math.NaN(), Seq: -1, Reason: -1, Presence: -1,
+		Clean: b.clean.Value(i), Ceiling: math.NaN(), Seq: -1, Outbox: -1, Flushed: -1, Reason: -1, Presence: -1,
 		Outcome: b.outcomes[b.outcome.index(i)],
 		Ref:     Ref{File: file, Row: row, Source: b.sourceIndex[b.source.index(i)], Line: b.line.Value(i)}}
 	if b.stage.a.IsValid(i) {
@@ -349,6 +381,15 @@ func (b *batch) event(i int, file int32, row int64) Event {
 	}
 	if b.seq.IsValid(i) {
 		e.Seq = b.seq.Value(i)
+	}
+	if b.attemptID.IsValid(i) {
+		e.AttemptKey = b.attemptKey(i)
+	}
+	if b.outbox.IsValid(i) {
+		e.Outbox = b.outbox.Value(i)
+	}
+	if b.flushed.IsValid(i) {
+		e.Flushed = b.flushed.Value(i)
 	}
 	if b.reason.IsValid(i) {
 		e.Reason = b.reason.Value(i)
@@ -363,4 +404,43 @@ func (b *batch) event(i int, file int32, row int64) Event {
 		}
 	}
 	return e
+}
+
+// scanSecrets adds to out what row i holds in its strings that looks like
+// a credential or a hardware identifier; e is its event.
+func (b *batch) scanSecrets(i int, e *Event, out *[]Secret) {
+	str := func(a *array.String) string {
+		if a.IsValid(i) {
+			return a.Value(i) // the batch's bytes: no string is made
+		}
+		return ""
+	}
+	scanSecrets(str(b.attemptID), str(b.recordID), str(b.extra), str(b.envelope), e, out)
+}
+
+// scanSecrets adds to out what a record's attempt_id, record_id, extra and
+// envelope ("" when absent) hold that looks like a credential or a
+// hardware identifier (package redact); e is its event. client_id and
+// host_id are scanned once per device.
+func scanSecrets(attemptID, recordID, extra, envelope string, e *Event, out *[]Secret) {
+	add := func(h redact.Hit) { *out = append(*out, Secret{Field: h.Field, Kind: h.Kind, At: e.At, Ref: e.Ref}) }
+	if attemptID != "" {
+		redact.Scan("attempt_id", attemptID, add)
+	}
+	if recordID != "" {
+		redact.Scan("record_id", recordID, add)
+	}
+	if extra != "" {
+		redact.ScanJSON("extra", extra, add)
+	}
+	if envelope != "" {
+		redact.ScanJSON("envelope", envelope, add)
+	}
+}
+
+// scanHost adds to d.Secrets what host_id h holds, resting on event e.
+func scanHost(d *Device, h string, e *Event) {
+	redact.Scan("host_id", h, func(x redact.Hit) {
+		d.Secrets = append(d.Secrets, Secret{Field: x.Field, Kind: x.Kind, At: e.At, Ref: e.Ref})
+	})
 }

@@ -111,10 +111,15 @@ func (a *recordAssembler) add(recs []auditfmt.Record) {
 			a.d.reset(r.ClientID)
 		}
 		a.d.Events = append(a.d.Events, eventOf(r, -1, a.row))
+		e := &a.d.Events[len(a.d.Events)-1]
+		scanSecrets(r.AttemptID, r.RecordID, r.Extra, r.Envelope, e, &a.d.Secrets)
 		a.row++
 		if r.HostID != "" {
 			if a.hosts == nil {
 				a.hosts = map[string]bool{}
+			}
+			if !a.hosts[r.HostID] {
+				scanHost(a.d, r.HostID, e)
 			}
 			a.hosts[r.HostID], a.d.Host = true, r.HostID
 		}

@@ -19,20 +19,40 @@ type Ref struct {
 	Line   int64
 }
 
-// Event is one audit record as the analyzers see it.
+// Event is one audit record as the analyzers see it. The analyzers hold
+// millions: the 8-byte fields come first and the smaller ones after, so
+// that the only padding is what rounds those up to 8 bytes.
 type Event struct {
-	At       int64   // recorded_at, Unix nanoseconds
-	Delay    float64 // backoff_delay_s
-	Ceiling  float64 // ceiling_s; NaN when absent
-	Attempt  int64
-	Seq      int64 // device_seq; -1 when absent
-	Reason   int32 // reason_code; -1 when absent
-	Outcome  auditfmt.Outcome
-	Fail     auditfmt.FailureClass
-	Stage    auditfmt.Stage
-	Clean    bool
-	Presence int8 // session_present: -1 absent, 0 false, 1 true
-	Ref      Ref
+	At         int64   // recorded_at, Unix nanoseconds
+	Delay      float64 // backoff_delay_s
+	Ceiling    float64 // ceiling_s; NaN when absent
+	Attempt    int64
+	Seq        int64  // device_seq; -1 when absent
+	Outbox     int64  // outbox_depth; -1 when absent
+	Flushed    int64  // outbox_flushed; -1 when absent
+	AttemptKey uint64 // a 64-bit hash of attempt_id (see AttemptKey); 0 when absent
+	Reason     int32  // reason_code; -1 when absent
+	Outcome    auditfmt.Outcome
+	Fail       auditfmt.FailureClass
+	Stage      auditfmt.Stage
+	Clean      bool
+	Presence   int8 // session_present: -1 absent, 0 false, 1 true
+	Ref        Ref
+}
+
+// AttemptKey returns the key Event.AttemptKey holds for the attempt_id id:
+// the FNV-1a 64 hash of its bytes, 1 for a hash of 0 (0 is no attempt_id).
+// Equal ids give equal keys; different ids rarely do (among n ids, two
+// share a key with a chance of about n²/2^65), so a rule that joins
+// records by attempt reads a shared key as "the same attempt, almost
+// surely". It does not allocate.
+func AttemptKey(id string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint64(id[i])) * prime
+	}
+	return max(h, 1)
 }
 
 // Attempt is one connect attempt of a device: the backoff_wait that began
@@ -117,6 +137,9 @@ type Device struct {
 	// widest gap between such a pair.
 	Reordered  int
 	ReorderGap int64
+	// Secrets are the values of its records, other than its client_id,
+	// that look like credentials or hardware identifiers (secret-in-log).
+	Secrets []Secret
 
 	refs int32 // consumers still reading it (fanOut)
 }
@@ -160,7 +183,7 @@ func (d *Device) clone() *Device {
 
 // reset empties d for the device id, keeping its slices' memory.
 func (d *Device) reset(id string) {
-	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0], Stages: d.Stages[:0], refs: d.refs}
+	*d = Device{ID: id, Events: d.Events[:0], Attempts: d.Attempts[:0], Sessions: d.Sessions[:0], Episodes: d.Episodes[:0], Stages: d.Stages[:0], Secrets: d.Secrets[:0], refs: d.refs}
 }
 
 // Build orders the device's events and derives its attempts, sessions and

@@ -83,6 +83,12 @@ func compareContent(a, b *Record) int {
 	if c := cmp.Compare(a.CeilingS, b.CeilingS); c != 0 {
 		return c
 	}
+	if c := cmp.Compare(a.OutboxDepth, b.OutboxDepth); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.OutboxFlushed, b.OutboxFlushed); c != 0 {
+		return c
+	}
 	if c := strings.Compare(a.HostID, b.HostID); c != 0 {
 		return c
 	}

@@ -35,6 +35,8 @@ const (
 	colReasonCode
 	colCeiling
 	colSessionPresent
+	colOutboxDepth
+	colOutboxFlushed
 	numCSVCols
 )
 
@@ -55,6 +57,8 @@ var csvNames = [numCSVCols]string{
 	colReasonCode:     "reason_code",
 	colCeiling:        "ceiling_s",
 	colSessionPresent: "session_present",
+	colOutboxDepth:    "outbox_depth",
+	colOutboxFlushed:  "outbox_flushed",
 }
 
 // csvExpected says what a cell of each column must hold.
@@ -75,6 +79,8 @@ var csvExpected = [numCSVCols]string{
 	colReasonCode:     "an integer in 0..255",
 	colCeiling:        delayExpected,
 	colSessionPresent: "true or false",
+	colOutboxDepth:    "an integer >= 0",
+	colOutboxFlushed:  "an integer >= 0",
 }
 
 func (k csvCol) required() bool { return k >= colClientID && k <= colRecordedAt }
@@ -103,8 +109,8 @@ func csvColumnKind(name string) csvCol {
 // The header names the columns by their wire names, in any order:
 // client_id (or its alias device_id), attempt, backoff_delay_s, outcome,
 // clean_session and recorded_at are required; schema, host_id, stage,
-// attempt_id, record_id, device_seq, failure_class, reason_code, ceiling_s
-// and session_present are optional, and an empty cell in them means the
+// attempt_id, record_id, device_seq, failure_class, reason_code, ceiling_s,
+// session_present, outbox_depth and outbox_flushed are optional, and an empty cell in them means the
 // field is absent. Columns the schema does not know are kept: their
 // non-empty cells become the record's Extra, a JSON object of strings in
 // header order.
@@ -492,6 +498,12 @@ func setScalar(rec *Record, kind csvCol, cell []byte) (ok bool) {
 	case colSessionPresent:
 		rec.SessionPresent, ok = parseCSVBool(cell)
 		rec.Has |= HasSessionPresent
+	case colOutboxDepth:
+		rec.OutboxDepth, ok = parseCSVInt(cell, 0, 1<<63-1)
+		rec.Has |= HasOutboxDepth
+	case colOutboxFlushed:
+		rec.OutboxFlushed, ok = parseCSVInt(cell, 0, 1<<63-1)
+		rec.Has |= HasOutboxFlushed
 	}
 	return ok
 }
@@ -552,7 +564,7 @@ func parseCSVBool(cell []byte) (value, ok bool) {
 func csvDescribe(kind csvCol, cell []byte) string {
 	var err error
 	switch kind {
-	case colAttempt, colSchema, colDeviceSeq, colReasonCode:
+	case colAttempt, colSchema, colDeviceSeq, colReasonCode, colOutboxDepth, colOutboxFlushed:
 		var v int64
 		if v, err = strconv.ParseInt(string(cell), 10, 64); err == nil {
 			return strconv.FormatInt(v, 10)

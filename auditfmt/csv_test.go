@@ -159,6 +159,13 @@ func TestCSVRowErrors(t *testing.T) {
 		{"NaN ceiling", csvHeader + ",ceiling_s", "d,1,0.5,backoff_wait,true," + ts + ",NaN", "ceiling_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN", "ceiling_s"},
 		{"bad session_present", csvHeader + ",session_present", "d,1,0.5,connected,true," + ts + ",maybe",
 			`session_present: expected true or false, found "maybe"`, "session_present"},
+		{"negative outbox_depth", csvHeader + ",outbox_depth", "d,1,0.5,backoff_wait,true," + ts + ",-1", "outbox_depth: expected an integer >= 0, found -1", "outbox_depth"},
+		{"fractional outbox_depth", csvHeader + ",outbox_depth", "d,1,0.5,backoff_wait,true," + ts + ",1.5", `outbox_depth: expected an integer >= 0, found "1.5"`, "outbox_depth"},
+		{"huge outbox_depth", csvHeader + ",outbox_depth", "d,1,0.5,backoff_wait,true," + ts + ",9223372036854775808",
+			`outbox_depth: expected an integer >= 0, found "9223372036854775808" (out of range)`, "outbox_depth"},
+		{"negative outbox_flushed", csvHeader + ",outbox_flushed", "d,1,0.5,connected,true," + ts + ",-1", "outbox_flushed: expected an integer >= 0, found -1", "outbox_flushed"},
+		{"fractional outbox_flushed", csvHeader + ",outbox_flushed", "d,1,0.5,connected,true," + ts + ",1.5", `outbox_flushed: expected an integer >= 0, found "1.5"`, "outbox_flushed"},
+		{"text outbox_flushed", csvHeader + ",outbox_flushed", "d,1,0.5,connected,true," + ts + ",three", `outbox_flushed: expected an integer >= 0, found "three"`, "outbox_flushed"},
 		{"first error in header order", "attempt,client_id,backoff_delay_s,outcome,clean_session,recorded_at", "x,,0.5,backoff_wait,true," + ts,
 			`attempt: expected an integer >= 0, found "x"`, "attempt"},
 	}
@@ -191,9 +198,9 @@ func TestCSVRowErrors(t *testing.T) {
 }
 
 func TestCSVValues(t *testing.T) {
-	in := "recorded_at,device_id,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,firmware,note\n" +
-		"2026-11-30T15:17:34.5+01:00,dev-1,3,0.25,refused,True,1,h1,session,a-3,r-9,42,auth,135,8.0,False,1.2.3,\"no, \"\"really\"\"\"\n" +
-		"2026-11-30T14:17:35Z,dev-1,0,0x1p-2,connected,0,,,,,,,,,,1,,\n"
+	in := "recorded_at,device_id,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,firmware,note\n" +
+		"2026-11-30T15:17:34.5+01:00,dev-1,3,0.25,refused,True,1,h1,session,a-3,r-9,42,auth,135,8.0,False,17,0,1.2.3,\"no, \"\"really\"\"\"\n" +
+		"2026-11-30T14:17:35Z,dev-1,0,0x1p-2,connected,0,,,,,,,,,,1,,9007199254740992,,\n"
 	c, err := auditfmt.NewCSVReader(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
@@ -201,13 +208,14 @@ func TestCSVValues(t *testing.T) {
 	ts := time.Date(2026, 11, 30, 14, 17, 34, 5e8, time.UTC).UnixNano()
 	want := []auditfmt.Record{{
 		ClientID: "dev-1", RecordedAt: ts, OffsetMin: 60, Attempt: 3, BackoffDelayS: 0.25, Outcome: auditfmt.Refused, CleanSession: true,
-		Has:    auditfmt.HasSchema | auditfmt.HasDeviceSeq | auditfmt.HasReasonCode | auditfmt.HasCeiling | auditfmt.HasSessionPresent,
+		Has: auditfmt.HasSchema | auditfmt.HasDeviceSeq | auditfmt.HasReasonCode | auditfmt.HasCeiling | auditfmt.HasSessionPresent |
+			auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed,
 		Schema: 1, HostID: "h1", Stage: auditfmt.StageSession, AttemptID: "a-3", RecordID: "r-9", DeviceSeq: 42,
-		FailureClass: auditfmt.FailAuth, ReasonCode: 135, CeilingS: 8, SessionPresent: false,
+		FailureClass: auditfmt.FailAuth, ReasonCode: 135, CeilingS: 8, SessionPresent: false, OutboxDepth: 17, OutboxFlushed: 0,
 		Extra: `{"firmware":"1.2.3","note":"no, \"really\""}`, Source: 7, Line: 2,
 	}, {
 		ClientID: "dev-1", RecordedAt: ts + 5e8, Attempt: 0, BackoffDelayS: 0.25, Outcome: auditfmt.Connected,
-		Has: auditfmt.HasSessionPresent, SessionPresent: true, Source: 7, Line: 3,
+		Has: auditfmt.HasSessionPresent | auditfmt.HasOutboxFlushed, SessionPresent: true, OutboxFlushed: 1 << 53, Source: 7, Line: 3,
 	}}
 	for i := range want {
 		rec := auditfmt.Record{Source: 7}
@@ -434,10 +442,11 @@ func TestCSVWriter(t *testing.T) {
 	ts := time.Date(2026, 11, 30, 14, 17, 34, 979964000, time.UTC).UnixNano()
 	recs := []auditfmt.Record{
 		{ClientID: "dev,1", Attempt: 2, BackoffDelayS: 3, Outcome: auditfmt.BackoffWait, RecordedAt: ts,
-			Has: auditfmt.HasCeiling | auditfmt.HasDeviceSeq, CeilingS: 4, DeviceSeq: 9, Stage: auditfmt.StageLink,
+			Has: auditfmt.HasCeiling | auditfmt.HasDeviceSeq | auditfmt.HasOutboxDepth, CeilingS: 4, DeviceSeq: 9, OutboxDepth: 0, Stage: auditfmt.StageLink,
 			Extra: `{"note":"say \"hi\"\nbye","fw":"1.0"}`},
 		{ClientID: "dev2", BackoffDelayS: 1e-9, Outcome: auditfmt.Refused, RecordedAt: ts, OffsetMin: -90, CleanSession: true,
-			Has: auditfmt.HasSchema | auditfmt.HasReasonCode | auditfmt.HasSessionPresent, Schema: 1, ReasonCode: 135,
+			Has:    auditfmt.HasSchema | auditfmt.HasReasonCode | auditfmt.HasSessionPresent | auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed,
+			Schema: 1, ReasonCode: 135, OutboxDepth: 250, OutboxFlushed: 31,
 			FailureClass: auditfmt.FailAuth, HostID: "h", AttemptID: "a", RecordID: `r"`, Envelope: `{"levelname":"INFO"}`},
 	}
 	var buf bytes.Buffer
@@ -450,9 +459,9 @@ func TestCSVWriter(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,fw,note\n" +
-		`"dev,1",2,3.0,backoff_wait,false,2026-11-30T14:17:34.979964+00:00,,,link,,,9,,,4.0,,1.0,"say ""hi""` + "\nbye\"\n" +
-		`dev2,0,0.000000001,refused,true,2026-11-30T12:47:34.979964-01:30,1,h,,a,"r""",,auth,135,,false,,` + "\n"
+	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,fw,note\n" +
+		`"dev,1",2,3.0,backoff_wait,false,2026-11-30T14:17:34.979964+00:00,,,link,,,9,,,4.0,,0,,1.0,"say ""hi""` + "\nbye\"\n" +
+		`dev2,0,0.000000001,refused,true,2026-11-30T12:47:34.979964-01:30,1,h,,a,"r""",,auth,135,,false,250,31,,` + "\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -480,7 +489,7 @@ func TestCSVWriterEmpty(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,\"a,b\"\n"
+	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,\"a,b\"\n"
 	if buf.String() != want {
 		t.Errorf("got %q, want %q", buf.String(), want)
 	}

@@ -169,6 +169,14 @@ func appendCSVOptional(b []byte, rec *Record) []byte {
 	if rec.Has&HasSessionPresent != 0 {
 		b = strconv.AppendBool(b, rec.SessionPresent)
 	}
+	b = append(b, ',')
+	if rec.Has&HasOutboxDepth != 0 {
+		b = strconv.AppendInt(b, rec.OutboxDepth, 10)
+	}
+	b = append(b, ',')
+	if rec.Has&HasOutboxFlushed != 0 {
+		b = strconv.AppendInt(b, rec.OutboxFlushed, 10)
+	}
 	return b
 }
 

@@ -66,6 +66,14 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"session_present":`...)
 		dst = strconv.AppendBool(dst, r.SessionPresent)
 	}
+	if r.Has&HasOutboxDepth != 0 {
+		dst = append(dst, `,"outbox_depth":`...)
+		dst = strconv.AppendInt(dst, r.OutboxDepth, 10)
+	}
+	if r.Has&HasOutboxFlushed != 0 {
+		dst = append(dst, `,"outbox_flushed":`...)
+		dst = strconv.AppendInt(dst, r.OutboxFlushed, 10)
+	}
 	if len(r.Extra) > 2 { // "{...}" with at least one member
 		dst = append(dst, ',')
 		dst = append(dst, r.Extra[1:len(r.Extra)-1]...)

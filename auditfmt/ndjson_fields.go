@@ -29,6 +29,8 @@ const (
 	fieldReasonCode
 	fieldCeiling
 	fieldSessionPresent
+	fieldOutboxDepth
+	fieldOutboxFlushed
 	fieldAudit   // not a record field: the record an envelope carries
 	fieldUnknown // kept in Extra
 )
@@ -56,6 +58,8 @@ var wireFieldNames = [...]string{
 	fieldReasonCode:     "reason_code",
 	fieldCeiling:        "ceiling_s",
 	fieldSessionPresent: "session_present",
+	fieldOutboxDepth:    "outbox_depth",
+	fieldOutboxFlushed:  "outbox_flushed",
 }
 
 // wireFieldExpected says what each field holds, for error messages.
@@ -77,6 +81,8 @@ var wireFieldExpected = [...]string{
 	fieldReasonCode:     "an integer in 0..255",
 	fieldCeiling:        delayExpected,
 	fieldSessionPresent: "true or false",
+	fieldOutboxDepth:    "an integer >= 0",
+	fieldOutboxFlushed:  "an integer >= 0",
 }
 
 // quotedFieldNames holds the names of the fields as JSON strings.
@@ -94,7 +100,7 @@ var fieldAfter = func() (next [len(wireFieldNames)]wireField) {
 		next[f] = wireField(f + 1)
 	}
 	next[fieldClientID] = fieldAttempt // device_id is an alias
-	next[fieldSessionPresent] = fieldClientID
+	next[fieldOutboxFlushed] = fieldClientID
 	return next
 }()
 
@@ -147,6 +153,10 @@ func wireFieldOf(name []byte) wireField {
 		return fieldCeiling
 	case "session_present":
 		return fieldSessionPresent
+	case "outbox_depth":
+		return fieldOutboxDepth
+	case "outbox_flushed":
+		return fieldOutboxFlushed
 	case "audit":
 		return fieldAudit
 	}
@@ -165,7 +175,7 @@ func (d *Decoder) field(rec *Record, f wireField, name []byte, i int) (int, erro
 	switch f {
 	case fieldClientID, fieldDeviceID, fieldHostID, fieldAttemptID, fieldRecordID:
 		return d.stringField(rec, f, name, i)
-	case fieldAttempt, fieldSchema, fieldDeviceSeq, fieldReasonCode:
+	case fieldAttempt, fieldSchema, fieldDeviceSeq, fieldReasonCode, fieldOutboxDepth, fieldOutboxFlushed:
 		return d.intField(rec, f, name, i)
 	case fieldBackoffDelay, fieldCeiling:
 		return d.floatField(rec, f, name, i)
@@ -417,7 +427,7 @@ func (d *Decoder) intField(rec *Record, f wireField, name []byte, i int) (int, e
 	switch {
 	case !isInt:
 		return end, outOfRange(f, clipped(text))
-	case !fits && (f == fieldAttempt || f == fieldDeviceSeq) && text[0] != '-':
+	case !fits && f != fieldSchema && f != fieldReasonCode && text[0] != '-':
 		return end, &FieldError{Field: wireFieldNames[f], Expected: "an integer >= 0 that fits in 64 bits", Found: clipped(text)}
 	case !fits || v < 0 || f == fieldReasonCode && v > 255 || f == fieldSchema && v != SchemaVersion:
 		return end, outOfRange(f, clipped(text))
@@ -434,6 +444,12 @@ func (d *Decoder) intField(rec *Record, f wireField, name []byte, i int) (int, e
 	case fieldReasonCode:
 		rec.ReasonCode = v
 		rec.Has |= HasReasonCode
+	case fieldOutboxDepth:
+		rec.OutboxDepth = v
+		rec.Has |= HasOutboxDepth
+	case fieldOutboxFlushed:
+		rec.OutboxFlushed = v
+		rec.Has |= HasOutboxFlushed
 	}
 	return end, nil
 }

@@ -64,7 +64,8 @@ func TestDecodeAllFields(t *testing.T) {
 	line := ` { "device_id" : "dev-7", "attempt" : 12, "backoff_delay_s" : 1e2, "outcome" : "refused",
 		"clean_session" : true, "recorded_at" : "2026-11-30T14:17:34.5-05:30", "schema" : 1, "host_id" : "gw-1",
 		"stage" : "link", "attempt_id" : "a-1", "record_id" : "r-1", "device_seq" : 99, "failure_class" : "auth",
-		"reason_code" : 135, "ceiling_s" : 64.0, "session_present" : false } ` + "\r"
+		"reason_code" : 135, "ceiling_s" : 64.0, "session_present" : false, "outbox_depth" : 17,
+		"outbox_flushed" : 0 } ` + "\r"
 	got := decode(t, line)
 	want := Record{
 		ClientID:       "dev-7",
@@ -74,7 +75,7 @@ func TestDecodeAllFields(t *testing.T) {
 		OffsetMin:      -330,
 		Outcome:        Refused,
 		CleanSession:   true,
-		Has:            HasSchema | HasDeviceSeq | HasReasonCode | HasCeiling | HasSessionPresent,
+		Has:            HasSchema | HasDeviceSeq | HasReasonCode | HasCeiling | HasSessionPresent | HasOutboxDepth | HasOutboxFlushed,
 		Stage:          StageLink,
 		FailureClass:   FailAuth,
 		SessionPresent: false,
@@ -82,6 +83,8 @@ func TestDecodeAllFields(t *testing.T) {
 		DeviceSeq:      99,
 		ReasonCode:     135,
 		CeilingS:       64,
+		OutboxDepth:    17,
+		OutboxFlushed:  0,
 		HostID:         "gw-1",
 		AttemptID:      "a-1",
 		RecordID:       "r-1",
@@ -92,7 +95,7 @@ func TestDecodeAllFields(t *testing.T) {
 }
 
 func TestDecodeNullOptionalIsAbsent(t *testing.T) {
-	got := decode(t, `{`+required+`,"schema":null,"host_id":null,"stage":null,"attempt_id":null,"record_id":null,"device_seq":null,"failure_class":null,"reason_code":null,"ceiling_s":null,"session_present":null}`)
+	got := decode(t, `{`+required+`,"schema":null,"host_id":null,"stage":null,"attempt_id":null,"record_id":null,"device_seq":null,"failure_class":null,"reason_code":null,"ceiling_s":null,"session_present":null,"outbox_depth":null,"outbox_flushed":null}`)
 	want := decode(t, `{`+required+`}`)
 	if *got != *want {
 		t.Errorf("\n got %+v\nwant %+v", *got, *want)
@@ -373,6 +376,18 @@ func TestDecodeErrors(t *testing.T) {
 		{"reason_code huge", `{` + required + `,"reason_code":1e999}`, `reason_code: expected an integer in 0..255, found 1e999`},
 		{"ceiling_s negative", `{` + required + `,"ceiling_s":-1}`, `ceiling_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found -1`},
 		{"session_present string", `{` + required + `,"session_present":"yes"}`, `session_present: expected true or false, found a string`},
+		{"outbox_depth negative", `{` + required + `,"outbox_depth":-1}`, `outbox_depth: expected an integer >= 0, found -1`},
+		{"outbox_depth fraction", `{` + required + `,"outbox_depth":1.5}`, `outbox_depth: expected an integer >= 0, found 1.5`},
+		{"outbox_depth whole fraction", `{` + required + `,"outbox_depth":3.0}`, `outbox_depth: expected an integer >= 0, found 3.0`},
+		{"outbox_depth string", `{` + required + `,"outbox_depth":"3"}`, `outbox_depth: expected an integer >= 0, found a string`},
+		{"outbox_depth too big", `{` + required + `,"outbox_depth":9223372036854775808}`, `outbox_depth: expected an integer >= 0 that fits in 64 bits, found 9223372036854775808`},
+		{"outbox_flushed negative", `{` + required + `,"outbox_flushed":-1}`, `outbox_flushed: expected an integer >= 0, found -1`},
+		{"outbox_flushed fraction", `{` + required + `,"outbox_flushed":1.5}`, `outbox_flushed: expected an integer >= 0, found 1.5`},
+		{"outbox_flushed exponent", `{` + required + `,"outbox_flushed":1e3}`, `outbox_flushed: expected an integer >= 0, found 1e3`},
+		{"outbox_flushed string", `{` + required + `,"outbox_flushed":"3"}`, `outbox_flushed: expected an integer >= 0, found a string`},
+		{"outbox_flushed bool", `{` + required + `,"outbox_flushed":true}`, `outbox_flushed: expected an integer >= 0, found a boolean`},
+		{"outbox_flushed too big", `{` + required + `,"outbox_flushed":99999999999999999999}`, `outbox_flushed: expected an integer >= 0 that fits in 64 bits, found 99999999999999999999`},
+		{"outbox_depth twice", `{` + required + `,"outbox_depth":1,"outbox_depth":2}`, `outbox_depth: expected each member once, found a second "outbox_depth" at byte 169`},
 
 		// Duplicates.
 		{"duplicate field", `{` + required + `,"attempt":1}`, `attempt: expected each member once, found a second "attempt" at byte 152`},
@@ -540,7 +555,7 @@ func TestKeySet(t *testing.T) {
 // TestDecodeRoundTrip checks AppendJSON against Decode on records with
 // every field set.
 func TestDecodeRoundTrip(t *testing.T) {
-	line := `{"device_id":"dev-\u00e9\"","attempt":3,"backoff_delay_s":1e-9,"outcome":"gave_up","clean_session":true,"recorded_at":"2026-11-30T23:59:59.123456789-23:59","schema":1,"host_id":"h","stage":"session","attempt_id":"a\n","record_id":"r","device_seq":0,"failure_class":"unknown","reason_code":255,"ceiling_s":2592000,"session_present":true,"zz":{"a":[]},"\u00e9":"x"}`
+	line := `{"device_id":"dev-\u00e9\"","attempt":3,"backoff_delay_s":1e-9,"outcome":"gave_up","clean_session":true,"recorded_at":"2026-11-30T23:59:59.123456789-23:59","schema":1,"host_id":"h","stage":"session","attempt_id":"a\n","record_id":"r","device_seq":0,"failure_class":"unknown","reason_code":255,"ceiling_s":2592000,"session_present":true,"outbox_depth":9007199254740992,"outbox_flushed":0,"zz":{"a":[]},"\u00e9":"x"}`
 	first := decode(t, line)
 	second := decode(t, string(first.AppendJSON(nil)))
 	if !reflect.DeepEqual(first, second) {
@@ -617,6 +632,38 @@ func TestDecoderTimestamp(t *testing.T) {
 		wantNS, wantOff, wantErr := ParseTimestamp([]byte(ts))
 		if gotNS != wantNS || gotOff != wantOff || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s: decoder %d %d %v, ParseTimestamp %d %d %v", ts, gotNS, gotOff, gotErr, wantNS, wantOff, wantErr)
+		}
+	}
+}
+
+// TestOutboxRoundTrip decodes outbox_depth and outbox_flushed, present,
+// absent and at the ends of their range, and checks that AppendJSON writes
+// them back after session_present, before the unknown members, and that
+// they never land in Extra.
+func TestOutboxRoundTrip(t *testing.T) {
+	tests := []struct {
+		members, want string // the members after required; AppendJSON's, after its required fields
+		has           Presence
+		depth, flush  int64
+	}{
+		{``, ``, 0, 0, 0},
+		{`,"outbox_depth":0`, `,"outbox_depth":0`, HasOutboxDepth, 0, 0},
+		{`,"outbox_flushed":9007199254740992`, `,"outbox_flushed":9007199254740992`, HasOutboxFlushed, 0, 1 << 53},
+		{`,"x":1,"outbox_flushed":7,"outbox_depth":12`, `,"outbox_depth":12,"outbox_flushed":7,"x":1`, HasOutboxDepth | HasOutboxFlushed, 12, 7},
+		{`,"outbox_depth":9223372036854775807,"outbox_flushed":null`, `,"outbox_depth":9223372036854775807`, HasOutboxDepth, math.MaxInt64, 0},
+	}
+	for _, tc := range tests {
+		rec := decode(t, `{`+required+tc.members+`}`)
+		if rec.Has != tc.has || rec.OutboxDepth != tc.depth || rec.OutboxFlushed != tc.flush || strings.Contains(rec.Extra, "outbox") {
+			t.Errorf("%s: Has %b, outbox_depth %d, outbox_flushed %d, Extra %s; want %b, %d, %d", tc.members,
+				rec.Has, rec.OutboxDepth, rec.OutboxFlushed, rec.Extra, tc.has, tc.depth, tc.flush)
+		}
+		out := string(rec.AppendJSON(nil))
+		if want := `{` + required + tc.want + `}`; out != want {
+			t.Errorf("%s: AppendJSON\n got %s\nwant %s", tc.members, out, want)
+		}
+		if again := decode(t, out); *again != *rec {
+			t.Errorf("%s: decoded again\n got %+v\nwant %+v", tc.members, *again, *rec)
 		}
 	}
 }

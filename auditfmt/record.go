@@ -141,6 +141,8 @@ const (
 	HasReasonCode
 	HasCeiling
 	HasSessionPresent
+	HasOutboxDepth
+	HasOutboxFlushed
 )
 
 // Record is one audit record, schema version 1. Field names in comments are
@@ -165,6 +167,8 @@ type Record struct {
 	DeviceSeq      int64        // device_seq: optional (HasDeviceSeq); >= 0
 	ReasonCode     int64        // reason_code: optional (HasReasonCode); 0..255
 	CeilingS       float64      // ceiling_s: optional (HasCeiling); finite and >= 0
+	OutboxDepth    int64        // outbox_depth: optional (HasOutboxDepth); >= 0
+	OutboxFlushed  int64        // outbox_flushed: optional (HasOutboxFlushed); >= 0
 	HostID         string       // host_id: optional, non-empty when set
 	AttemptID      string       // attempt_id: optional, non-empty when set
 	RecordID       string       // record_id: optional, non-empty when set
@@ -213,6 +217,10 @@ func (r *Record) Validate() error {
 		return &FieldError{Field: "reason_code", Expected: "an integer in 0..255", Found: fmt.Sprint(r.ReasonCode)}
 	case r.Has&HasCeiling != 0 && !validDelay(r.CeilingS):
 		return &FieldError{Field: "ceiling_s", Expected: delayExpected, Found: formatFloat(r.CeilingS)}
+	case r.Has&HasOutboxDepth != 0 && r.OutboxDepth < 0:
+		return &FieldError{Field: "outbox_depth", Expected: "an integer >= 0", Found: fmt.Sprint(r.OutboxDepth)}
+	case r.Has&HasOutboxFlushed != 0 && r.OutboxFlushed < 0:
+		return &FieldError{Field: "outbox_flushed", Expected: "an integer >= 0", Found: fmt.Sprint(r.OutboxFlushed)}
 	}
 	return nil
 }

@@ -260,7 +260,7 @@ type arrowFile struct {
 	pf      *file.Reader
 	rr      pqarrow.RecordReader // nil for a file without rows
 	mem     memory.Allocator
-	cols    [numColumns]int  // index in rr.Schema() of each column; -1 for absent chain columns
+	cols    [numColumns]int  // index in rr.Schema() of each column; -1 for one not read (see match)
 	relabel [numColumns]bool // binary to be read as utf8
 	want    int64            // rows the manifest promises
 	rows    int64            // rows returned
@@ -270,6 +270,11 @@ type arrowFile struct {
 	rowGroups []int
 	atScale   int64 // nanoseconds in a unit of the file's recorded_at
 	nsCol     int   // index in the batches of recorded_at_ns; -1 if not read
+	// allNull marks the optional columns whose every value in the row
+	// groups read is null, by the column chunks' statistics: they are not
+	// read but given as nulls, nulls[c], sliced to each batch.
+	allNull [numColumns]bool
+	nulls   [numColumns]arrow.Array
 }
 
 func openArrowFile(path string, want, batchRows int64, mem memory.Allocator, proj *projection, rowGroups []int) (*arrowFile, error) {
@@ -316,6 +321,9 @@ func (f *arrowFile) init(batchRows int64) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.path, err)
 	}
+	for i, c := range f.proj.cols {
+		f.allNull[c] = f.proj.schema.Field(i).Nullable && f.nullChunks(columnNames[c])
+	}
 	leaves, err := f.match(sc)
 	if err != nil || f.want == 0 {
 		return err
@@ -330,9 +338,45 @@ func (f *arrowFile) init(batchRows int64) error {
 	return err
 }
 
+// nullChunks reports whether the statistics of the column chunks of the
+// named column, in the row groups read, say that they hold only nulls.
+// Most records lack most optional fields (a fleet whose clients do not
+// write outbox_depth, or stage): such a column costs nothing to read.
+func (f *arrowFile) nullChunks(name string) bool {
+	md := f.pf.MetaData()
+	leaf := md.Schema.ColumnIndexByName(name)
+	if leaf < 0 {
+		return false
+	}
+	groups := f.rowGroups
+	if groups == nil {
+		groups = make([]int, f.pf.NumRowGroups())
+		for g := range groups {
+			groups[g] = g
+		}
+	}
+	for _, g := range groups {
+		rg := md.RowGroup(g)
+		cc, err := rg.ColumnChunk(leaf)
+		if err != nil {
+			return false
+		}
+		if set, err := cc.StatsSet(); !set || err != nil {
+			return false
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasNullCount() || st.NullCount() != rg.NumRows() {
+			return false
+		}
+	}
+	return true
+}
+
 // match finds the dataset columns in the Arrow schema pqarrow gives the
 // file, checks their types, and returns their Parquet leaf column indices.
-// A file may lack all the chain columns; they read as nulls.
+// A file may lack all the chain columns, and the columns mayLack allows;
+// they read as nulls, as do the columns of only nulls (allNull), which are
+// not read.
 func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 	leaves := make([]int, 0, numColumns)
 	chained := sc.HasField(columnNames[colOrigin])
@@ -340,7 +384,7 @@ func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 	for i, c := range f.proj.cols {
 		want := f.proj.schema.Field(i)
 		idx := sc.FieldIndices(want.Name)
-		if len(idx) == 0 && isChainColumn(c) && !chained {
+		if len(idx) == 0 && (isChainColumn(c) && !chained || mayLack(c) || f.allNull[c]) {
 			f.cols[c] = -1
 			continue
 		}
@@ -358,6 +402,10 @@ func (f *arrowFile) match(sc *arrow.Schema) ([]int, error) {
 			f.relabel[c] = true
 		default:
 			return nil, &ColumnError{File: f.path, Column: want.Name, Expected: want.Type.String(), Found: got.Type.String()}
+		}
+		if f.allNull[c] {
+			f.cols[c] = -1
+			continue
 		}
 		f.cols[c] = idx[0]
 		leaves = append(leaves, f.pf.MetaData().Schema.ColumnIndexByName(want.Name))
@@ -427,7 +475,7 @@ func (f *arrowFile) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	}()
 	for i, c := range f.proj.cols {
 		if f.cols[c] < 0 {
-			a := array.MakeArrayOfNull(f.mem, arrowColumns[c].Type, int(rec.NumRows()))
+			a := f.nullArray(i, c, rec.NumRows())
 			made = append(made, a)
 			cols[i] = a
 			continue
@@ -455,6 +503,18 @@ func (f *arrowFile) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		cols[i] = a
 	}
 	return array.NewRecordBatch(f.proj.schema, cols, rec.NumRows()), nil
+}
+
+// nullArray returns n nulls for column c, field i of the batches: a slice
+// of nulls[c], made once for the file.
+func (f *arrowFile) nullArray(i, c int, n int64) arrow.Array {
+	if f.nulls[c] == nil || int64(f.nulls[c].Len()) < n {
+		if f.nulls[c] != nil {
+			f.nulls[c].Release()
+		}
+		f.nulls[c] = array.MakeArrayOfNull(f.mem, f.proj.schema.Field(i).Type, int(n))
+	}
+	return array.NewSlice(f.nulls[c], 0, n)
 }
 
 // asString returns the binary array a as utf8, sharing its buffers, after
@@ -511,6 +571,12 @@ func firstNull(a arrow.Array) int64 {
 }
 
 func (f *arrowFile) close() error {
+	for c, a := range f.nulls {
+		if a != nil {
+			a.Release()
+			f.nulls[c] = nil
+		}
+	}
 	if f.rr != nil {
 		f.rr.Release()
 		f.rr = nil

@@ -46,6 +46,8 @@
 //	reason_code          INT32, optional                     ReasonCode (HasReasonCode)
 //	ceiling_s            DOUBLE, optional                    CeilingS (HasCeiling)
 //	session_present      BOOLEAN, optional                   SessionPresent (HasSessionPresent)
+//	outbox_depth         INT64, optional                     OutboxDepth (HasOutboxDepth)
+//	outbox_flushed       INT64, optional                     OutboxFlushed (HasOutboxFlushed)
 //	extra                BYTE_ARRAY STRING, optional         Extra: unknown members, a JSON object
 //	envelope             BYTE_ARRAY STRING, optional         Envelope: the logging envelope, a JSON object
 //	source               BYTE_ARRAY STRING, required, dict   Source: the input's name as given, "-" for stdin
@@ -93,7 +95,9 @@
 //
 // The readers accept Parquet files written by other programs when they have
 // these columns (found by name, in any order, other columns ignored; the
-// chain columns may be missing altogether) with
+// chain columns may be missing altogether, and so may recorded_at_ns,
+// outbox_depth and outbox_flushed, which then read as null: files
+// written before those columns were, by stormaudit or others) with
 // compatible types: a required column may be optional in the file (a null
 // in it is an error for that row), a string column may be STRING, JSON,
 // ENUM or unannotated BYTE_ARRAY, and an integer column may carry a signed
@@ -102,4 +106,8 @@
 // row and the field, a row that does not decode to a valid record
 // (auditfmt.Record.Validate); ArrowReader passes values through as stored,
 // checking only that required columns have no nulls and strings are UTF-8.
+// ArrowReader does not read an optional column whose column chunks, in the
+// row groups it reads, hold only nulls by their statistics (null_count):
+// it gives the nulls. (A file whose statistics lie fails verify, by its
+// SHA-256 in the manifest.)
 package dataset

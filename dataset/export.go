@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,7 +23,16 @@ type ExportOptions struct {
 	// Compression is the IPC buffer compression: "zstd", "lz4" or "none"
 	// (or "", none).
 	Compression string
+	// Redact, when set, replaces the value of every string column that a
+	// device wrote (RedactColumns) by what it returns for the column's
+	// name and the value; it must give equal values for equal inputs.
+	Redact func(column, value string) string
 }
+
+// RedactColumns are the columns whose text a device wrote, which
+// ExportOptions.Redact sees: the identifiers and the unknown and envelope
+// members.
+var RedactColumns = []string{"client_id", "host_id", "attempt_id", "record_id", "extra", "envelope"}
 
 // ExportArrowIPC writes the rows of the dataset in dir to w as one Arrow
 // IPC file (the random-access "Feather v2" format that pyarrow, pandas,
@@ -45,7 +55,7 @@ func ExportArrowIPC(dir string, w io.Writer, opts ExportOptions) (err error) {
 	default:
 		return fmt.Errorf("compression: expected zstd, lz4 or none, found %q", opts.Compression)
 	}
-	dicts, err := exportDictionaries(dir)
+	dicts, err := exportDictionaries(dir, opts.Redact)
 	if err != nil {
 		return err
 	}
@@ -68,7 +78,7 @@ func ExportArrowIPC(dir string, w io.Writer, opts ExportOptions) (err error) {
 		if err != nil {
 			return err
 		}
-		out, err := dicts.encode(schema, rec)
+		out, err := dicts.encode(schema, rec, opts.Redact)
 		rec.Release()
 		if err != nil {
 			return err
@@ -104,8 +114,8 @@ func (d fileDicts) release() {
 }
 
 // exportDictionaries reads the dictionary columns of the dataset in dir
-// and returns their dictionaries.
-func exportDictionaries(dir string) (fileDicts, error) {
+// and returns their dictionaries, whose values redact (if set) replaces.
+func exportDictionaries(dir string, redact func(column, value string) string) (fileDicts, error) {
 	r, err := OpenArrowWith(dir, ArrowOptions{BatchRows: DefaultBatchRows, Columns: ExportDictionaries, Dictionaries: ExportDictionaries})
 	if err != nil {
 		return nil, err
@@ -139,6 +149,11 @@ func exportDictionaries(dir string) (fileDicts, error) {
 	out := fileDicts{}
 	for _, name := range ExportDictionaries {
 		b := array.NewStringBuilder(memory.DefaultAllocator)
+		if redact != nil && slices.Contains(RedactColumns, name) {
+			for i, v := range seen[name] {
+				seen[name][i] = redact(name, v)
+			}
+		}
 		b.AppendValues(seen[name], nil)
 		out[name] = &fileDict{index: index[name], values: b.NewStringArray()}
 		b.Release()
@@ -149,8 +164,8 @@ func exportDictionaries(dir string) (fileDicts, error) {
 func has(m map[string]int32, k string) bool { _, ok := m[k]; return ok }
 
 // encode returns rec with each dictionary column re-indexed into the
-// file's dictionary of that column.
-func (d fileDicts) encode(schema *arrow.Schema, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+// file's dictionary of that column, and the other RedactColumns redacted.
+func (d fileDicts) encode(schema *arrow.Schema, rec arrow.RecordBatch, redact func(column, value string) string) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, rec.NumCols())
 	var made []arrow.Array
 	defer func() {
@@ -162,6 +177,10 @@ func (d fileDicts) encode(schema *arrow.Schema, rec arrow.RecordBatch) (arrow.Re
 		fd := d[f.Name]
 		if fd == nil {
 			cols[c] = rec.Column(c)
+			if s, ok := cols[c].(*array.String); ok && redact != nil && slices.Contains(RedactColumns, f.Name) {
+				cols[c] = redactStrings(s, func(v string) string { return redact(f.Name, v) })
+				made = append(made, cols[c])
+			}
 			continue
 		}
 		a := rec.Column(c).(*array.Dictionary)
@@ -191,4 +210,19 @@ func (d fileDicts) encode(schema *arrow.Schema, rec arrow.RecordBatch) (arrow.Re
 		cols[c] = da
 	}
 	return array.NewRecordBatch(schema, cols, rec.NumRows()), nil
+}
+
+// redactStrings returns a new array of a's values through redact.
+func redactStrings(a *array.String, redact func(string) string) *array.String {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.Reserve(a.Len())
+	for i := range a.Len() {
+		if a.IsNull(i) {
+			b.AppendNull()
+		} else {
+			b.Append(redact(a.Value(i)))
+		}
+	}
+	return b.NewStringArray()
 }

@@ -406,7 +406,7 @@ func matchColumns(path string, schema *parquet.Schema) (index [numColumns]int, e
 	for c, name := range columnNames {
 		want := columnTypes[c]
 		f, ok := fields[name]
-		if !ok && (isChainColumn(c) && !chained || c == colRecordedAtNs) {
+		if !ok && (isChainColumn(c) && !chained || mayLack(c)) {
 			index[c] = -1
 			continue
 		}

@@ -3,6 +3,7 @@ package dataset
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -217,7 +218,7 @@ func TestFileMetadata(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_at_ns,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,extra,envelope,source,line,origin,seq,link" {
+	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_at_ns,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,extra,envelope,source,line,origin,seq,link" {
 		t.Errorf("Columns() = %s", got)
 	}
 }
@@ -432,6 +433,132 @@ func TestChainColumns(t *testing.T) {
 	}
 	if _, err := r2.ReadChain(make([]auditfmt.Record, 2), make([]hashchain.Pos, 2)); err == nil || !strings.Contains(err.Error(), "ReadChain after Read") {
 		t.Errorf("ReadChain after Read: %v", err)
+	}
+}
+
+// beforeOutbox is a row as stormaudit wrote dataset files before the
+// outbox_depth and outbox_flushed columns.
+type beforeOutbox struct {
+	ClientID          string    `parquet:"client_id,dict"`
+	RecordedAt        int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
+	RecordedAtNs      *int32    `parquet:"recorded_at_ns,optional"`
+	RecordedOffsetMin int32     `parquet:"recorded_offset_min"`
+	Attempt           int64     `parquet:"attempt"`
+	BackoffDelayS     float64   `parquet:"backoff_delay_s"`
+	Outcome           string    `parquet:"outcome,dict"`
+	CleanSession      bool      `parquet:"clean_session"`
+	Schema            *int32    `parquet:"schema,optional"`
+	HostID            *string   `parquet:"host_id,optional,dict"`
+	Stage             *string   `parquet:"stage,optional,dict"`
+	AttemptID         *string   `parquet:"attempt_id,optional"`
+	RecordID          *string   `parquet:"record_id,optional"`
+	DeviceSeq         *int64    `parquet:"device_seq,optional"`
+	FailureClass      *string   `parquet:"failure_class,optional,dict"`
+	ReasonCode        *int32    `parquet:"reason_code,optional"`
+	CeilingS          *float64  `parquet:"ceiling_s,optional"`
+	SessionPresent    *bool     `parquet:"session_present,optional"`
+	Extra             *string   `parquet:"extra,optional"`
+	Envelope          *string   `parquet:"envelope,optional"`
+	Source            string    `parquet:"source,dict"`
+	Line              int64     `parquet:"line"`
+	Origin            *string   `parquet:"origin,optional"`
+	Seq               *int64    `parquet:"seq,optional"`
+	Link              *[32]byte `parquet:"link,optional"`
+}
+
+// TestReadFileWithoutOutboxColumns reads a dataset whose file was written
+// before the outbox columns: both readers give every record with
+// outbox_depth and outbox_flushed absent (null), and the rest as written.
+func TestReadFileWithoutOutboxColumns(t *testing.T) {
+	recs := testkit.Records(31, 1500)
+	rows := make([]beforeOutbox, len(recs))
+	nws := make([]narrowed, len(recs))
+	pos := make([]hashchain.Pos, len(recs))
+	for i := range recs {
+		recs[i].Has &^= auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed
+		recs[i].OutboxDepth, recs[i].OutboxFlushed = 0, 0
+		pos[i] = chainOf(&recs[i])
+		var r row
+		if err := toRow(&r, &nws[i], &recs[i], &pos[i], testkit.Sources); err != nil {
+			t.Fatal(err)
+		}
+		rows[i] = beforeOutbox{r.ClientID, r.RecordedAt, r.RecordedAtNs, r.RecordedOffsetMin, r.Attempt, r.BackoffDelayS,
+			r.Outcome, r.CleanSession, r.Schema, r.HostID, r.Stage, r.AttemptID, r.RecordID, r.DeviceSeq, r.FailureClass,
+			r.ReasonCode, r.CeilingS, r.SessionPresent, r.Extra, r.Envelope, r.Source, r.Line, r.Origin, r.Seq, r.Link}
+	}
+	dir := t.TempDir()
+	name := "part-00000.parquet"
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources, _ := json.Marshal(testkit.Sources)
+	w := parquet.NewGenericWriter[beforeOutbox](f, parquet.MaxRowsPerRowGroup(400), parquet.KeyValueMetadata(MetaSources, string(sources)))
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fields := parquet.SchemaOf(beforeOutbox{}).Fields(); len(fields) != numColumns-2 {
+		t.Fatalf("beforeOutbox has %d columns, want %d", len(fields), numColumns-2)
+	}
+
+	r, err := OpenFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, gotPos := make([]auditfmt.Record, len(recs)+1), make([]hashchain.Pos, len(recs)+1)
+	n := 0
+	for {
+		k, err := r.ReadChain(got[n:], gotPos[n:])
+		n += k
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != len(recs) {
+		t.Fatalf("FileReader read %d records, want %d", n, len(recs))
+	}
+	for i := range recs {
+		if got[i] != recs[i] || gotPos[i] != pos[i] {
+			t.Fatalf("FileReader: row %d:\n got %+v %+v\nwant %+v %+v", i, got[i], gotPos[i], recs[i], pos[i])
+		}
+	}
+
+	writeManifestFile(t, dir, &Manifest{Format: "stormaudit-dataset", SchemaVersion: 1, SortedBy: SortedBy,
+		Files: []File{{Name: name, Rows: int64(len(recs)), RowGroups: 4}}, Rows: int64(len(recs))})
+	ar, err := OpenArrow(dir, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ar.Close()
+	chained := make([]bool, len(recs))
+	for i := range chained {
+		chained[i] = true
+	}
+	at := 0
+	for {
+		rec, err := ar.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBatch(t, rec, recs[at:], chained[at:])
+		at += int(rec.NumRows())
+		rec.Release()
+	}
+	if at != len(recs) {
+		t.Errorf("ArrowReader read %d rows, want %d", at, len(recs))
 	}
 }
 

@@ -50,6 +50,8 @@ type row struct {
 	ReasonCode        *int32    `parquet:"reason_code,optional"`
 	CeilingS          *float64  `parquet:"ceiling_s,optional"`
 	SessionPresent    *bool     `parquet:"session_present,optional"`
+	OutboxDepth       *int64    `parquet:"outbox_depth,optional"`
+	OutboxFlushed     *int64    `parquet:"outbox_flushed,optional"`
 	Extra             *string   `parquet:"extra,optional"`
 	Envelope          *string   `parquet:"envelope,optional"`
 	Source            string    `parquet:"source,dict"`
@@ -79,6 +81,8 @@ const (
 	colReasonCode
 	colCeilingS
 	colSessionPresent
+	colOutboxDepth // the outbox columns may be missing from a file (mayLack)
+	colOutboxFlushed
 	colExtra
 	colEnvelope
 	colSource
@@ -92,6 +96,15 @@ const (
 // isChainColumn reports whether c is one of the chain columns, which a
 // file of another program need not have.
 func isChainColumn(c int) bool { return c >= colOrigin }
+
+// mayLack reports whether a file may lack column c, every row then reading
+// as null in it: recorded_at_ns (a file of whole microseconds, or of
+// another writer), and the columns of the fields added to the schema
+// after files had been written without them (outbox_depth,
+// outbox_flushed). The chain columns may be missing only all together.
+func mayLack(c int) bool {
+	return c == colRecordedAtNs || c == colOutboxDepth || c == colOutboxFlushed
+}
 
 // splitTime splits Unix nanoseconds into the microseconds recorded_at
 // stores and the nanoseconds past them, in [0, 1000), recorded_at_ns.
@@ -216,6 +229,12 @@ func setOptionals(dst *row, nw *narrowed, rec *auditfmt.Record) error {
 	}
 	if rec.Has&auditfmt.HasSessionPresent != 0 {
 		dst.SessionPresent = &rec.SessionPresent
+	}
+	if rec.Has&auditfmt.HasOutboxDepth != 0 {
+		dst.OutboxDepth = &rec.OutboxDepth
+	}
+	if rec.Has&auditfmt.HasOutboxFlushed != 0 {
+		dst.OutboxFlushed = &rec.OutboxFlushed
 	}
 	return nil
 }
@@ -528,6 +547,10 @@ func setOptional(rec *auditfmt.Record, c int, v *parquet.Value) {
 		rec.CeilingS, rec.Has = v.Double(), rec.Has|auditfmt.HasCeiling
 	case colSessionPresent:
 		rec.SessionPresent, rec.Has = v.Boolean(), rec.Has|auditfmt.HasSessionPresent
+	case colOutboxDepth:
+		rec.OutboxDepth, rec.Has = v.Int64(), rec.Has|auditfmt.HasOutboxDepth
+	case colOutboxFlushed:
+		rec.OutboxFlushed, rec.Has = v.Int64(), rec.Has|auditfmt.HasOutboxFlushed
 	}
 }
 

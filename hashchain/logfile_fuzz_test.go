@@ -152,6 +152,7 @@ func logFuzzSeeds(t *testing.T) map[string]map[string][]any {
 		"FuzzLogLine": {
 			"reference":       {"dev-0001", "", "", "", int64(3), 6.48, int64(1796048254979964000), int16(0), uint8(2), uint8(0), uint8(0)},
 			"every_field":     {"dev-\"é\"\t", "gw-1", "rec-😀", "", int64(1 << 53), 1e21, int64(1796048254000000000), int16(-90), uint8(5), uint8(3), uint8(31)},
+			"outbox":          {"dev-1", "", "", `{"zone":"n"}`, int64(12), 0.5, int64(1796048254979964000), int16(60), uint8(2), uint8(0), uint8(127)},
 			"unknown_members": {"d", "", "", `{ "x" : 1.50, "a":[1e2,"\u00e9"] }`, int64(0), 0.0, int64(0), int16(1439), uint8(1), uint8(1), uint8(0)},
 			"negative_zero":   {"d", "", "", "", int64(0), math.Copysign(0, -1), int64(0), int16(0), uint8(1), uint8(0), uint8(8)},
 			"year_1677":       {"d", "", "", "", int64(0), 0.5, int64(math.MinInt64), int16(-1439), uint8(1), uint8(0), uint8(0)},

@@ -27,7 +27,9 @@ import (
 // beyond ±23:59; in Extra or Envelope, text that RFC 8785 rejects (see
 // [AppendCanonicalJSON]), a number that a double does not hold exactly
 // (12345678901234567890, 0.1000000000000000055511151231257827), or, in
-// Extra, a member named like a schema field.
+// Extra, a member named like a schema field (but see [addedFields]: a
+// member named like a field added to the schema later is allowed in a
+// record that lacks the field).
 func AppendRecordBytes(dst []byte, r *auditfmt.Record) ([]byte, error) {
 	w := recordWriter{b: dst}
 	if r.Extra != "" || r.Envelope != "" {
@@ -44,7 +46,7 @@ func AppendRecordBytes(dst []byte, r *auditfmt.Record) ([]byte, error) {
 	}
 	w.b = append(w.b, `"record":{`...)
 	if r.Extra != "" {
-		if err := w.extra(r.Extra); err != nil {
+		if err := w.extra(r.Extra, r.Has); err != nil {
 			return dst, err
 		}
 	}
@@ -117,8 +119,9 @@ func (w *recordWriter) envelope(text string) error {
 	return c.fieldError(err, "envelope")
 }
 
-// extra reads Extra's members, canonical and sorted, for merging.
-func (w *recordWriter) extra(text string) error {
+// extra reads Extra's members, canonical and sorted, for merging. has
+// is the record's presence bits (see addedFields).
+func (w *recordWriter) extra(text string, has auditfmt.Presence) error {
 	c := w.c
 	c.src = append(c.src[:0], text...)
 	c.in, c.member = c.src, c.member[:0]
@@ -139,7 +142,7 @@ func (w *recordWriter) extra(text string) error {
 	}
 	w.ext, w.ms = c.ext, c.open
 	for _, m := range w.ms {
-		if name := c.names[m.nameStart:m.nameEnd]; isFieldName(name) {
+		if name := c.names[m.nameStart:m.nameEnd]; isFieldName(name) && !addedFieldAbsent(name, has) {
 			return &auditfmt.FieldError{Field: string(name), Expected: "no unknown member named like a field of the schema", Found: "one in extra"}
 		}
 	}
@@ -223,6 +226,16 @@ func (w *recordWriter) fields(r *auditfmt.Record) error {
 	}
 	if err := w.optString(&keyHostID, r.HostID); err != nil {
 		return err
+	}
+	if r.Has&auditfmt.HasOutboxDepth != 0 {
+		if err := w.int(&keyOutboxDepth, r.OutboxDepth); err != nil {
+			return err
+		}
+	}
+	if r.Has&auditfmt.HasOutboxFlushed != 0 {
+		if err := w.int(&keyOutboxFlushed, r.OutboxFlushed); err != nil {
+			return err
+		}
 	}
 	return w.laterFields(r)
 }
@@ -357,6 +370,8 @@ var (
 	keyDeviceSeq      = newKey("device_seq")
 	keyFailureClass   = newKey("failure_class")
 	keyHostID         = newKey("host_id")
+	keyOutboxDepth    = newKey("outbox_depth")
+	keyOutboxFlushed  = newKey("outbox_flushed")
 	keyOutcome        = newKey("outcome")
 	keyReasonCode     = newKey("reason_code")
 	keyRecordID       = newKey("record_id")
@@ -367,11 +382,38 @@ var (
 
 	recordKeys = []*fieldKey{
 		&keyAttempt, &keyAttemptID, &keyBackoffDelay, &keyCeiling, &keyCleanSession,
-		&keyClientID, &keyDeviceSeq, &keyFailureClass, &keyHostID, &keyOutcome,
-		&keyReasonCode, &keyRecordID, &keyRecordedAt, &keySchema, &keySessionPresent,
-		&keyStage,
+		&keyClientID, &keyDeviceSeq, &keyFailureClass, &keyHostID, &keyOutboxDepth,
+		&keyOutboxFlushed, &keyOutcome, &keyReasonCode, &keyRecordID, &keyRecordedAt,
+		&keySchema, &keySessionPresent, &keyStage,
+	}
+
+	// addedFields are the fields added to the schema (version 1) after
+	// datasets were written without them. Those datasets keep such a
+	// member, as the device wrote it, in extra, and their rows' R holds it
+	// there, where the field sorts too. So an unknown member of such a name
+	// is allowed in a record that lacks the field: the dataset still
+	// verifies, and R is the one the field would give (the same name, the
+	// value in its canonical form). A record that has the field and the
+	// member has none, like any other with a member named twice.
+	addedFields = []struct {
+		key *fieldKey
+		has auditfmt.Presence
+	}{
+		{&keyOutboxDepth, auditfmt.HasOutboxDepth},
+		{&keyOutboxFlushed, auditfmt.HasOutboxFlushed},
 	}
 )
+
+// addedFieldAbsent reports whether name is that of one of addedFields
+// which has says the record lacks.
+func addedFieldAbsent(name []byte, has auditfmt.Presence) bool {
+	for _, f := range addedFields {
+		if string(name) == f.key.name {
+			return has&f.has == 0
+		}
+	}
+	return false
+}
 
 // isFieldName reports whether an unknown member may not have this name:
 // the name of a field, of the device_id alias, or "audit".

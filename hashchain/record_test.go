@@ -47,6 +47,10 @@ func TestRecordBytes(t *testing.T) {
 	full.HostID, full.AttemptID, full.RecordID = "gw-a", "a-3", "r-9"
 	full.OffsetMin, full.CleanSession = -330, true
 
+	withOutbox := baseRecord()
+	withOutbox.Has, withOutbox.OutboxDepth, withOutbox.OutboxFlushed = auditfmt.HasOutboxDepth|auditfmt.HasOutboxFlushed, 1<<53, 0
+	withOutbox.HostID = "gw-a"
+
 	withExtra := baseRecord()
 	withExtra.Extra = `{"zone":"north","attempt_x":[1.50,{"b":true,"a":null}],"Z":"\u00e9","aa":-0}`
 	withExtra.Envelope = `{"message":"mqtt_reconnect","levelname":"INFO"}`
@@ -62,6 +66,9 @@ func TestRecordBytes(t *testing.T) {
 			`{"record":{"attempt":2,"attempt_id":"a-3","backoff_delay_s":0.21,"ceiling_s":8,"clean_session":true,"client_id":"dev-0001",` +
 				`"device_seq":17,"failure_class":"auth","host_id":"gw-a","outcome":"backoff_wait","reason_code":5,"record_id":"r-9",` +
 				`"recorded_at":"2026-11-30T08:47:34.979964-05:30","schema":1,"session_present":true,"stage":"link"}}`},
+		{"outbox fields", withOutbox,
+			`{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","host_id":"gw-a",` +
+				`"outbox_depth":9007199254740992,"outbox_flushed":0,"outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00"}}`},
 		{"extra and envelope", withExtra,
 			`{"envelope":{"levelname":"INFO","message":"mqtt_reconnect"},"record":{"Z":"é","aa":0,"attempt":2,"attempt_x":[1.5,{"a":null,"b":true}],` +
 				`"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00","zone":"north"}}`},
@@ -116,11 +123,12 @@ func randomRecord(rng *rand.Rand) auditfmt.Record {
 		CleanSession:  rng.IntN(2) == 0,
 		RecordedAt:    1795961854979964000 + rng.Int64N(1e12),
 		OffsetMin:     int16(rng.IntN(24*60*2-1) - (24*60 - 1)),
-		Has:           auditfmt.Presence(rng.IntN(32)),
+		Has:           auditfmt.Presence(rng.IntN(128)),
 		Stage:         auditfmt.Stage(rng.IntN(4)),
 		FailureClass:  auditfmt.FailureClass(rng.IntN(7)),
 		Schema:        1, DeviceSeq: rng.Int64N(1 << 40), ReasonCode: rng.Int64N(256),
 		CeilingS: float64(rng.IntN(300)), SessionPresent: rng.IntN(2) == 0,
+		OutboxDepth: rng.Int64N(1 << 20), OutboxFlushed: rng.Int64N(1<<53 + 1),
 	}
 	if rng.IntN(2) == 0 {
 		r.HostID = "gw-\t\"" + strconv.Itoa(rng.IntN(9))
@@ -155,6 +163,8 @@ func recordAsJSON(t *testing.T, r *auditfmt.Record) []byte {
 		auditfmt.HasReasonCode:     func() { rec["reason_code"] = r.ReasonCode },
 		auditfmt.HasCeiling:        func() { rec["ceiling_s"] = r.CeilingS },
 		auditfmt.HasSessionPresent: func() { rec["session_present"] = r.SessionPresent },
+		auditfmt.HasOutboxDepth:    func() { rec["outbox_depth"] = r.OutboxDepth },
+		auditfmt.HasOutboxFlushed:  func() { rec["outbox_flushed"] = r.OutboxFlushed },
 	}
 	for bit, set := range optional {
 		if r.Has&bit != 0 {
@@ -195,6 +205,8 @@ func TestRecordBytesErrors(t *testing.T) {
 	}{
 		{"attempt beyond 2^53", func(r *auditfmt.Record) { r.Attempt = 1<<53 + 1 }, "attempt", "±2^53"},
 		{"device_seq beyond 2^53", func(r *auditfmt.Record) { r.Has, r.DeviceSeq = auditfmt.HasDeviceSeq, math.MaxInt64 }, "device_seq", "±2^53"},
+		{"outbox_depth beyond 2^53", func(r *auditfmt.Record) { r.Has, r.OutboxDepth = auditfmt.HasOutboxDepth, 1<<53+1 }, "outbox_depth", "±2^53"},
+		{"outbox_flushed beyond 2^53", func(r *auditfmt.Record) { r.Has, r.OutboxFlushed = auditfmt.HasOutboxFlushed, math.MaxInt64 }, "outbox_flushed", "±2^53"},
 		{"NaN delay", func(r *auditfmt.Record) { r.BackoffDelayS = math.NaN() }, "backoff_delay_s", "finite"},
 		{"infinite ceiling", func(r *auditfmt.Record) { r.Has, r.CeilingS = auditfmt.HasCeiling, math.Inf(1) }, "ceiling_s", "finite"},
 		{"client_id not UTF-8", func(r *auditfmt.Record) { r.ClientID = "dev-\xff" }, "client_id", "UTF-8"},
@@ -212,6 +224,9 @@ func TestRecordBytesErrors(t *testing.T) {
 		{"extra field name", func(r *auditfmt.Record) { r.Extra = `{"x":1,"client_id":"dev-2"}` }, "client_id", "named like a field"},
 		{"extra absent field name", func(r *auditfmt.Record) { r.Extra = `{"host_id":"gw"}` }, "host_id", "named like a field"},
 		{"extra alias", func(r *auditfmt.Record) { r.Extra = `{"device_id":"dev-0001"}` }, "device_id", "named like a field"},
+		{"extra outbox_depth beside the field", func(r *auditfmt.Record) {
+			r.Has, r.OutboxDepth, r.Extra = auditfmt.HasOutboxDepth, 3, `{"outbox_depth":3}`
+		}, "outbox_depth", "named like a field"},
 		{"extra not an object", func(r *auditfmt.Record) { r.Extra = `[1]` }, "extra", "a JSON object"},
 		{"extra trailing", func(r *auditfmt.Record) { r.Extra = `{"x":1}x` }, "x", "the end"},
 		{"extra syntax", func(r *auditfmt.Record) { r.Extra = `{"x":01}` }, "x", "',' or '}'"},
@@ -248,5 +263,34 @@ func TestRecordBytesAllocs(t *testing.T) {
 	r.Envelope = `{"message":"mqtt_reconnect"}`
 	if n := testing.AllocsPerRun(100, func() { _, _ = AppendRecordBytes(buf, &r) }); n > 1 {
 		t.Errorf("%v allocations for a record with Extra and Envelope, want at most 1", n)
+	}
+}
+
+// TestRecordBytesOutboxInExtra pins R of the rows of datasets written
+// before outbox_depth and outbox_flushed were fields, which hold them in
+// extra: such rows still have R, the very R of the record with the
+// fields, so those datasets still verify. A record with the field and the
+// member both has none.
+func TestRecordBytesOutboxInExtra(t *testing.T) {
+	legacy := baseRecord()
+	legacy.Extra = `{"zone":"n","outbox_flushed":7,"outbox_depth":12.0}`
+	fields := baseRecord()
+	fields.Extra = `{"zone":"n"}`
+	fields.Has, fields.OutboxDepth, fields.OutboxFlushed = auditfmt.HasOutboxDepth|auditfmt.HasOutboxFlushed, 12, 7
+	mixed := baseRecord()
+	mixed.Extra = `{"zone":"n","outbox_flushed":7}`
+	mixed.Has, mixed.OutboxDepth = auditfmt.HasOutboxDepth, 12
+	const want = `{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001",` +
+		`"outbox_depth":12,"outbox_flushed":7,"outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00","zone":"n"}}`
+	for name, r := range map[string]auditfmt.Record{"in extra": legacy, "fields": fields, "one of each": mixed} {
+		for range 2 { // the same bytes every time
+			got, err := AppendRecordBytes(nil, &r)
+			if err != nil || string(got) != want {
+				t.Errorf("%s: got %s, %v\nwant %s", name, got, err, want)
+			}
+			if err := CheckRecord(&r); err != nil {
+				t.Errorf("%s: CheckRecord: %v", name, err)
+			}
+		}
 	}
 }

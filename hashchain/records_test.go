@@ -47,8 +47,9 @@ func cornerRecord(rng *rand.Rand) auditfmt.Record {
 	case 2: // the ends of int64 nanoseconds, beyond the years the decoder reads
 		r.RecordedAt = []int64{math.MinInt64, math.MaxInt64, math.MinInt64 + 86400e9, math.MaxInt64 - 86400e9}[rng.IntN(4)]
 	}
-	r.Has = auditfmt.Presence(rng.IntN(32))
+	r.Has = auditfmt.Presence(rng.IntN(128))
 	r.Schema, r.DeviceSeq, r.ReasonCode, r.CeilingS, r.SessionPresent = 1, rng.Int64N(1<<40), rng.Int64N(256), float(), rng.IntN(2) == 0
+	r.OutboxDepth, r.OutboxFlushed = []int64{0, 1, 1 << 53}[rng.IntN(3)], rng.Int64N(1<<53+1)
 	if rng.IntN(3) == 0 {
 		r.Extra = `{"x":1,"y":[true,null,"z"]}`
 	}
@@ -67,6 +68,9 @@ func TestCheckRecordIsAppendRecordBytes(t *testing.T) {
 	breaks := []func(*auditfmt.Record){
 		func(r *auditfmt.Record) { r.Attempt = 1<<53 + 1 },
 		func(r *auditfmt.Record) { r.DeviceSeq, r.Has = -(1<<53 + 1), r.Has|auditfmt.HasDeviceSeq },
+		func(r *auditfmt.Record) { r.OutboxDepth, r.Has = 1<<53+1, r.Has|auditfmt.HasOutboxDepth },
+		func(r *auditfmt.Record) { r.OutboxFlushed, r.Has = math.MaxInt64, r.Has|auditfmt.HasOutboxFlushed },
+		func(r *auditfmt.Record) { r.Extra, r.Has = `{"outbox_flushed": 1}`, r.Has|auditfmt.HasOutboxFlushed },
 		func(r *auditfmt.Record) { r.BackoffDelayS = math.Inf(1) },
 		func(r *auditfmt.Record) { r.CeilingS, r.Has = math.NaN(), r.Has|auditfmt.HasCeiling },
 		func(r *auditfmt.Record) { r.ClientID = "dev\xff" },

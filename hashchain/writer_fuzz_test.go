@@ -19,6 +19,7 @@ func FuzzLogLine(f *testing.F) {
 			Attempt: attempt, BackoffDelayS: delay, RecordedAt: ns, OffsetMin: offset,
 			Outcome: auditfmt.Outcome(outcome), Stage: auditfmt.Stage(stage), Has: auditfmt.Presence(has),
 			Schema: 1, CeilingS: delay, DeviceSeq: attempt, ReasonCode: attempt & 0xff,
+			OutboxDepth: attempt, OutboxFlushed: attempt >> 1,
 		}
 		c := chainer{chains: NewChains(testLog, false)}
 		s := newLogState(fuzzLogName, testLog, -1)

@@ -238,17 +238,18 @@ func TestIngestRejectsRecordsWithoutCanonicalBytes(t *testing.T) {
 		`{"client_id": "d", "attempt": 9007199254740993, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00"}`,
 		`{"client_id": "d", "attempt": 1, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "serial": 12345678901234567890}`,
 		`{"client_id": "d", "attempt": 1, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "serial": "12345678901234567890"}`,
+		`{"client_id": "d", "attempt": 2, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:34+00:00", "outbox_depth": 9007199254740993}`,
 	}
 	dir := filepath.Join(t.TempDir(), "ds")
 	m, err := Run(context.Background(), dir, []Source{{Name: testkit.WriteInput(t, "big.ndjson", lines)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.Totals, (dataset.Counts{Lines: 3, Accepted: 1, Rejected: 2}); got != want {
+	if got, want := m.Totals, (dataset.Counts{Lines: 4, Accepted: 1, Rejected: 3}); got != want {
 		t.Fatalf("totals = %+v, want %+v", got, want)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, dataset.RejectsName))
-	for _, want := range []string{`"field":"attempt"`, `"field":"serial"`} {
+	for _, want := range []string{`"field":"attempt"`, `"field":"serial"`, `big.ndjson:4: outbox_depth: expected an integer within ±2^53 (9007199254740992), exact in RFC 8785 JSON, found 9007199254740993`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("rejects.ndjson lacks %s:\n%s", want, b)
 		}

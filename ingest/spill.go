@@ -91,6 +91,8 @@ func appendRun(dst []byte, e *hashed) []byte {
 	dst = binary.AppendVarint(dst, r.Schema)
 	dst = binary.AppendVarint(dst, r.DeviceSeq)
 	dst = binary.AppendVarint(dst, r.ReasonCode)
+	dst = binary.AppendVarint(dst, r.OutboxDepth)
+	dst = binary.AppendVarint(dst, r.OutboxFlushed)
 	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(r.CeilingS))
 	dst = appendString(dst, r.HostID)
 	dst = appendString(dst, r.AttemptID)
@@ -176,6 +178,7 @@ func decodeRun(b []byte, e *hashed, prevClient string) error {
 	r.Has, r.Stage, r.FailureClass = auditfmt.Presence(d.b[2]), auditfmt.Stage(d.b[3]), auditfmt.FailureClass(d.b[4])
 	d.b = d.b[5:]
 	r.Schema, r.DeviceSeq, r.ReasonCode = d.varint(), d.varint(), d.varint()
+	r.OutboxDepth, r.OutboxFlushed = d.varint(), d.varint()
 	r.CeilingS = d.float()
 	r.HostID, r.AttemptID, r.RecordID = d.string(), d.string(), d.string()
 	r.Extra, r.Envelope = d.string(), d.string()

@@ -23,6 +23,8 @@
 //	connect_budget_per_s     number  the broker's accept budget, connects per second (0: undeclared)
 //	connect_budget_window_s  number  the window the budget is counted over, > 0; default 1 with a budget
 //	clean_session            bool    the fleet's declared session kind
+//	startup_spread_s         number  devices starting together spread their first connects over this long
+//	outbox_limit             number  the most messages a device's outbox holds, a whole number (0: undeclared)
 //
 // # Delay rules
 //

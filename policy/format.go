@@ -23,6 +23,8 @@ var comments = map[string]string{
 	"connect_budget_per_s":    "connects per second the broker accepts (0: undeclared)",
 	"connect_budget_window_s": "seconds: the window the budget is counted over",
 	"clean_session":           "the fleet's declared session kind",
+	"startup_spread_s":        "seconds: devices starting together spread their first connects over this long",
+	"outbox_limit":            "messages: the most a device's outbox holds (0: undeclared)",
 }
 
 // AppendTOML appends p as a TOML file to start from: a comment header,

@@ -47,6 +47,8 @@ type Policy struct {
 	ConnectBudgetPerS    float64 `json:"connect_budget_per_s" toml:"connect_budget_per_s"`       // the broker's accept budget in connects per second (0: undeclared)
 	ConnectBudgetWindowS float64 `json:"connect_budget_window_s" toml:"connect_budget_window_s"` // the window the budget is counted over; 1 when a budget is declared without one
 	CleanSession         bool    `json:"clean_session" toml:"clean_session"`                     // the fleet's declared session kind
+	StartupSpreadS       float64 `json:"startup_spread_s" toml:"startup_spread_s"`               // devices that start together spread their first connects over this long
+	OutboxLimit          float64 `json:"outbox_limit" toml:"outbox_limit"`                       // the most messages a device's outbox holds (0: undeclared)
 
 	declared uint32 // bit i set: the file or preset declared keys[i]
 }

@@ -58,6 +58,10 @@ type jsonFleet struct {
 	TTR99S    float64  `json:"ttr_p99_s"`
 	TTRMaxS   float64  `json:"ttr_max_s"`
 	Fairness  *float64 `json:"fairness"`
+	// the outbox flush, beside the socket-opens
+	Flushed     int64  `json:"flushed"`
+	FlushPeak   int64  `json:"flush_peak"`
+	FlushPeakAt string `json:"flush_peak_at,omitempty"`
 
 	Incidents []jsonIncident `json:"incidents"`
 }
@@ -76,6 +80,8 @@ type jsonIncident struct {
 	TTRMaxS          float64 `json:"ttr_max_s"`
 	ConnectsPeakPerS int     `json:"connects_peak_per_s"`
 	ConnectsPeakAt   *string `json:"connects_peak_at"`
+	FlushPeakPerS    int64   `json:"flush_peak_per_s"`
+	FlushPeakAt      *string `json:"flush_peak_at"`
 }
 
 type jsonRuleEntry struct {
@@ -233,6 +239,9 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 	if st.Peak > 0 {
 		jf.PeakAt = Time(st.PeakAt)
 	}
+	if st.Flushed > 0 {
+		jf.Flushed, jf.FlushPeak, jf.FlushPeakAt = st.Flushed, st.FlushPeak, Time(st.FlushPeakAt)
+	}
 	if len(st.TTR) > 0 {
 		jf.Fairness = number(st.Fairness)
 	}
@@ -244,8 +253,13 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 }
 
 func jsonIncidentOf(in *analyze.Incident) jsonIncident {
-	return jsonIncident{LostAt: Time(in.LostAt), LastLossAt: Time(in.LastLoss), DevicesLost: in.DevicesLost,
+	ji := jsonIncident{LostAt: Time(in.LostAt), LastLossAt: Time(in.LastLoss), DevicesLost: in.DevicesLost,
 		LossInferred: in.LossInferred, FirstConnectAt: optTime(in.FirstConnectAt), Recovered: in.Recovered,
 		TTR50S: in.TTR50.Seconds(), TTR90S: in.TTR90.Seconds(), TTR99S: in.TTR99.Seconds(), TTRMaxS: in.TTRMax.Seconds(),
-		ConnectsPeakPerS: in.ConnectsPeak, ConnectsPeakAt: optTime(in.ConnectsPeakAt)}
+		ConnectsPeakPerS: in.ConnectsPeak, ConnectsPeakAt: optTime(in.ConnectsPeakAt),
+		FlushPeakPerS: in.FlushPeak, FlushPeakAt: optTime(in.FlushPeakAt)}
+	if in.FlushPeak == 0 {
+		ji.FlushPeakAt = nil
+	}
+	return ji
 }

@@ -43,6 +43,9 @@ type decodedDoc struct {
 			TTR99S                   float64 `json:"ttr_p99_s"`
 			TTRMaxS                  float64 `json:"ttr_max_s"`
 			Fairness                 *float64
+			Flushed                  int64
+			FlushPeak                int64  `json:"flush_peak"`
+			FlushPeakAt              string `json:"flush_peak_at"`
 			Incidents                []struct {
 				LostAt           string  `json:"lost_at"`
 				LastLossAt       string  `json:"last_loss_at"`
@@ -56,6 +59,8 @@ type decodedDoc struct {
 				TTRMaxS          float64 `json:"ttr_max_s"`
 				ConnectsPeakPerS int     `json:"connects_peak_per_s"`
 				ConnectsPeakAt   *string `json:"connects_peak_at"`
+				FlushPeakPerS    int64   `json:"flush_peak_per_s"`
+				FlushPeakAt      *string `json:"flush_peak_at"`
 			}
 		}
 		Notes   []string
@@ -126,7 +131,7 @@ func TestJSON(t *testing.T) {
 	}
 	if in := s.Fleet.Incidents; len(in) != 1 || in[0].LostAt != "2026-11-30T14:17:30Z" || in[0].DevicesLost != 5 || !in[0].LossInferred ||
 		*in[0].FirstConnectAt != "2026-11-30T14:17:31Z" || in[0].Recovered != 4 || in[0].TTR50S != 2 || in[0].TTRMaxS != 4 ||
-		in[0].ConnectsPeakPerS != 3 || *in[0].ConnectsPeakAt != "2026-11-30T14:17:32Z" {
+		in[0].ConnectsPeakPerS != 3 || *in[0].ConnectsPeakAt != "2026-11-30T14:17:32Z" || in[0].FlushPeakAt != nil {
 		t.Errorf("incidents = %+v", in)
 	}
 	if len(s.Rules) != 3 || s.Rules[1].ID != "delay-bounds" || s.Rules[1].Severity != "error" || s.Rules[1].Help == "" {

@@ -254,12 +254,16 @@ func pluralWord(n int, thing string) string {
 	return thing + "s"
 }
 
-// fleetText sums the fleet's figures up in two lines.
+// fleetText sums the fleet's figures up in two lines (three with an
+// outbox flush).
 func fleetText(st *analyze.FleetStats) string {
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	s := fmt.Sprintf("fleet:    %s, %d socket-opens", plural(st.Devices, "device"), st.Attempts)
 	if st.Peak > 0 {
 		s += fmt.Sprintf(", peak %d in %v at %s", st.Peak, st.Window, Time(st.PeakAt))
+	}
+	if st.Flushed > 0 {
+		s += fmt.Sprintf("\noutbox:   %d messages flushed, peak %d in %v at %s", st.Flushed, st.FlushPeak, st.Window, Time(st.FlushPeakAt))
 	}
 	s += fmt.Sprintf("\nrecovery: %d of %d devices that lost the connection recovered", st.Recovered, st.Lost)
 	if len(st.TTR) > 0 {
@@ -285,6 +289,9 @@ func IncidentText(in *analyze.Incident) string {
 		ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
 	if in.ConnectsPeakAt != analyze.NoTime {
 		s += fmt.Sprintf("; connects peaked at %d in 1s at %s", in.ConnectsPeak, Time(in.ConnectsPeakAt))
+	}
+	if in.FlushPeak > 0 {
+		s += fmt.Sprintf(", outbox flush at %d messages in 1s at %s", in.FlushPeak, Time(in.FlushPeakAt))
 	}
 	return s + "."
 }

@@ -91,6 +91,12 @@ func EventExtras(e *analyze.Event) string {
 	if e.Seq >= 0 {
 		parts = append(parts, fmt.Sprintf("device_seq=%d", e.Seq))
 	}
+	if e.Outbox >= 0 {
+		parts = append(parts, fmt.Sprintf("outbox_depth=%d", e.Outbox))
+	}
+	if e.Flushed >= 0 {
+		parts = append(parts, fmt.Sprintf("outbox_flushed=%d", e.Flushed))
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -152,6 +158,8 @@ type timelineEvent struct {
 	Fail           string   `json:"failure_class,omitempty"`
 	Stage          string   `json:"stage,omitempty"`
 	SessionPresent *bool    `json:"session_present,omitempty"`
+	Outbox         *int64   `json:"outbox_depth,omitempty"`
+	Flushed        *int64   `json:"outbox_flushed,omitempty"`
 	SocketOpen     string   `json:"socket_open,omitempty"`
 	jsonRecord              // source, line, and file and row
 }
@@ -263,6 +271,12 @@ func timelineEventOf(res *analyze.Result, e *analyze.Event) timelineEvent {
 	if e.Presence >= 0 {
 		p := e.Presence == 1
 		te.SessionPresent = &p
+	}
+	if e.Outbox >= 0 {
+		te.Outbox = &e.Outbox
+	}
+	if e.Flushed >= 0 {
+		te.Flushed = &e.Flushed
 	}
 	return te
 }

@@ -16,7 +16,7 @@ import (
 func device() *analyze.Device {
 	ev := func(at int64, o auditfmt.Outcome, attempt int64, delay float64, line int64) analyze.Event {
 		return analyze.Event{At: t0 + at, Outcome: o, Attempt: attempt, Delay: delay, Ceiling: math.NaN(),
-			Seq: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Source: 0, Line: line, Row: line - 1}}
+			Seq: -1, Outbox: -1, Flushed: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Source: 0, Line: line, Row: line - 1}}
 	}
 	d := &analyze.Device{ID: "dev-0001", Host: "gw-a", Hosts: 1, Events: []analyze.Event{
 		ev(0, auditfmt.Disconnected, 0, 0, 1),
@@ -26,9 +26,9 @@ func device() *analyze.Device {
 		ev(3_100_000_000, auditfmt.BackoffWait, 1, 4, 5),
 		ev(7_200_000_000, auditfmt.Connected, 0, 4, 6),
 	}}
-	d.Events[1].Ceiling = 4
+	d.Events[1].Ceiling, d.Events[1].Outbox = 4, 12
 	d.Events[3].Fail, d.Events[3].Reason = auditfmt.FailAuth, 135
-	d.Events[5].Presence = 1
+	d.Events[5].Presence, d.Events[5].Outbox, d.Events[5].Flushed = 1, 0, 12
 	d.Build()
 	return d
 }
@@ -42,11 +42,11 @@ func TestTimelineText(t *testing.T) {
 
 time                    outcome            attempt  delay_s  socket-open             record
 2026-11-30T14:17:30Z    disconnected       0        0                                gw-a.ndjson:1
-2026-11-30T14:17:30Z    backoff_wait       0        2.5      2026-11-30T14:17:33Z    gw-a.ndjson:2  ceiling_s=4
+2026-11-30T14:17:30Z    backoff_wait       0        2.5      2026-11-30T14:17:33Z    gw-a.ndjson:2  ceiling_s=4 outbox_depth=12
 2026-11-30T14:17:32.5Z  rate_limited_wait  0        0.5                              gw-a.ndjson:3
 2026-11-30T14:17:33.1Z  attempt_failed     1        2.5                              gw-a.ndjson:4  failure_class=auth reason_code=135
 2026-11-30T14:17:33.1Z  backoff_wait       1        4        2026-11-30T14:17:37.1Z  gw-a.ndjson:5
-2026-11-30T14:17:37.2Z  connected          0        4                                gw-a.ndjson:6  session_present=true
+2026-11-30T14:17:37.2Z  connected          0        4                                gw-a.ndjson:6  session_present=true outbox_depth=0 outbox_flushed=12
 
 sessions:
   up 2026-11-30T14:17:37.2Z, still up at the end
@@ -88,6 +88,17 @@ func TestTimelineJSON(t *testing.T) {
 	}
 	if _, ok := doc.Events[0]["ceiling_s"]; ok {
 		t.Errorf("event 0 has a ceiling_s: %v", doc.Events[0])
+	}
+	for _, name := range []string{"outbox_depth", "outbox_flushed"} {
+		if _, ok := doc.Events[0][name]; ok {
+			t.Errorf("event 0 has an %s: %v", name, doc.Events[0])
+		}
+	}
+	if _, ok := e["outbox_flushed"]; e["outbox_depth"] != 12.0 || ok {
+		t.Errorf("event 1: outbox_depth %v, outbox_flushed %v; want 12 and none", e["outbox_depth"], e["outbox_flushed"])
+	}
+	if e := doc.Events[5]; e["outbox_depth"] != 0.0 || e["outbox_flushed"] != 12.0 {
+		t.Errorf("event 5: outbox_depth %v, outbox_flushed %v; want 0 (present) and 12", e["outbox_depth"], e["outbox_flushed"])
 	}
 	if e := doc.Events[3]; e["failure_class"] != "auth" || e["reason_code"] != 135.0 {
 		t.Errorf("event 3 = %v", e)

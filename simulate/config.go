@@ -51,6 +51,20 @@ type Config struct {
 	DevicesPerHost int           // devices sharing one host_id and its connect spacing (default 1)
 	Capacity       int           // connects the broker accepts per window (0: unlimited)
 	CapacityWindow time.Duration // the capacity's window (default 1 s)
+	// ColdBoot powers the fleet up at Start instead of dropping it: no
+	// device was connected before, none records a disconnect, and each
+	// waits a uniform random startup delay in [0, the policy's
+	// startup_spread_s) before its first attempt. The broker is down for
+	// Outage from Start as usual (0: up from the start).
+	ColdBoot bool
+	// OutboxPerS gives every device a local outbox that queues this many
+	// QoS 1 messages per second while the device is not connected (0: no
+	// outbox, and no outbox fields in the records). It holds at most the
+	// policy's outbox_limit messages (0: no limit), dropping the oldest.
+	OutboxPerS float64
+	// FlushBatch is how many outbox messages a connected device sends per
+	// second (0: the whole outbox at once, on the connect).
+	FlushBatch int
 	// Library, when set, gives every device the MQTT library's own
 	// automatic reconnect loop beside its manager, under this policy (a
 	// second reconnect owner; see the package documentation).
@@ -157,6 +171,12 @@ func (c *Config) check() error {
 		return bad("Capacity", "a count >= 0", c.Capacity)
 	case c.CapacityWindow < time.Microsecond:
 		return bad("CapacityWindow", "a duration of at least 1µs", c.CapacityWindow)
+	case !(c.OutboxPerS >= 0 && c.OutboxPerS <= 1e6):
+		return bad("OutboxPerS", "a rate in [0, 1000000] messages per second", c.OutboxPerS)
+	case c.FlushBatch < 0:
+		return bad("FlushBatch", "a count >= 0", c.FlushBatch)
+	case c.ColdBoot && c.Library != nil:
+		return bad("ColdBoot", "no library reconnect loop (--library-reconnect) with a cold boot", "both")
 	case c.Tick < 0:
 		return bad("Tick", "a duration >= 0", c.Tick)
 	case c.Horizon <= 0 || c.Horizon > maxSimulatedRange:

@@ -39,6 +39,18 @@
 // goes down fails, and established sessions drop at that instant. The
 // capacity windows are aligned on T0.
 //
+// With ColdBoot the fleet powers up at T0 instead: no device was
+// connected, none records a disconnect, and each waits a startup delay
+// drawn uniformly from [0, startup_spread_s) of the policy before its
+// first backoff_wait.
+//
+// With OutboxPerS every device has an outbox that queues that many
+// messages a second while it is not connected, at most the policy's
+// outbox_limit (the oldest dropped beyond it), and sends them once it is,
+// FlushBatch a second or all at once. Every record then carries
+// outbox_depth (waiting, rounded down) and outbox_flushed (sent since the
+// device's previous record).
+//
 // The run ends at the horizon: records are written up to it and no later;
 // a device still retrying then is counted as not recovered, and its last
 // record is the backoff_wait (or rate_limited_wait) of an attempt whose

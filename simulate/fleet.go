@@ -24,6 +24,7 @@ const (
 	phaseSlot                 // a reserved spacing slot: the socket-open, spacing checked
 	phaseResolve              // the connect's outcome
 	phaseUp                   // none: connected
+	phaseBoot                 // the first attempt of a cold boot
 )
 
 // device is one client's state. While it waits for its next step it
@@ -45,6 +46,7 @@ type device struct {
 	badAuth    bool
 	authFailed bool  // the last failure was an authentication failure
 	gen        uint8 // with a library loop: a manager's event is stale unless its gen, t and phase are the device's
+	out        outbox
 }
 
 func (d *device) index() int { return int(d.who - 1) }
@@ -61,6 +63,8 @@ type rec struct {
 	fail     auditfmt.FailureClass
 	reason   uint8 // 0: not written
 	presence bool  // session_present (connected records)
+	depth    int64 // outbox_depth; < 0: not written
+	flushed  int64 // outbox_flushed
 }
 
 // fleet runs the model; see the package documentation.
@@ -121,6 +125,9 @@ func newFleet(cfg *Config, emit func([]rec), reuse <-chan []rec, st *counter) *f
 			f.lib.state[i] = *d
 		}
 	}
+	if cfg.ColdBoot {
+		f.boot()
+	}
 	t := cfg.Outage.Microseconds()
 	f.down = append(f.down, 0, t)
 	for range cfg.Flaps {
@@ -133,6 +140,20 @@ func newFleet(cfg *Config, emit func([]rec), reuse <-chan []rec, st *counter) *f
 		f.down = append(f.down, t)
 	}
 	return f
+}
+
+// boot queues every device's first attempt of a cold boot, after a
+// startup delay drawn uniformly from [0, startup_spread_s): none is
+// connected at the start.
+func (f *fleet) boot() {
+	spread := seconds(f.pol.StartupSpreadS)
+	for i := range f.up {
+		d := f.up[i]
+		u := float64(d.rng.Uint64()>>11) * 0x1p-53
+		d.t, d.phase = int64(u*float64(spread)), phaseBoot
+		f.q.push(d)
+	}
+	f.up = f.up[:0]
 }
 
 // run processes events up to the horizon and flushes the last batch. It
@@ -204,6 +225,8 @@ func (f *fleet) step(d *device) {
 		f.open(d, false)
 	case phaseResolve:
 		f.resolve(d)
+	case phaseBoot:
+		f.backoff(d, d.t)
 	}
 }
 
@@ -307,6 +330,10 @@ func (f *fleet) backoff(d *device, t int64) {
 // number, to the batch.
 func (f *fleet) record(d *device, r rec) {
 	r.dev, r.attempt, r.seq = int32(d.index()), d.attempt, d.seq
+	r.depth = -1
+	if f.cfg.OutboxPerS > 0 {
+		r.depth, r.flushed = d.out.record(r.t, d.phase == phaseUp && r.outcome != auditfmt.Connected, f.cfg, f.pol)
+	}
 	d.seq++
 	f.stats.records++
 	f.batch = append(f.batch, r)

@@ -143,6 +143,9 @@ func (n *names) encode(dst []byte, recs []rec) []byte {
 		if x.reason != 0 {
 			r.ReasonCode, r.Has = int64(x.reason), r.Has|auditfmt.HasReasonCode
 		}
+		if x.depth >= 0 {
+			r.OutboxDepth, r.OutboxFlushed, r.Has = x.depth, x.flushed, r.Has|auditfmt.HasOutboxDepth|auditfmt.HasOutboxFlushed
+		}
 		if x.outcome == auditfmt.Connected {
 			r.SessionPresent, r.Has = x.presence, r.Has|auditfmt.HasSessionPresent
 		}

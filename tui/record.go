@@ -44,6 +44,8 @@ func (v *timelineView) details() []string {
 		field("device_seq", opt(auditfmt.HasDeviceSeq, strconv.FormatInt(r.DeviceSeq, 10))),
 		field("reason_code", opt(auditfmt.HasReasonCode, fmt.Sprintf("%d (0x%02x)", r.ReasonCode, r.ReasonCode))),
 		field("ceiling_s", opt(auditfmt.HasCeiling, string(auditfmt.AppendFloat(nil, r.CeilingS)))),
+		field("outbox_depth", opt(auditfmt.HasOutboxDepth, strconv.FormatInt(r.OutboxDepth, 10))),
+		field("outbox_flushed", opt(auditfmt.HasOutboxFlushed, strconv.FormatInt(r.OutboxFlushed, 10))),
 		field("host_id", str(r.HostID)),
 		field("attempt_id", str(r.AttemptID)),
 		field("record_id", str(r.RecordID)),

@@ -109,7 +109,7 @@ func rewrite(t *testing.T, dir string, edit func(recs []auditfmt.Record, pos []h
 func TestVerifyNamesEditedRowInEveryColumn(t *testing.T) {
 	lines := []string{
 		`{"client_id": "dev-1", "attempt": 0, "backoff_delay_s": 0.5, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:30.1+00:00"}`,
-		`{"message": "m", "audit": {"client_id": "dev-1", "attempt": 1, "backoff_delay_s": 0.5, "outcome": "attempt_failed", "clean_session": true, "recorded_at": "2026-11-30T14:17:31.2+00:00", "schema": 1, "host_id": "gw-1", "stage": "session", "attempt_id": "a1", "record_id": "r1", "device_seq": 7, "failure_class": "auth", "reason_code": 5, "ceiling_s": 1.0, "session_present": false, "fw": "1.2"}}`,
+		`{"message": "m", "audit": {"client_id": "dev-1", "attempt": 1, "backoff_delay_s": 0.5, "outcome": "attempt_failed", "clean_session": true, "recorded_at": "2026-11-30T14:17:31.2+00:00", "schema": 1, "host_id": "gw-1", "stage": "session", "attempt_id": "a1", "record_id": "r1", "device_seq": 7, "failure_class": "auth", "reason_code": 5, "ceiling_s": 1.0, "session_present": false, "outbox_depth": 3, "outbox_flushed": 0, "fw": "1.2"}}`,
 		`{"client_id": "dev-1", "attempt": 0, "backoff_delay_s": 0.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:35.3+00:00"}`,
 		`{"client_id": "dev-2", "attempt": 0, "backoff_delay_s": 0.25, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:33+00:00"}`,
 	}
@@ -145,7 +145,12 @@ func TestVerifyNamesEditedRowInEveryColumn(t *testing.T) {
 		"reason_code":     func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.ReasonCode = 0; return s },
 		"ceiling_s":       func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.CeilingS = 2; return s },
 		"session_present": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.SessionPresent = true; return s },
-		"extra":           func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.Extra = `{"fw":"1.3"}`; return s },
+		"outbox_depth":    func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.OutboxDepth = 4; return s },
+		"outbox_flushed": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string {
+			r.Has &^= auditfmt.HasOutboxFlushed
+			return s
+		},
+		"extra": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.Extra = `{"fw":"1.3"}`; return s },
 		"envelope": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string {
 			r.Envelope = `{"message":"x"}`
 			return s
@@ -179,6 +184,24 @@ func TestVerifyNamesEditedRowInEveryColumn(t *testing.T) {
 				t.Errorf("problem %q, want it to name part-00000.parquet row %d", p, row)
 			}
 		})
+	}
+}
+
+// TestVerifyDatasetWrittenBeforeOutboxColumns verifies a dataset that
+// stormaudit wrote before outbox_depth and outbox_flushed were fields
+// (testdata/datasets/README.md): its files lack their columns and its
+// rows hold them in extra, where R had them then.
+func TestVerifyDatasetWrittenBeforeOutboxColumns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "before-outbox")
+	if err := os.CopyFS(dir, os.DirFS("../testdata/datasets/before-outbox")); err != nil {
+		t.Fatal(err)
+	}
+	rep := mustVerify(t, dir, Options{})
+	if rep.Problem != nil {
+		t.Fatalf("a dataset written before the outbox columns: %s", rep.Problem)
+	}
+	if rep.Records != 8 || rep.Origins != 2 {
+		t.Errorf("report = %+v", rep)
 	}
 }
 

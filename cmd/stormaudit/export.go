@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/stormaudit/stormaudit/internal/safe"
+	"github.com/stormaudit/stormaudit/redact"
 	"golang.org/x/term"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -27,12 +28,23 @@ polars.read_ipc, DuckDB's arrow extension): client_id, outcome, host_id, stage,
 failure_class and source dictionary encoded, buffers compressed with
 --compression (zstd unless told; lz4, or none for a reader built without
 codecs). It is binary: it is not written to a terminal. --format ndjson writes
-the records in the seed format, one per line, in dataset order.`,
+the records in the seed format, one per line, in dataset order.
+
+--redact replaces credentials and hardware identifiers in the values devices
+wrote (client_id, host_id, attempt_id, record_id, and the unknown and envelope
+members) with keyed pseudonyms: the same value gets the same pseudonym
+throughout the output, so a device's records still go together. What was
+replaced, by field and kind but never the value, is printed on stderr. The key
+is random unless --redact-key FILE gives one (keep it as secret as the values:
+with it a guessed value can be confirmed); give the same key to outputs that
+must agree. A redacted export no longer matches the hash chain.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "arrow or ndjson", Value: "arrow"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "file to write, - for stdout", Value: "-"},
 			&cli.StringFlag{Name: "compression", Usage: "arrow: zstd, lz4 or none", Value: defaultExportCompression},
+			&cli.BoolFlag{Name: "redact", Usage: "replace credentials and hardware identifiers with consistent pseudonyms"},
+			&cli.StringFlag{Name: "redact-key", Usage: "with --redact: the file whose bytes key the pseudonyms (default: a random key)"},
 		},
 		Action: runExport,
 	}
@@ -56,20 +68,31 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 	case format == "arrow" && cmd.String("output") == "-" && isTerminal(cmd.Root().Writer):
 		return usageErr("export: --format arrow is binary: give -o FILE, or redirect stdout to a file or a pipe")
 	}
+	red, err := redactor(cmd, "export")
+	if err != nil {
+		return err
+	}
 	w, closeOut, err := openOutput(cmd.String("output"), cmd.Root().Writer)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
 	}
 	if format == "arrow" {
-		err = dataset.ExportArrowIPC(dir, w, dataset.ExportOptions{Compression: cmd.String("compression")})
+		opts := dataset.ExportOptions{Compression: cmd.String("compression")}
+		if red != nil {
+			opts.Redact = func(column, v string) string { return redactColumn(red, column, v) }
+		}
+		err = dataset.ExportArrowIPC(dir, w, opts)
 	} else {
-		err = exportNDJSON(dir, w)
+		err = exportNDJSON(dir, w, red)
 	}
 	if cerr := closeOut(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
+	}
+	if red != nil {
+		printRedacted(cmd.Root().ErrWriter, "export", red)
 	}
 	return nil
 }
@@ -95,11 +118,16 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) 
 	return f, f.Close, nil
 }
 
-func exportNDJSON(dir string, w io.Writer) error {
+// exportNDJSON writes the dataset in dir to w as NDJSON, each record
+// redacted by red when it is not nil.
+func exportNDJSON(dir string, w io.Writer, red *redact.Redactor) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var line []byte
 	err := dataset.Scan(dir, func(recs []auditfmt.Record, _ []string) error {
 		for i := range recs {
+			if red != nil {
+				redactRecord(red, &recs[i])
+			}
 			line = append(recs[i].AppendJSON(line[:0]), '\n')
 			bw.Write(line)
 		}

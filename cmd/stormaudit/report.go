@@ -34,6 +34,12 @@ A dataset is verified first (as "stormaudit verify" does; --verifier checks
 its signatures). --replay adds a replay's report ("stormaudit replay --format
 json"), or its --compare of the recorded schedule and a what-if, side by side.
 
+--redact replaces credentials and hardware identifiers (MAC addresses, bearer
+tokens, PEM blocks, JWTs, URL passwords) wherever the page shows them, client
+ids and the charts included, with keyed pseudonyms (as "stormaudit export
+--redact" does; --redact-key FILE keys them); the page and stderr say what was
+replaced.
+
 Exit status: 0 written; 1 written, but the dataset failed verification;
 2 usage, input or I/O errors.`,
 		OnUsageError: onUsageError,
@@ -47,6 +53,8 @@ Exit status: 0 written; 1 written, but the dataset failed verification;
 			&cli.IntFlag{Name: "per-rule", Value: d.PerRule, Usage: "findings shown per rule, the worst first"},
 			&cli.IntFlag{Name: "devices", Value: d.Worst, Usage: "worst devices in the table and strip chart"},
 			&cli.IntFlag{Name: "timelines", Value: d.Timelines, Usage: "devices whose timelines are shown, at most"},
+			&cli.BoolFlag{Name: "redact", Usage: "replace credentials and hardware identifiers on the page with consistent pseudonyms"},
+			&cli.StringFlag{Name: "redact-key", Usage: "with --redact: the file whose bytes key the pseudonyms (default: a random key)", TakesFile: true},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 		},
 		Action: runReport,
@@ -62,6 +70,9 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 	o.PerRule, o.Worst, o.Timelines = int(cmd.Int("per-rule")), int(cmd.Int("devices")), int(cmd.Int("timelines"))
 	if o.PerRule < 0 || o.Worst < 0 || o.Timelines < 0 {
 		return usageErr("report: --per-rule, --devices and --timelines: expected numbers >= 0")
+	}
+	if o.Redact, err = redactor(cmd, "report"); err != nil {
+		return err
 	}
 	out := cmd.String("output")
 	if out == "-" && isTerminal(cmd.Root().Writer) {
@@ -132,6 +143,9 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 	}
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("report: %s: %w", out, err)}
+	}
+	if o.Redact != nil {
+		printRedacted(cmd.Root().ErrWriter, "report", o.Redact)
 	}
 	if v := rep.Verify; v != nil && v.Problem != nil {
 		return &exitError{code: 1, err: fmt.Errorf("report: written to %s, but the dataset failed verification: %s", out, v.Problem)}

@@ -35,7 +35,15 @@ fraction of devices with bad credentials), --devices-per-host (devices
 sharing a host's connect spacing), --capacity (the broker refuses connects
 beyond N per window), --library-reconnect (a second reconnect owner: the MQTT
 library's own loop, such as paho-python, beside the manager that writes the
-records). docs/simulate.md describes the model.`,
+records).
+
+--cold-boot powers the fleet up instead of dropping it: each device waits a
+random startup delay below the policy's startup_spread_s before its first
+attempt. --outbox-rate gives every device an outbox that queues messages
+while it is offline (at most the policy's outbox_limit) and flushes them,
+--flush-batch a second or all at once, once it is connected; the records
+then carry outbox_depth and outbox_flushed. docs/simulate.md describes the
+model.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "devices", Aliases: []string{"n"}, Value: 1000, Usage: "fleet size"},
@@ -57,6 +65,9 @@ records). docs/simulate.md describes the model.`,
 			&cli.IntFlag{Name: "capacity", Usage: "connects the broker accepts per window (0: unlimited)"},
 			&cli.DurationFlag{Name: "capacity-window", Value: time.Second, Usage: "the window of --capacity"},
 			&cli.StringFlag{Name: "library-reconnect", Usage: "give every device the MQTT library's own reconnect loop beside its manager, under this policy (a preset name, such as paho-python, or a policy file)"},
+			&cli.BoolFlag{Name: "cold-boot", Usage: "power the fleet up at --start instead of dropping it (a start spread by the policy's startup_spread_s)"},
+			&cli.Float64Flag{Name: "outbox-rate", Usage: "messages per second each device queues in its outbox while offline (0: no outbox)"},
+			&cli.IntFlag{Name: "flush-batch", Usage: "outbox messages a connected device sends per second (0: all at once)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 		},
 		Action: runSimulate,
@@ -108,6 +119,7 @@ func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
 		SameSeed: cmd.Bool("same-seed"), Tick: cmd.Duration("tick"),
 		BadAuth: cmd.Float64("bad-auth"), DevicesPerHost: int(cmd.Int("devices-per-host")),
 		Capacity: int(cmd.Int("capacity")), CapacityWindow: cmd.Duration("capacity-window"),
+		ColdBoot: cmd.Bool("cold-boot"), OutboxPerS: cmd.Float64("outbox-rate"), FlushBatch: int(cmd.Int("flush-batch")),
 	}
 	if cfg.Latency == 0 {
 		cfg.Latency = -1 // simulate.Config reads 0 as the default
@@ -194,7 +206,7 @@ var configFlags = map[string]string{
 	"Devices": "--devices", "Outage": "--outage", "Flaps": "--flaps", "FlapUp and FlapDown": "--flap-up and --flap-down",
 	"BadAuth": "--bad-auth", "DevicesPerHost": "--devices-per-host", "Capacity": "--capacity",
 	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon", "Start": "--start",
-	"Library": "--library-reconnect",
+	"Library": "--library-reconnect", "ColdBoot": "--cold-boot", "OutboxPerS": "--outbox-rate", "FlushBatch": "--flush-batch",
 }
 
 // errIngestEnded tells the simulation that nobody reads its records any more.

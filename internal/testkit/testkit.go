@@ -69,6 +69,9 @@ var Sources = []string{"fleet-a.ndjson", "-", "fleet b/日志.csv"}
 // and Extra and Envelope on some.
 func Records(seed uint64, n int) []auditfmt.Record {
 	rng := rand.New(rand.NewPCG(seed, 1))
+	// the outbox fields draw from a stream of their own, so that the
+	// records' other values are what they were before those fields
+	outbox := rand.New(rand.NewPCG(seed, 2))
 	recs := make([]auditfmt.Record, n)
 	base := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC).UnixNano()
 	for i := range recs {
@@ -87,8 +90,23 @@ func Records(seed uint64, n int) []auditfmt.Record {
 		r.Source = uint32(rng.IntN(len(Sources)))
 		r.Line = int64(i + 1)
 		genOptionals(rng, r)
+		genOutbox(outbox, r)
 	}
 	return recs
+}
+
+// genOutbox sets outbox_depth and outbox_flushed on some records.
+func genOutbox(rng *rand.Rand, r *auditfmt.Record) {
+	if rng.IntN(2) == 0 {
+		r.Has |= auditfmt.HasOutboxDepth
+		r.OutboxDepth = rng.Int64N(3) * rng.Int64N(1<<20) // zero often
+	}
+	if rng.IntN(2) == 0 {
+		r.Has |= auditfmt.HasOutboxFlushed
+		if rng.IntN(3) > 0 { // else zero
+			r.OutboxFlushed = rng.Int64N(1<<53 + 1) // up to 2^53, the most canonical bytes hold
+		}
+	}
 }
 
 func genOptionals(rng *rand.Rand, r *auditfmt.Record) {

@@ -4,7 +4,8 @@ import base64, hashlib, json, os, re, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIELDS = {"client_id", "attempt", "backoff_delay_s", "outcome", "clean_session", "recorded_at", "schema", "host_id",
-          "stage", "attempt_id", "record_id", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present"}
+          "stage", "attempt_id", "record_id", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present",
+          "outbox_depth", "outbox_flushed"}
 
 
 def es6(x):  # ECMAScript Number.prototype.toString, as RFC 8785 writes numbers

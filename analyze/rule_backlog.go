@@ -1,0 +1,297 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+const backlogID = "backlog"
+
+// The thresholds of backlog (docs/rules.md). An outbox grows without
+// bound through a loss when at least OutboxSamples records of it carry
+// outbox_depth, the depth never falls, rises by at least OutboxMinGrowth,
+// and rises in the second half of the loss at least half as fast as in
+// the first (it does not level off at a limit). A flush bunches when its
+// busiest window holds at least FlushMin messages from at least StormMin
+// devices, over StormFactor times the messages of the same backlog
+// spread uniformly from the incident's loss to its last connect.
+const (
+	OutboxSamples   = 3
+	OutboxMinGrowth = 10
+	FlushMin        = 100
+)
+
+func init() { register(func() Rule { return &backlog{} }) }
+
+// backlog flags outboxes that grow without bound (or beyond the declared
+// outbox_limit) while the device is offline, and incidents after which
+// the fleet's outbox flush bunches. Device judges each outbox and keeps
+// the flushes and recovered losses; Finish judges each incident.
+type backlog struct {
+	flushes []flushAt
+	losses  [][2]int64 // recovered losses: when lost, when connected again
+	devices int32      // devices seen
+}
+
+// flushAt is the messages one record reports flushed, placed in time.
+type flushAt struct {
+	at, n int64
+	dev   int32 // the device's ordinal in the read
+	ref   Ref
+}
+
+func (*backlog) Info() RuleInfo {
+	return RuleInfo{ID: backlogID, Severity: Warning, Title: "the outbox grows without bound, or its flush bunches after recovery",
+		Help: "From outbox_depth and outbox_flushed: a device whose outbox kept growing through an outage without levelling off " +
+			"(or grew beyond the policy's outbox_limit), and an incident after which the fleet's outboxes flushed far more messages in " +
+			"one second than a flush spread over the recovery would: the reconnect's second load wave."}
+}
+
+func (r *backlog) Device(c *Context, d *Device) {
+	dev := r.devices
+	r.devices++
+	d.Flushes(func(i int, at, n int64) {
+		r.flushes = append(r.flushes, flushAt{at: at, n: n, dev: dev, ref: d.Events[i].Ref})
+	})
+	for i := range d.Episodes {
+		if ep := &d.Episodes[i]; ep.Loss() && ep.End != NoTime {
+			r.losses = append(r.losses, [2]int64{ep.Start, ep.End})
+		}
+	}
+	if limit, ok := r.limit(c); ok {
+		r.overLimit(c, d, limit)
+		return
+	}
+	r.unbounded(c, d)
+}
+
+// limit returns the declared outbox_limit, if one is.
+func (r *backlog) limit(c *Context) (int64, bool) {
+	if c.Policy == nil || c.Inferred || !c.Policy.Declared("outbox_limit") || c.Policy.OutboxLimit <= 0 {
+		return 0, false
+	}
+	return int64(c.Policy.OutboxLimit), true
+}
+
+// overLimit flags the records whose outbox_depth exceeds the limit.
+func (r *backlog) overLimit(c *Context, d *Device, limit int64) {
+	var t tally
+	worst := -1
+	for i := range d.Events {
+		if e := &d.Events[i]; e.Outbox > limit {
+			t.add(e.At, e.Ref)
+			if worst < 0 || e.Outbox > d.Events[worst].Outbox {
+				worst = i
+			}
+		}
+	}
+	if t.n == 0 {
+		return
+	}
+	w := &d.Events[worst]
+	f := t.finding(backlogID, Warning, d, w.Ref)
+	f.Message = fmt.Sprintf("outbox held %d messages, beyond the policy's outbox_limit of %d (%s)", w.Outbox, limit, countNoun(t.n, "record", "records"))
+	f.Explanation = fmt.Sprintf("%s's %s at %s says %d messages were waiting in its outbox; the policy declares outbox_limit = %d, the most the "+
+		"outbox holds. %s over the limit in all. An outbox that outgrows its limit grows with the outage: its memory, and the flush that "+
+		"follows the recovery, have no bound.", d.ID, w.Outcome, fmtTime(w.At), w.Outbox, limit, countNoun(t.n, "record was", "records were"))
+	c.Report(f)
+}
+
+// outboxRise is one loss through which an outbox grew: its first and last
+// samples (indices in Device.Events) and the sample nearest the middle.
+type outboxRise struct{ first, mid, last, samples int }
+
+// unbounded flags the losses through which the device's outbox grew
+// without levelling off.
+func (r *backlog) unbounded(c *Context, d *Device) {
+	var t tally
+	var worst outboxRise
+	for i := range d.Episodes {
+		ep := &d.Episodes[i]
+		if !ep.Loss() {
+			continue
+		}
+		g, ok := outboxGrowth(d, ep)
+		if !ok {
+			continue
+		}
+		t.add(d.Events[g.last].At, d.Events[g.last].Ref, d.Events[g.first].Ref)
+		t.span(d.Events[g.first].At)
+		if t.n == 1 || d.Events[g.last].Outbox-d.Events[g.first].Outbox > d.Events[worst.last].Outbox-d.Events[worst.first].Outbox {
+			worst = g
+		}
+	}
+	if t.n == 0 {
+		return
+	}
+	a, m, z := &d.Events[worst.first], &d.Events[worst.mid], &d.Events[worst.last]
+	f := t.finding(backlogID, Warning, d, z.Ref, a.Ref)
+	f.Message = fmt.Sprintf("outbox grew without levelling off through an outage, from %d to %d messages in %s s (%s)",
+		a.Outbox, z.Outbox, fmtSeconds(float64(z.At-a.At)/1e9), countNoun(t.n, "outage", "outages"))
+	f.Explanation = fmt.Sprintf("%s's outbox_depth never fell over the %d records of the outage from %s that carry it: %d at %s, %d at %s, %d at %s. "+
+		"It rose in the second half at %s messages/s against %s in the first (a bounded outbox levels off at its limit; "+
+		"this one grows with the outage, and so do its memory and the flush after the recovery). It happened in %s. The policy declares no "+
+		"outbox_limit: declare one to judge the depth against it instead.",
+		d.ID, worst.samples, fmtTime(a.At), a.Outbox, fmtTime(a.At), m.Outbox, fmtTime(m.At), z.Outbox, fmtTime(z.At),
+		fmtRate(z.Outbox-m.Outbox, z.At-m.At), fmtRate(m.Outbox-a.Outbox, m.At-a.At), outages(t.n))
+	c.Report(f)
+}
+
+// outboxGrowth reports whether the outbox grew without bound through the
+// loss ep: the records from the one that began it to the connect that
+// ended it (or the device's last).
+func outboxGrowth(d *Device, ep *Episode) (outboxRise, bool) {
+	end := ep.Last
+	if end < 0 {
+		end = len(d.Events) - 1
+	}
+	g := outboxRise{first: -1}
+	for i := ep.First; i <= end; i++ {
+		e := &d.Events[i]
+		if e.Outbox < 0 {
+			continue
+		}
+		if g.first >= 0 && e.Outbox < d.Events[g.last].Outbox {
+			return g, false // it fell: something drains or drops it
+		}
+		if g.first < 0 {
+			g.first = i
+		}
+		g.last = i
+		g.samples++
+	}
+	if g.samples < OutboxSamples {
+		return g, false
+	}
+	a, z := &d.Events[g.first], &d.Events[g.last]
+	if z.Outbox-a.Outbox < OutboxMinGrowth || z.At <= a.At {
+		return g, false
+	}
+	half := a.At + (z.At-a.At)/2
+	g.mid = g.first
+	for i := g.first; i <= g.last; i++ {
+		if e := &d.Events[i]; e.Outbox >= 0 && abs64(e.At-half) < abs64(d.Events[g.mid].At-half) {
+			g.mid = i
+		}
+	}
+	m := &d.Events[g.mid]
+	if m.At <= a.At || m.At >= z.At {
+		return g, false
+	}
+	r1 := float64(m.Outbox-a.Outbox) / float64(m.At-a.At)
+	r2 := float64(z.Outbox-m.Outbox) / float64(z.At-m.At)
+	return g, r2 > 0 && r2 >= r1/2
+}
+
+func outages(n int) string {
+	if n == 1 {
+		return "one outage"
+	}
+	return fmt.Sprintf("%d outages", n)
+}
+
+// fmtRate writes n messages over ns nanoseconds as messages per second.
+func fmtRate(n, ns int64) string {
+	return fmt.Sprintf("%.3g", float64(n)/(float64(ns)/1e9))
+}
+
+func (r *backlog) Finish(c *Context) {
+	defer func() { r.flushes, r.losses = nil, nil }()
+	incs := c.Fleet.Incidents
+	if len(incs) == 0 || len(r.flushes) == 0 {
+		return
+	}
+	slices.SortFunc(r.flushes, func(a, b flushAt) int { return cmp.Compare(a.at, b.at) })
+	slices.SortFunc(r.losses, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	for k := range incs {
+		in := &incs[k]
+		if in.FirstConnectAt == NoTime {
+			continue
+		}
+		next := int64(math.MaxInt64)
+		if k+1 < len(incs) {
+			next = incs[k+1].LostAt
+		}
+		if b, ok := r.flushBunch(in, next); ok {
+			c.Report(b.finding(in))
+		}
+	}
+}
+
+// bunch is what flushBunch found of one incident's flush.
+type bunch struct {
+	total, observed int64   // messages flushed in the recovery, and in its busiest window
+	at              int64   // that window's start
+	devices         int     // devices flushing in it
+	span            float64 // from the incident's loss to its last connect, s: the time the backlog built up and drained in
+	expected        float64 // messages per window of the backlog spread uniformly over span
+	refs            []Ref
+	lastConn        int64
+}
+
+// flushBunch judges the flush after incident in, up to next: the
+// messages placed from the broker's return on, against the same backlog
+// spread uniformly over the time it built up and drained in, from the
+// incident's loss to the last connect of its recovered losses (about the
+// rate the devices queued it at).
+func (r *backlog) flushBunch(in *Incident, next int64) (bunch, bool) {
+	b := bunch{lastConn: in.FirstConnectAt}
+	lo, _ := slices.BinarySearchFunc(r.losses, in.LostAt, func(l [2]int64, t int64) int { return cmp.Compare(l[0], t) })
+	for _, l := range r.losses[lo:] {
+		if l[0] > in.LastLoss {
+			break
+		}
+		b.lastConn = max(b.lastConn, l[1])
+	}
+	i, _ := slices.BinarySearchFunc(r.flushes, in.FirstConnectAt, func(f flushAt, t int64) int { return cmp.Compare(f.at, t) })
+	fs := r.flushes[i:]
+	if j := slices.IndexFunc(fs, func(f flushAt) bool { return f.at >= next }); j >= 0 {
+		fs = fs[:j]
+	}
+	if len(fs) == 0 {
+		return b, false
+	}
+	w := int64(StormWindow)
+	var sum int64
+	for lo, hi := 0, 0; lo < len(fs); lo++ { // the busiest [t, t+w) starting at a flush
+		for ; hi < len(fs) && fs[hi].at < addSat(fs[lo].at, w); hi++ {
+			sum += fs[hi].n
+		}
+		if sum > b.observed {
+			b.observed, b.at = sum, fs[lo].at
+		}
+		sum -= fs[lo].n
+		b.total += fs[lo].n
+	}
+	b.span = float64(b.lastConn-in.LostAt) / 1e9
+	b.expected = float64(b.total) * StormWindow.Seconds() / max(b.span, StormWindow.Seconds())
+	devs := map[int32]bool{}
+	for _, f := range fs {
+		if f.at >= b.at && f.at < b.at+w {
+			devs[f.dev] = true
+			if len(b.refs) < MaxRefs {
+				b.refs = append(b.refs, f.ref)
+			}
+		}
+	}
+	b.devices = len(devs)
+	return b, b.observed >= FlushMin && b.devices >= StormMin && float64(b.observed) > StormFactor*b.expected
+}
+
+func (b bunch) finding(in *Incident) Finding {
+	f := Finding{Rule: backlogID, Severity: Warning, Device: Fleet, Start: b.at, End: b.at + int64(StormWindow), Records: b.refs}
+	f.Message = fmt.Sprintf("%d outbox messages from %d devices flushed in the 1s from %s after the incident at %s; spread over the outage and recovery, %.0f a second",
+		b.observed, b.devices, fmtTime(b.at), fmtTime(in.LostAt), b.expected)
+	f.Explanation = fmt.Sprintf("After the incident at %s the broker was back at %s and the last of its devices to recover connected at %s: %s s "+
+		"from the loss. From the broker's return on the devices flushed %d messages from their outboxes (outbox_flushed, placed at the record "+
+		"before it, or the backlog a connected record shows waiting when no later record reports its flush: a flush starts when the session is "+
+		"up). Spread uniformly over the time the backlog built up and drained in, about the rate the devices queued it at, that is %.1f a second. "+
+		"Observed: %d in the 1s from %s, from %s, %.1f× that (a bunched flush needs at least %d messages from at least %d devices, over %.0f× "+
+		"the uniform rate). The broker takes the backlog as a second wave just after the reconnects: pace the flush (a batch a second) or "+
+		"give it a random delay of its own.",
+		fmtTime(in.LostAt), fmtTime(in.FirstConnectAt), fmtTime(b.lastConn), fmtSeconds(b.span), b.total, b.expected, b.observed,
+		fmtTime(b.at), nOf(b.devices, "device"), float64(b.observed)/max(b.expected, 1e-9), FlushMin, StormMin, StormFactor)
+	return f
+}

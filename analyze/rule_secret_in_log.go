@@ -1,0 +1,97 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stormaudit/stormaudit/redact"
+)
+
+const secretInLogID = "secret-in-log"
+
+func init() { register(func() Rule { return &secretInLog{} }) }
+
+// Secret is a value in a device's records that looks like a credential or
+// a permanent hardware identifier (package redact defines the kinds): the
+// field it is in and the record, never the value.
+type Secret struct {
+	// Field is the column (client_id, host_id, attempt_id, record_id), or
+	// the path of a member of extra or envelope ("extra.mqtt.password").
+	Field string
+	Kind  redact.Kind
+	At    int64 // the record's recorded_at
+	Ref   Ref   // the record
+}
+
+// secretInLog flags devices whose records carry credentials or hardware
+// identifiers, naming the fields and never the values.
+type secretInLog struct{}
+
+func (*secretInLog) Info() RuleInfo {
+	return RuleInfo{ID: secretInLogID, Severity: Error, Title: "credentials or hardware identifiers in the audit records",
+		Help: "A device's records carry values that look like credentials (password and token members, bearer tokens, PEM blocks, " +
+			"JWTs, URLs with a password) or permanent hardware identifiers (MAC addresses), in any field, unknown members included. " +
+			"Audit records travel to shared storage and into reports: they should carry the stage, the delay, the attempt count and a " +
+			"failure class that reveals nothing. The finding names the fields, never the values; export and report take --redact."}
+}
+
+// secretField is what one field of a device carried: its kind, how many
+// records, and the first.
+type secretField struct {
+	field string
+	kind  redact.Kind
+	n     int
+	first Secret
+}
+
+func (r *secretInLog) Device(c *Context, d *Device) {
+	var fields []secretField
+	add := func(s Secret, n int) {
+		k := slices.IndexFunc(fields, func(f secretField) bool { return f.field == s.Field && f.kind == s.Kind })
+		if k < 0 {
+			fields = append(fields, secretField{field: s.Field, kind: s.Kind, first: s})
+			k = len(fields) - 1
+		}
+		fields[k].n += n
+	}
+	if len(d.Events) > 0 {
+		first := &d.Events[0]
+		redact.Scan("client_id", d.ID, func(h redact.Hit) { // every record carries it
+			add(Secret{Field: h.Field, Kind: h.Kind, At: first.At, Ref: first.Ref}, len(d.Events))
+		})
+	}
+	for _, s := range d.Secrets {
+		add(s, 1)
+	}
+	if len(fields) == 0 {
+		return
+	}
+	slices.SortFunc(fields, func(a, b secretField) int { return cmp.Or(cmp.Compare(a.field, b.field), cmp.Compare(a.kind, b.kind)) })
+	c.Report(secretFinding(d, fields))
+}
+
+func secretFinding(d *Device, fields []secretField) Finding {
+	sev := Warning // hardware identifiers alone
+	var t tally
+	var parts, lines []string
+	for _, f := range fields {
+		if f.kind != redact.MAC {
+			sev = Error
+		}
+		t.add(f.first.At, f.first.Ref)
+		parts = append(parts, f.field+" ("+f.kind.String()+")")
+		lines = append(lines, fmt.Sprintf("%s looks like a %s in %s", f.field, f.kind, countNoun(f.n, "record", "records")))
+	}
+	f := t.finding(secretInLogID, sev, d)
+	f.Message = fmt.Sprintf("records carry a credential or hardware identifier in %s", strings.Join(parts, ", "))
+	f.Explanation = fmt.Sprintf("The device's records hold values that must not be in an audit log: %s. The values are not shown here "+
+		"(a client_id that is one is the finding's device, as in every finding: share a redacted export instead); the "+
+		"records listed are the first of each field. Audit records travel to shared storage and into after-action reports: write the stage, "+
+		"the delay, the attempt count and a failure class, never credentials or permanent network identifiers, and redact what is "+
+		"already written (stormaudit export --redact, report --redact).", strings.Join(lines, "; "))
+	return f
+}
+
+func (r *secretInLog) Finish(*Context) {}

@@ -1,0 +1,159 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+const startupStormID = "startup-storm"
+
+// StartupGap is how far apart two devices' starts may begin and still be
+// one cold boot: devices that come up on shared power start within
+// seconds of each other, and a fleet whose starts spread is one boot as
+// long as no such gap opens.
+const StartupGap = 10 * time.Second
+
+func init() { register(func() Rule { return &startupStorm{} }) }
+
+// startupStorm flags cold boots whose first socket-opens bunch beyond a
+// uniform spread: over the declared startup_spread_s, or without one,
+// over the time the boot took to bring its devices up. Device keeps each
+// start; Finish groups them into boots and judges each.
+type startupStorm struct {
+	starts []fleetStart
+}
+
+// fleetStart is one start of a device: when its first record was written
+// (the boot), its first socket-open, and its first connect (NoTime if
+// none).
+type fleetStart struct {
+	boot, open, conn int64
+	ref              Ref // the record of the open: its backoff_wait, or the connected record
+}
+
+func (*startupStorm) Info() RuleInfo {
+	return RuleInfo{ID: startupStormID, Severity: Warning, Title: "devices starting together do not spread their first connects",
+		Help: "Devices that start together (a cold boot: shared power coming back) open their first sockets in one second far more " +
+			"often than a uniform spread allows: over the policy's startup_spread_s when declared, else over the time the boot took. " +
+			"A start needs a spread just as a recovery does, or the broker meets the whole fleet at once."}
+}
+
+func (r *startupStorm) Device(_ *Context, d *Device) {
+	k := 0
+	for i := range d.Episodes {
+		ep := &d.Episodes[i]
+		if !ep.Starting {
+			continue
+		}
+		s := fleetStart{boot: ep.Start, open: NoTime, conn: ep.End}
+		for ; k < len(d.Attempts) && (ep.Last < 0 || d.Attempts[k].Backoff < ep.Last); k++ {
+			if a := &d.Attempts[k]; a.Backoff >= ep.First && isSessionStage(a.Stage) && s.open == NoTime {
+				s.open, s.ref = a.Open, d.Events[a.Backoff].Ref
+			}
+		}
+		if s.open == NoTime && ep.Last >= 0 {
+			s.open, s.ref = ep.End, d.Events[ep.Last].Ref // a connect no recorded attempt began
+		}
+		if s.open != NoTime {
+			r.starts = append(r.starts, s)
+		}
+	}
+}
+
+func (r *startupStorm) Finish(c *Context) {
+	spread, declared := 0.0, c.Policy != nil && !c.Inferred && c.Policy.Declared("startup_spread_s")
+	if declared {
+		spread = c.Policy.StartupSpreadS
+	}
+	slices.SortFunc(r.starts, func(a, b fleetStart) int { return cmp.Compare(a.boot, b.boot) })
+	for lo := 0; lo < len(r.starts); {
+		hi := lo + 1
+		for hi < len(r.starts) && r.starts[hi].boot-r.starts[hi-1].boot <= int64(StartupGap) {
+			hi++
+		}
+		if b, ok := judgeBoot(r.starts[lo:hi], spread, declared); ok {
+			c.Report(b.finding(declared))
+		}
+		lo = hi
+	}
+	r.starts = nil
+}
+
+// boot is what judgeBoot found of one cold boot.
+type boot struct {
+	devices    int
+	first      int64   // the first start's boot
+	up         int64   // the last first connect (or socket-open) of the boot
+	spread     float64 // the spread judged against, s
+	observed   int     // the most first socket-opens in one StormWindow
+	at         int64
+	expected   float64 // a uniform spread's count per StormWindow
+	windows    int
+	tail       float64
+	refs       []Ref
+	notUpCount int // starts that never connected
+}
+
+// judgeBoot judges the starts of one boot against a uniform spread of
+// their first socket-opens over spread seconds (declared), or over the
+// boot's own span from its first start to its last first connect.
+func judgeBoot(ss []fleetStart, spread float64, declared bool) (boot, bool) {
+	b := boot{devices: len(ss), first: ss[0].boot, up: math.MinInt64}
+	if len(ss) < StormMin {
+		return b, false
+	}
+	opens := make([]int64, len(ss))
+	for i := range ss {
+		opens[i] = ss[i].open
+		up := ss[i].conn
+		if up == NoTime {
+			up, b.notUpCount = ss[i].open, b.notUpCount+1
+		}
+		b.up = max(b.up, up)
+	}
+	slices.Sort(opens)
+	w := int64(StormWindow)
+	b.observed, b.at = peakPerWindow(opens, math.MinInt64+1, NoTime, w)
+	b.spread = spread
+	if !declared {
+		b.spread = float64(b.up-b.first) / 1e9
+	}
+	span := max(b.spread, StormWindow.Seconds())
+	b.expected = min(float64(len(ss)), float64(len(ss))*StormWindow.Seconds()/span)
+	b.windows = max(1, int(math.Ceil(span/StormWindow.Seconds())))
+	b.tail = poissonTail(b.expected, b.observed) * float64(b.windows)
+	if b.observed < StormMin || float64(b.observed) <= StormFactor*b.expected || b.tail >= StormTail {
+		return b, false
+	}
+	for i := range ss {
+		if ss[i].open >= b.at && ss[i].open < b.at+w && len(b.refs) < MaxRefs {
+			b.refs = append(b.refs, ss[i].ref)
+		}
+	}
+	return b, true
+}
+
+func (b boot) finding(declared bool) Finding {
+	f := Finding{Rule: startupStormID, Severity: Warning, Device: Fleet, Start: b.at, End: b.at + int64(StormWindow), Records: b.refs}
+	over := fmt.Sprintf("the policy's startup_spread_s of %s s", fmtSeconds(b.spread))
+	if !declared {
+		over = fmt.Sprintf("the %s s the boot took to bring its devices up (from its first start to its last first connect; "+
+			"declare startup_spread_s to judge against the spread the fleet promises)", fmtSeconds(b.spread))
+	}
+	notUp := "all of them connected"
+	if b.notUpCount > 0 {
+		notUp = fmt.Sprintf("%d of them never connected", b.notUpCount)
+	}
+	f.Message = fmt.Sprintf("%d of %d devices starting together opened their first socket in the 1s from %s; a uniform spread puts %.1f in a second",
+		b.observed, b.devices, fmtTime(b.at), b.expected)
+	f.Explanation = fmt.Sprintf("%s started together from %s (each start's first record within %s of the one before: a cold boot); %s. Spread uniformly over %s, their first socket-opens would number %.2f in any 1s. Observed: %d in the 1s from %s, %.1f× that. "+
+		"For a Poisson count of mean %.2f, %d or more in one of %d seconds has probability %.2g (a storm needs at least %d, over %.0f× the "+
+		"uniform count, at a probability below %g). Devices that share power come up together: give their first connect a random delay "+
+		"over the startup spread, as a recovery's first retry is jittered.",
+		nOf(b.devices, "device"), fmtTime(b.first), StartupGap, notUp, over, b.expected, b.observed, fmtTime(b.at),
+		float64(b.observed)/max(b.expected, 1e-9), b.expected, b.observed, b.windows, b.tail, StormMin, StormFactor, StormTail)
+	return f
+}
