@@ -62,6 +62,10 @@ type Config struct {
 	// outbox, and no outbox fields in the records). It holds at most the
 	// policy's outbox_limit messages (0: no limit), dropping the oldest.
 	OutboxPerS float64
+	// AttemptIDs writes an attempt_id on each record of an attempt (its
+	// backoff_wait, rate_limited_waits and outcome): the client id and
+	// the attempt's number, "dev-0001-a3".
+	AttemptIDs bool
 	// FlushBatch is how many outbox messages a connected device sends per
 	// second (0: the whole outbox at once, on the connect).
 	FlushBatch int

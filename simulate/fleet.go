@@ -42,6 +42,7 @@ type device struct {
 	upAt       int64   // when the current session came up
 	hostNext   int64   // the next free slot of its host, when each device is its own host
 	seq        int32   // device_seq of the next record
+	tries      int32   // the attempts begun, which number the attempt_ids
 	phase      uint8
 	badAuth    bool
 	authFailed bool  // the last failure was an authentication failure
@@ -65,6 +66,7 @@ type rec struct {
 	presence bool  // session_present (connected records)
 	depth    int64 // outbox_depth; < 0: not written
 	flushed  int64 // outbox_flushed
+	try      int32 // the attempt_id's number; 0: not written
 }
 
 // fleet runs the model; see the package documentation.
@@ -321,6 +323,7 @@ func (f *fleet) backoff(d *device, t int64) {
 	}
 	delay = float64(us) / microsPerSecond
 	d.prev, d.delay, d.phase = delay, delay, phaseWait
+	d.tries++
 	f.record(d, rec{t: t, delay: delay, outcome: auditfmt.BackoffWait, ceiling: f.draw.Ceiling(a)})
 	d.t = t + us
 	f.q.push(*d)
@@ -331,6 +334,9 @@ func (f *fleet) backoff(d *device, t int64) {
 func (f *fleet) record(d *device, r rec) {
 	r.dev, r.attempt, r.seq = int32(d.index()), d.attempt, d.seq
 	r.depth = -1
+	if f.cfg.AttemptIDs && r.outcome != auditfmt.Disconnected {
+		r.try = d.tries
+	}
 	if f.cfg.OutboxPerS > 0 {
 		r.depth, r.flushed = d.out.record(r.t, d.phase == phaseUp && r.outcome != auditfmt.Connected, f.cfg, f.pol)
 	}

@@ -104,3 +104,33 @@ func TestOutboxQueuesAndFlushes(t *testing.T) {
 		})
 	}
 }
+
+// With AttemptIDs, the records of one attempt share its id, and no two
+// attempts of a device share one; a disconnect carries none.
+func TestAttemptIDsNameEachAttempt(t *testing.T) {
+	recs, _, _ := run(t, Config{Devices: 20, Policy: preset(t, "full-jitter"), Outage: 30 * time.Second, AttemptIDs: true,
+		DevicesPerHost: 4, Horizon: 2 * time.Minute})
+	open := map[string]string{} // client -> the id of its attempt in flight
+	used := map[string]bool{}   // ids begun
+	for i := range recs {
+		r := &recs[i]
+		switch r.Outcome {
+		case auditfmt.Disconnected:
+			if r.AttemptID != "" {
+				t.Fatalf("disconnect with attempt_id %q", r.AttemptID)
+			}
+		case auditfmt.BackoffWait:
+			if used[r.AttemptID] || r.AttemptID == "" {
+				t.Fatalf("backoff_wait with attempt_id %q, used before or empty", r.AttemptID)
+			}
+			used[r.AttemptID], open[r.ClientID] = true, r.AttemptID
+		default:
+			if r.AttemptID != open[r.ClientID] {
+				t.Fatalf("%s with attempt_id %q, want the attempt in flight %q", r.Outcome, r.AttemptID, open[r.ClientID])
+			}
+		}
+	}
+	if len(used) < 40 {
+		t.Errorf("%d attempts, want at least 2 a device", len(used))
+	}
+}

@@ -126,7 +126,7 @@ func appendID(dst []byte, prefix string, k, width int) []byte {
 // encode appends the records as NDJSON lines to dst.
 func (n *names) encode(dst []byte, recs []rec) []byte {
 	var r auditfmt.Record
-	var client, host []byte
+	var client, host, try []byte
 	for i := range recs {
 		x := &recs[i]
 		client = appendID(client[:0], DefaultDevicePfx, int(x.dev)+1, n.devWidth)
@@ -142,6 +142,10 @@ func (n *names) encode(dst []byte, recs []rec) []byte {
 		}
 		if x.reason != 0 {
 			r.ReasonCode, r.Has = int64(x.reason), r.Has|auditfmt.HasReasonCode
+		}
+		if x.try > 0 {
+			try = strconv.AppendInt(append(append(try[:0], client...), "-a"...), int64(x.try), 10)
+			r.AttemptID = unsafe.String(&try[0], len(try))
 		}
 		if x.depth >= 0 {
 			r.OutboxDepth, r.OutboxFlushed, r.Has = x.depth, x.flushed, r.Has|auditfmt.HasOutboxDepth|auditfmt.HasOutboxFlushed

@@ -68,6 +68,7 @@ model.`,
 			&cli.BoolFlag{Name: "cold-boot", Usage: "power the fleet up at --start instead of dropping it (a start spread by the policy's startup_spread_s)"},
 			&cli.Float64Flag{Name: "outbox-rate", Usage: "messages per second each device queues in its outbox while offline (0: no outbox)"},
 			&cli.IntFlag{Name: "flush-batch", Usage: "outbox messages a connected device sends per second (0: all at once)"},
+			&cli.BoolFlag{Name: "attempt-ids", Usage: "write an attempt_id on each record of an attempt"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
 		},
 		Action: runSimulate,
@@ -120,6 +121,7 @@ func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
 		BadAuth: cmd.Float64("bad-auth"), DevicesPerHost: int(cmd.Int("devices-per-host")),
 		Capacity: int(cmd.Int("capacity")), CapacityWindow: cmd.Duration("capacity-window"),
 		ColdBoot: cmd.Bool("cold-boot"), OutboxPerS: cmd.Float64("outbox-rate"), FlushBatch: int(cmd.Int("flush-batch")),
+		AttemptIDs: cmd.Bool("attempt-ids"),
 	}
 	if cfg.Latency == 0 {
 		cfg.Latency = -1 // simulate.Config reads 0 as the default
