@@ -88,6 +88,9 @@ func fleetOf(pg *page, st *analyze.FleetStats) {
 	if st.Peak > 0 {
 		pg.Fleet = append(pg.Fleet, kv{"peak", fmt.Sprintf("%d socket-opens in %v at %s", st.Peak, st.Window, report.Time(st.PeakAt))})
 	}
+	if st.Flushed > 0 {
+		pg.Fleet = append(pg.Fleet, kv{"outbox flush", fmt.Sprintf("%d messages; peak %d in %v at %s", st.Flushed, st.FlushPeak, st.Window, report.Time(st.FlushPeakAt))})
+	}
 	if len(st.TTR) > 0 {
 		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f",
 			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)})
@@ -199,6 +202,9 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 		in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
 	if in.ConnectsPeakAt != analyze.NoTime {
 		v.Peak = fmt.Sprintf("%d connects in the 1 s from %s", in.ConnectsPeak, report.Time(in.ConnectsPeakAt))
+	}
+	if in.FlushPeak > 0 {
+		v.Peak += fmt.Sprintf("; outbox flush at %d messages in 1 s at %s", in.FlushPeak, report.Time(in.FlushPeakAt))
 	}
 	return v
 }
