@@ -32,7 +32,7 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 	if pg.RulesChart, err = rulesChart(pg.Rules); err != nil {
 		return err
 	}
-	if err := stripOf(pg, rep); err != nil {
+	if err := stripOf(pg, rep, o); err != nil {
 		return err
 	}
 	if err := ttrOf(pg, ov); err != nil {
@@ -89,7 +89,7 @@ func fleetOf(pg *page, st *analyze.FleetStats) {
 		pg.Fleet = append(pg.Fleet, kv{"peak", fmt.Sprintf("%d socket-opens in %v at %s", st.Peak, st.Window, report.Time(st.PeakAt))})
 	}
 	if st.Flushed > 0 {
-		pg.Fleet = append(pg.Fleet, kv{"outbox flush", fmt.Sprintf("%d messages; peak %d in %v at %s", st.Flushed, st.FlushPeak, st.Window, report.Time(st.FlushPeakAt))})
+		pg.Fleet = append(pg.Fleet, kv{"outbox flush", fmt.Sprintf("%d messages; peak %d in 1s at %s", st.Flushed, st.FlushPeak, report.Time(st.FlushPeakAt))})
 	}
 	if len(st.TTR) > 0 {
 		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f",
@@ -204,13 +204,16 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 		v.Peak = fmt.Sprintf("%d connects in the 1 s from %s", in.ConnectsPeak, report.Time(in.ConnectsPeakAt))
 	}
 	if in.FlushPeak > 0 {
-		v.Peak += fmt.Sprintf("; outbox flush at %d messages in 1 s at %s", in.FlushPeak, report.Time(in.FlushPeakAt))
+		if v.Peak != "" {
+			v.Peak += "; "
+		}
+		v.Peak += fmt.Sprintf("outbox flush at %d messages in 1 s at %s", in.FlushPeak, report.Time(in.FlushPeakAt))
 	}
 	return v
 }
 
 // stripOf draws the strip chart of the worst devices that have timelines.
-func stripOf(pg *page, rep *Report) error {
+func stripOf(pg *page, rep *Report, o Options) error {
 	var devs []*analyze.Device
 	var from, to int64 = analyze.NoTime, analyze.NoTime
 	for _, row := range pg.WorstDevices {
@@ -231,7 +234,11 @@ func stripOf(pg *page, rep *Report) error {
 		return nil
 	}
 	var err error
-	pg.Strip.SVG, err = stripChart(devs, from, max(to, from+1))
+	label := func(id string) string { return id }
+	if o.Redact != nil {
+		label = o.Redact.Text // before the label is cut: a cut value no longer matches
+	}
+	pg.Strip.SVG, err = stripChart(devs, from, max(to, from+1), label)
 	pg.Strip.Key = stripKey()
 	pg.Strip.Caption = "One row per device, the worst at the top: its sessions as bars, its socket-opens by outcome."
 	return err

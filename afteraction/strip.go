@@ -34,7 +34,9 @@ const maxLabel = 32
 // stripChart draws one row per device, the first at the top: its
 // sessions (connected intervals) as a bar, and its socket-opens as glyphs
 // by outcome.
-func stripChart(devs []*analyze.Device, from, to int64) (template.HTML, error) {
+//
+// label names each device on the axis (before it is cut to maxLabel).
+func stripChart(devs []*analyze.Device, from, to int64, label func(string) string) (template.HTML, error) {
 	if len(devs) == 0 {
 		return "", nil
 	}
@@ -52,7 +54,7 @@ func stripChart(devs []*analyze.Device, from, to int64) (template.HTML, error) {
 	var bars segments
 	bars.style = draw.LineStyle{Color: colConnected, Width: vg.Points(3)}
 	for i, d := range devs {
-		names[len(devs)-1-i] = shortID(d.ID)
+		names[len(devs)-1-i] = shortID(label(d.ID))
 		bars.add(float64(len(devs)-1-i), d.Sessions, from, to, col)
 	}
 	p.Add(&bars)

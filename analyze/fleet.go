@@ -41,15 +41,15 @@ type FleetStats struct {
 	// time order (see Incident).
 	Incidents []Incident
 
-	// Flushed counts the messages the devices reported sent from their
-	// outboxes (outbox_flushed). FlushFirst and FlushPerWindow count them
-	// per window, placed as Device.Flushes places them, as First and
-	// PerWindow count socket-opens (nil when none were flushed, or they
-	// span more than MaxWindows); FlushPeak is the most in one window,
-	// FlushPeakAt its start.
+	// Flushed counts the messages the devices flushed from their outboxes,
+	// placed in time as Device.Flushes places them. FlushFirst is the
+	// first second with some, and FlushPerSecond counts them per second
+	// from there (nil when none were flushed, or they span more than
+	// MaxWindows seconds); FlushPeak is the most in one second,
+	// FlushPeakAt its start. Sums saturate at MaxInt64.
 	Flushed        int64
 	FlushFirst     int64
-	FlushPerWindow []int64
+	FlushPerSecond []int64
 	FlushPeak      int64
 	FlushPeakAt    int64
 }
@@ -74,8 +74,7 @@ func newFleetCounter(window time.Duration) *fleetCounter {
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &fleetCounter{st: FleetStats{Window: window, FlushPeakAt: NoTime}, window: int64(window), opens: map[int64]int64{},
-		flush: flushCounter{window: int64(window)}}
+	return &fleetCounter{st: FleetStats{Window: window, FlushPeakAt: NoTime}, window: int64(window), opens: map[int64]int64{}}
 }
 
 func (fc *fleetCounter) add(d *Device) {

@@ -37,9 +37,8 @@ type Incident struct {
 	ConnectsPeak   int
 	ConnectsPeakAt int64
 	// FlushPeak is the most outbox messages flushed (see
-	// Device.Flushes) in one window of FleetStats.Window, FlushPeakAt
-	// its start, from LostAt's window to the next incident's; NoTime and
-	// 0 when none was.
+	// Device.Flushes) in one whole second, FlushPeakAt its start, from
+	// LostAt's second to the next incident's; 0 and NoTime when none was.
 	FlushPeak   int64
 	FlushPeakAt int64
 }

@@ -1,6 +1,12 @@
 package analyze
 
-import "github.com/stormaudit/stormaudit/auditfmt"
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
 
 // Flushes calls fn with the messages d sent from its outbox, placed in
 // time: i is the index in d.Events of the record that says so, at when
@@ -12,7 +18,7 @@ import "github.com/stormaudit/stormaudit/auditfmt"
 // connect: a device empties its outbox as soon as its session is up. (The
 // log cannot show how a device paced its sending between two records, so
 // this is the bunching's upper bound.) A session whose flush no later
-// record reports (the log ends, or the next record carries no
+// record reports (the log ends, or no later record carries
 // outbox_flushed before the next connect) flushes the backlog its
 // connected record shows waiting (outbox_depth), placed at the connect.
 // The first record of a device has no previous one: its outbox_flushed is
@@ -48,54 +54,54 @@ func (d *Device) Flushes(fn func(i int, at, n int64)) {
 	}
 }
 
-// flushCounter counts the messages the fleet flushed, per window.
+// flushCounter counts the messages the fleet flushed, per second (the
+// unit the broker's load is judged in, whatever window the socket-opens
+// are counted in).
 type flushCounter struct {
-	window  int64
 	total   int64
-	windows map[int64]int64 // window index -> messages
+	seconds map[int64]int64 // second -> messages
 }
 
 func (fc *flushCounter) add(d *Device) {
 	d.Flushes(func(_ int, at, n int64) {
-		if fc.windows == nil {
-			fc.windows = map[int64]int64{}
+		if fc.seconds == nil {
+			fc.seconds = map[int64]int64{}
 		}
-		fc.windows[floorDiv(at, fc.window)] += n
-		fc.total += n
+		s := floorDiv(at, int64(time.Second))
+		fc.seconds[s] = addSat(fc.seconds[s], n)
+		fc.total = addSat(fc.total, n)
 	})
 }
 
-// stats fills in the flush figures of st: the totals, the per-window
-// counts and the peaks, the fleet's and each incident's (from its loss to
-// the next incident's).
+// stats fills in the flush figures of st: the total, the count per second
+// and the peaks, the fleet's and each incident's (from its loss's second
+// to the next incident's).
 func (fc *flushCounter) stats(st *FleetStats) {
 	st.Flushed = fc.total
-	if len(fc.windows) == 0 {
+	if len(fc.seconds) == 0 {
 		return
 	}
-	lo, hi := int64(1<<62), int64(-1<<62)
-	for w, n := range fc.windows {
-		lo, hi = min(lo, w), max(hi, w)
-		if n > st.FlushPeak || n == st.FlushPeak && w*fc.window < st.FlushPeakAt {
-			st.FlushPeak, st.FlushPeakAt = n, w*fc.window
-		}
-	}
-	st.FlushFirst = lo * fc.window
+	secs := slices.Sorted(maps.Keys(fc.seconds))
+	lo, hi := secs[0], secs[len(secs)-1]
+	st.FlushFirst = lo * int64(time.Second)
 	if hi-lo < MaxWindows {
-		st.FlushPerWindow = make([]int64, hi-lo+1)
-		for w, n := range fc.windows {
-			st.FlushPerWindow[w-lo] = n
+		st.FlushPerSecond = make([]int64, hi-lo+1)
+	}
+	for _, s := range secs {
+		n := fc.seconds[s]
+		if st.FlushPerSecond != nil {
+			st.FlushPerSecond[s-lo] = n
+		}
+		if n > st.FlushPeak {
+			st.FlushPeak, st.FlushPeakAt = n, s*int64(time.Second)
 		}
 	}
 	for k := range st.Incidents {
 		in := &st.Incidents[k]
-		from, to := floorDiv(in.LostAt, fc.window), int64(1<<62)
-		if k+1 < len(st.Incidents) {
-			to = floorDiv(st.Incidents[k+1].LostAt, fc.window)
-		}
-		for w, n := range fc.windows {
-			if w >= from && w < to && (n > in.FlushPeak || n == in.FlushPeak && w*fc.window < in.FlushPeakAt) {
-				in.FlushPeak, in.FlushPeakAt = n, w*fc.window
+		i, _ := slices.BinarySearch(secs, floorDiv(in.LostAt, int64(time.Second)))
+		for ; i < len(secs) && (k+1 == len(st.Incidents) || secs[i] < floorDiv(st.Incidents[k+1].LostAt, int64(time.Second))); i++ {
+			if n := fc.seconds[secs[i]]; n > in.FlushPeak {
+				in.FlushPeak, in.FlushPeakAt = n, secs[i]*int64(time.Second)
 			}
 		}
 	}

@@ -56,7 +56,8 @@ type batch struct {
 	reason               *array.Int32
 	delay, ceiling       *array.Float64
 	clean, present       *array.Boolean
-	sourceIndex          []int32 // global source index of each source dictionary entry
+	sourceIndex          []int32        // global source index of each source dictionary entry
+	hostHits             [][]redact.Hit // what each host_id of the dictionary holds (secret-in-log)
 
 	// the last attempt_id hashed (a view of the batch's bytes) and its
 	// key: an attempt's records are next to each other in a device's rows
@@ -103,6 +104,7 @@ func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
 	b.outcomes = parseAll(b.outcome.vals, auditfmt.ParseOutcome)
 	b.stages = parseAll(b.stage.vals, auditfmt.ParseStage)
 	b.fails = parseAll(b.fail.vals, auditfmt.ParseFailureClass)
+	b.hostHits = scanHosts(b.host.vals)
 	b.sourceIndex = make([]int32, b.source.vals.Len())
 	for i := range b.sourceIndex {
 		b.sourceIndex[i] = sources.number(b.source.vals.Value(i))
@@ -284,9 +286,6 @@ func (a *assembler) add(p *part) {
 		a.d.Events = append(a.d.Events, events[:r.n]...)
 		events = events[r.n:]
 		for _, h := range r.hosts {
-			if !a.hosts[h] {
-				scanHost(a.d, h, &a.d.Events[len(a.d.Events)-r.n])
-			}
 			a.hosts[h] = true
 			a.d.Host = h
 		}
@@ -416,12 +415,15 @@ func (b *batch) scanSecrets(i int, e *Event, out *[]Secret) {
 		return ""
 	}
 	scanSecrets(str(b.attemptID), str(b.recordID), str(b.extra), str(b.envelope), e, out)
+	if b.host.a.IsValid(i) {
+		hostSecrets(b.hostHits[b.host.index(i)], e, out)
+	}
 }
 
 // scanSecrets adds to out what a record's attempt_id, record_id, extra and
 // envelope ("" when absent) hold that looks like a credential or a
-// hardware identifier (package redact); e is its event. client_id and
-// host_id are scanned once per device.
+// hardware identifier (package redact); e is its event. client_id is
+// scanned once per device, and host_id once per distinct value.
 func scanSecrets(attemptID, recordID, extra, envelope string, e *Event, out *[]Secret) {
 	add := func(h redact.Hit) { *out = append(*out, Secret{Field: h.Field, Kind: h.Kind, At: e.At, Ref: e.Ref}) }
 	if attemptID != "" {
@@ -438,9 +440,19 @@ func scanSecrets(attemptID, recordID, extra, envelope string, e *Event, out *[]S
 	}
 }
 
-// scanHost adds to d.Secrets what host_id h holds, resting on event e.
-func scanHost(d *Device, h string, e *Event) {
-	redact.Scan("host_id", h, func(x redact.Hit) {
-		d.Secrets = append(d.Secrets, Secret{Field: x.Field, Kind: x.Kind, At: e.At, Ref: e.Ref})
-	})
+// hostSecrets adds to out a Secret for each of hits, what the host_id
+// of the record of event e holds.
+func hostSecrets(hits []redact.Hit, e *Event, out *[]Secret) {
+	for _, h := range hits {
+		*out = append(*out, Secret{Field: h.Field, Kind: h.Kind, At: e.At, Ref: e.Ref})
+	}
+}
+
+// scanHosts returns what each host_id of a dictionary holds.
+func scanHosts(vals *array.String) [][]redact.Hit {
+	hits := make([][]redact.Hit, vals.Len())
+	for i := range hits {
+		redact.Scan("host_id", vals.Value(i), func(h redact.Hit) { hits[i] = append(hits[i], h) })
+	}
+	return hits
 }

@@ -80,7 +80,7 @@ func (r *backlog) overLimit(c *Context, d *Device, limit int64) {
 	var t tally
 	worst := -1
 	for i := range d.Events {
-		if e := &d.Events[i]; e.Outbox > limit {
+		if e := &d.Events[i]; e.Outbox >= 0 && e.Outbox > limit {
 			t.add(e.At, e.Ref)
 			if worst < 0 || e.Outbox > d.Events[worst].Outbox {
 				worst = i

@@ -9,7 +9,14 @@ import (
 
 const overlappingAttemptsID = "overlapping-attempts"
 
-func init() { register(func() Rule { return &overlappingAttempts{ids: map[uint64]*inFlight{}} }) }
+func init() { register(func() Rule { return &overlappingAttempts{ids: map[stageKey]*inFlight{}} }) }
+
+// stageKey is an attempt_id (hashed) within a stage: stages have their own
+// attempts, and may reuse each other's ids.
+type stageKey struct {
+	stage auditfmt.Stage
+	key   uint64
+}
 
 // overlappingAttempts flags, from the attempt_id records carry, more than
 // one operation in flight in one stage of a device: an attempt opened
@@ -18,7 +25,7 @@ func init() { register(func() Rule { return &overlappingAttempts{ids: map[uint64
 // for a new attempt. The maps and lists are the rule's, reused from one
 // device to the next.
 type overlappingAttempts struct {
-	ids  map[uint64]*inFlight
+	ids  map[stageKey]*inFlight
 	pool []inFlight
 	open [auditfmt.StageSession + 1][]*inFlight // per stage, the attempts with no outcome yet
 }
@@ -72,10 +79,10 @@ func (r *overlappingAttempts) Device(c *Context, d *Device) {
 		if st == 0 {
 			st = auditfmt.StageSession
 		}
-		a := r.ids[e.AttemptKey]
+		a := r.ids[stageKey{st, e.AttemptKey}]
 		switch {
 		case a == nil:
-			a = r.add(e.AttemptKey, st)
+			a = r.add(stageKey{st, e.AttemptKey})
 			r.opens(d, &t, a, i, opened[st])
 			opened[st]++
 		case a.outcome >= 0 && e.Outcome == auditfmt.BackoffWait:
@@ -106,12 +113,12 @@ func (r *overlappingAttempts) Device(c *Context, d *Device) {
 	r.report(c, d, &t)
 }
 
-// add records a new attempt_id of stage st.
-func (r *overlappingAttempts) add(key uint64, st auditfmt.Stage) *inFlight {
+// add records a new attempt_id of a stage.
+func (r *overlappingAttempts) add(key stageKey) *inFlight {
 	if len(r.pool) == cap(r.pool) {
 		r.pool = make([]inFlight, 0, max(64, 2*cap(r.pool))) // earlier entries stay where the map points
 	}
-	r.pool = append(r.pool, inFlight{stage: st})
+	r.pool = append(r.pool, inFlight{stage: key.stage})
 	a := &r.pool[len(r.pool)-1]
 	r.ids[key] = a
 	return a

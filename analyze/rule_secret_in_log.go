@@ -25,6 +25,10 @@ type Secret struct {
 	Ref   Ref   // the record
 }
 
+// idMask names, in its own finding, a device whose client_id holds a
+// credential: the pseudonyms are the same throughout one run.
+var idMask = redact.New(nil)
+
 // secretInLog flags devices whose records carry credentials or hardware
 // identifiers, naming the fields and never the values.
 type secretInLog struct{}
@@ -42,19 +46,22 @@ func (*secretInLog) Info() RuleInfo {
 type secretField struct {
 	field string
 	kind  redact.Kind
-	n     int
+	n     int // records
 	first Secret
+	last  Ref // the last record counted
 }
 
 func (r *secretInLog) Device(c *Context, d *Device) {
 	var fields []secretField
-	add := func(s Secret, n int) {
+	add := func(s Secret, n int) { // n records, unless this one was counted
 		k := slices.IndexFunc(fields, func(f secretField) bool { return f.field == s.Field && f.kind == s.Kind })
 		if k < 0 {
-			fields = append(fields, secretField{field: s.Field, kind: s.Kind, first: s})
+			fields = append(fields, secretField{field: s.Field, kind: s.Kind, first: s, last: Ref{File: -2}})
 			k = len(fields) - 1
 		}
-		fields[k].n += n
+		if fields[k].last != s.Ref {
+			fields[k].n, fields[k].last = fields[k].n+n, s.Ref
+		}
 	}
 	if len(d.Events) > 0 {
 		first := &d.Events[0]
@@ -62,7 +69,7 @@ func (r *secretInLog) Device(c *Context, d *Device) {
 			add(Secret{Field: h.Field, Kind: h.Kind, At: first.At, Ref: first.Ref}, len(d.Events))
 		})
 	}
-	for _, s := range d.Secrets {
+	for _, s := range d.Secrets { // a record's secrets are together
 		add(s, 1)
 	}
 	if len(fields) == 0 {
@@ -85,9 +92,13 @@ func secretFinding(d *Device, fields []secretField) Finding {
 		lines = append(lines, fmt.Sprintf("%s looks like a %s in %s", f.field, f.kind, countNoun(f.n, "record", "records")))
 	}
 	f := t.finding(secretInLogID, sev, d)
+	if slices.ContainsFunc(fields, func(f secretField) bool { return f.field == "client_id" && f.kind != redact.MAC }) {
+		f.Device = idMask.String("client_id", d.ID) // this finding does not print the credential it reports
+	}
 	f.Message = fmt.Sprintf("records carry a credential or hardware identifier in %s", strings.Join(parts, ", "))
 	f.Explanation = fmt.Sprintf("The device's records hold values that must not be in an audit log: %s. The values are not shown here "+
-		"(a client_id that is one is the finding's device, as in every finding: share a redacted export instead); the "+
+		"(a client_id that holds a credential is named by a pseudonym in this finding; one that is a MAC address is the finding's device, "+
+		"as in every finding: share a redacted export instead); the "+
 		"records listed are the first of each field. Audit records travel to shared storage and into after-action reports: write the stage, "+
 		"the delay, the attempt count and a failure class, never credentials or permanent network identifiers, and redact what is "+
 		"already written (stormaudit export --redact, report --redact).", strings.Join(lines, "; "))

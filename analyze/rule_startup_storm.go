@@ -64,7 +64,8 @@ func (r *startupStorm) Device(_ *Context, d *Device) {
 }
 
 func (r *startupStorm) Finish(c *Context) {
-	spread, declared := 0.0, c.Policy != nil && !c.Inferred && c.Policy.Declared("startup_spread_s")
+	// a declared spread of 0 promises none: judged as undeclared
+	spread, declared := 0.0, c.Policy != nil && !c.Inferred && c.Policy.Declared("startup_spread_s") && c.Policy.StartupSpreadS > 0
 	if declared {
 		spread = c.Policy.StartupSpreadS
 	}
@@ -123,7 +124,7 @@ func judgeBoot(ss []fleetStart, spread float64, declared bool) (boot, bool) {
 	}
 	span := max(b.spread, StormWindow.Seconds())
 	b.expected = min(float64(len(ss)), float64(len(ss))*StormWindow.Seconds()/span)
-	b.windows = max(1, int(math.Ceil(span/StormWindow.Seconds())))
+	b.windows = int(min(math.Ceil(span/StormWindow.Seconds()), 1<<31)) // span >= 1 window
 	b.tail = poissonTail(b.expected, b.observed) * float64(b.windows)
 	if b.observed < StormMin || float64(b.observed) <= StormFactor*b.expected || b.tail >= StormTail {
 		return b, false

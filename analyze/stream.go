@@ -4,6 +4,7 @@ import (
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/redact"
 )
 
 // Scan is a source of records for CheckRecords: it calls fn with every
@@ -100,6 +101,9 @@ type recordAssembler struct {
 	d     *Device
 	hosts map[string]bool
 	row   int64
+	// the last host_id seen and what it holds (secret-in-log)
+	host     string
+	hostHits []redact.Hit
 }
 
 func (a *recordAssembler) add(recs []auditfmt.Record) {
@@ -118,9 +122,11 @@ func (a *recordAssembler) add(recs []auditfmt.Record) {
 			if a.hosts == nil {
 				a.hosts = map[string]bool{}
 			}
-			if !a.hosts[r.HostID] {
-				scanHost(a.d, r.HostID, e)
+			if r.HostID != a.host {
+				a.host, a.hostHits = r.HostID, a.hostHits[:0]
+				redact.Scan("host_id", r.HostID, func(h redact.Hit) { a.hostHits = append(a.hostHits, h) })
 			}
+			hostSecrets(a.hostHits, e, &a.d.Secrets)
 			a.hosts[r.HostID], a.d.Host = true, r.HostID
 		}
 	}

@@ -174,7 +174,7 @@ func (d *Device) clone() *Device {
 	c := *d
 	c.Events, c.Attempts = slices.Clone(d.Events), slices.Clone(d.Attempts)
 	c.Sessions, c.Episodes = slices.Clone(d.Sessions), slices.Clone(d.Episodes)
-	c.Stages = slices.Clone(d.Stages)
+	c.Stages, c.Secrets = slices.Clone(d.Stages), slices.Clone(d.Secrets)
 	for i := range c.Stages {
 		c.Stages[i].Sessions, c.Stages[i].Episodes = slices.Clone(c.Stages[i].Sessions), slices.Clone(c.Stages[i].Episodes)
 	}

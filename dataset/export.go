@@ -150,9 +150,7 @@ func exportDictionaries(dir string, redact func(column, value string) string) (f
 	for _, name := range ExportDictionaries {
 		b := array.NewStringBuilder(memory.DefaultAllocator)
 		if redact != nil && slices.Contains(RedactColumns, name) {
-			for i, v := range seen[name] {
-				seen[name][i] = redact(name, v)
-			}
+			seen[name] = redactDictionary(seen[name], index[name], func(v string) string { return redact(name, v) })
 		}
 		b.AppendValues(seen[name], nil)
 		out[name] = &fileDict{index: index[name], values: b.NewStringArray()}
@@ -225,4 +223,28 @@ func redactStrings(a *array.String, redact func(string) string) *array.String {
 		}
 	}
 	return b.NewStringArray()
+}
+
+// redactDictionary returns the distinct redacted values of a dictionary,
+// and points index (value -> its place in vals) at them: two values may
+// share a pseudonym (two spellings of one MAC address), and a dictionary
+// with a value twice is one that readers building categories refuse.
+func redactDictionary(vals []string, index map[string]int32, redact func(string) string) []string {
+	var out []string
+	at := map[string]int32{}
+	moved := make([]int32, len(vals))
+	for i, v := range vals {
+		r := redact(v)
+		k, ok := at[r]
+		if !ok {
+			k = int32(len(out))
+			at[r] = k
+			out = append(out, r)
+		}
+		moved[i] = k
+	}
+	for v, i := range index {
+		index[v] = moved[i]
+	}
+	return out
 }

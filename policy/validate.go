@@ -145,8 +145,10 @@ func (p *Policy) validateRelations() error {
 		return &FieldError{Field: "max_delay_s", Expected: "at least base_delay_s (" + formatFloat(p.BaseDelayS) + ")", Found: formatFloat(p.MaxDelayS)}
 	case p.given("max_delay_s") && p.MinDelayS > p.MaxDelayS:
 		return &FieldError{Field: "min_delay_s", Expected: "at most max_delay_s (" + formatFloat(p.MaxDelayS) + ")", Found: formatFloat(p.MinDelayS)}
-	case p.OutboxLimit != math.Trunc(p.OutboxLimit):
-		return &FieldError{Field: "outbox_limit", Expected: "a whole number of messages", Found: formatFloat(p.OutboxLimit)}
+	case p.OutboxLimit != math.Trunc(p.OutboxLimit) || p.OutboxLimit > 1<<53:
+		return &FieldError{Field: "outbox_limit", Expected: "a whole number of messages, at most 2^53", Found: formatFloat(p.OutboxLimit)}
+	case p.StartupSpreadS > 30*24*3600:
+		return &FieldError{Field: "startup_spread_s", Expected: "a number of seconds up to 2592000 (30 days)", Found: formatFloat(p.StartupSpreadS)}
 	case p.given(keyWindow) && p.ConnectBudgetWindowS <= 0:
 		return &FieldError{Field: keyWindow, Expected: "a number of seconds > 0", Found: formatFloat(p.ConnectBudgetWindowS)}
 	}

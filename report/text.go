@@ -263,7 +263,7 @@ func fleetText(st *analyze.FleetStats) string {
 		s += fmt.Sprintf(", peak %d in %v at %s", st.Peak, st.Window, Time(st.PeakAt))
 	}
 	if st.Flushed > 0 {
-		s += fmt.Sprintf("\noutbox:   %d messages flushed, peak %d in %v at %s", st.Flushed, st.FlushPeak, st.Window, Time(st.FlushPeakAt))
+		s += fmt.Sprintf("\noutbox:   %d messages flushed, peak %d in 1s at %s", st.Flushed, st.FlushPeak, Time(st.FlushPeakAt))
 	}
 	s += fmt.Sprintf("\nrecovery: %d of %d devices that lost the connection recovered", st.Recovered, st.Lost)
 	if len(st.TTR) > 0 {

@@ -126,6 +126,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Horizon == 0 {
 		c.Horizon = c.brokerUp() + DefaultAfterUp
+		if c.ColdBoot && c.Policy.StartupSpreadS > 0 && c.Policy.StartupSpreadS <= maxSimulatedRange.Seconds() {
+			c.Horizon = max(c.Horizon, time.Duration(c.Policy.StartupSpreadS*float64(time.Second))+DefaultAfterUp) // the last device boots, then has as long
+		}
 	}
 	return c, c.check()
 }
