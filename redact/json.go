@@ -289,25 +289,8 @@ func (w *walker) object(depth int) bool {
 			return false
 		}
 		w.pop()
-		w.space()
-		if w.pos >= len(w.src) {
-			return false
-		}
-		switch w.src[w.pos] {
-		case ',':
-			w.pos++
-			if w.emit {
-				w.out = append(w.out, ',')
-			}
-			w.space()
-		case '}':
-			w.pos++
-			if w.emit {
-				w.out = append(w.out, '}')
-			}
-			return true
-		default:
-			return false
+		if more, ok := w.next('}'); !more {
+			return ok
 		}
 	}
 }
@@ -333,28 +316,34 @@ func (w *walker) array(depth int) bool {
 		if !w.value("", false, depth) {
 			return false
 		}
-		w.space()
-		if w.pos >= len(w.src) {
-			return false
-		}
-		switch w.src[w.pos] {
-		case ',':
-			w.pos++
-			if w.emit {
-				w.out = append(w.out, ',')
-			}
-			w.space()
-		case ']':
-			w.pos++
-			if w.emit {
-				w.out = append(w.out, ']')
-			}
+		if more, ok := w.next(']'); !more {
 			w.pop()
-			return true
-		default:
-			return false
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member or element: a comma (more to come),
+// or the close of its object or array (ok, no more); anything else is
+// not JSON (not ok).
+func (w *walker) next(close byte) (more, ok bool) {
+	w.space()
+	if w.pos >= len(w.src) {
+		return false, false
+	}
+	switch c := w.src[w.pos]; c {
+	case ',', close:
+		w.pos++
+		if w.emit {
+			w.out = append(w.out, c)
+		}
+		if c == close {
+			return false, true
+		}
+		w.space()
+		return true, true
+	}
+	return false, false
 }
 
 // scanning reports whether the walker looks at what it reads: it does
