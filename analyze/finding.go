@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/stormaudit/stormaudit/dataset"
@@ -146,4 +147,11 @@ func (c *Context) note(k string) {
 		c.noted[k] = true
 		c.notes = append(c.notes, k)
 	}
+}
+
+// compareLines orders records by input and line: an order that does not
+// depend on how the dataset stores them (flat, or in buckets), for fleet
+// findings to list the same records either way.
+func compareLines(a, b Ref) int {
+	return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Line, b.Line))
 }

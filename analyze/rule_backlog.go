@@ -203,7 +203,7 @@ func (r *backlog) Finish(c *Context) {
 	if len(incs) == 0 || len(r.flushes) == 0 {
 		return
 	}
-	slices.SortFunc(r.flushes, func(a, b flushAt) int { return cmp.Compare(a.at, b.at) })
+	slices.SortFunc(r.flushes, func(a, b flushAt) int { return cmp.Or(cmp.Compare(a.at, b.at), compareLines(a.ref, b.ref)) })
 	slices.SortFunc(r.losses, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	for k := range incs {
 		in := &incs[k]

@@ -97,7 +97,7 @@ func (r *recoveryStorm) Finish(c *Context) {
 	if _, ok := c.Param(recoveryStormID, "delay", noValue); !ok {
 		return
 	}
-	slices.SortFunc(r.losses, func(a, b stormLoss) int { return cmp.Compare(a.lossAt, b.lossAt) })
+	slices.SortFunc(r.losses, func(a, b stormLoss) int { return cmp.Or(cmp.Compare(a.lossAt, b.lossAt), compareLines(a.ref, b.ref)) })
 	for k := range incs {
 		in := &incs[k]
 		if in.FirstConnectAt == NoTime {

@@ -181,7 +181,7 @@ func appendOpens(dst []hostOpen, d *Device) []hostOpen {
 
 func sortOpens(opens []hostOpen) {
 	slices.SortFunc(opens, func(a, b hostOpen) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), compareRefs(a.ref, b.ref))
+		return cmp.Or(cmp.Compare(a.at, b.at), compareLines(a.ref, b.ref), compareRefs(a.ref, b.ref)) // ties by input line: the same however the dataset is stored
 	})
 }
 

@@ -69,7 +69,7 @@ func (r *startupStorm) Finish(c *Context) {
 	if declared {
 		spread = c.Policy.StartupSpreadS
 	}
-	slices.SortFunc(r.starts, func(a, b fleetStart) int { return cmp.Compare(a.boot, b.boot) })
+	slices.SortFunc(r.starts, func(a, b fleetStart) int { return cmp.Or(cmp.Compare(a.boot, b.boot), compareLines(a.ref, b.ref)) })
 	for lo := 0; lo < len(r.starts); {
 		hi := lo + 1
 		for hi < len(r.starts) && r.starts[hi].boot-r.starts[hi-1].boot <= int64(StartupGap) {

@@ -35,8 +35,13 @@ type Manifest struct {
 	SortedBy      []string `json:"sorted_by"`      // column names
 	Rows          int64    `json:"rows"`           // records stored
 	Files         []File   `json:"files"`          // Parquet files, in sort order
-	Inputs        []Input  `json:"inputs"`         // inputs, in the order given
-	Totals        Counts   `json:"totals"`
+	// Buckets is the number of buckets the dataset is partitioned into by
+	// client id (Bucket), 0 when it is not: its files are then
+	// BucketDir(b, Buckets)/part-NNNNN.parquet, in bucket order, each
+	// bucket's sorted by SortedBy.
+	Buckets int     `json:"buckets,omitempty"`
+	Inputs  []Input `json:"inputs"` // inputs, in the order given
+	Totals  Counts  `json:"totals"`
 	// Checkpoint is the checkpoint written with the dataset (its body, as
 	// in the checkpoint file); Signers names the keys that signed it.
 	Checkpoint string   `json:"checkpoint"`

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"golang.org/x/mod/sumdb/tlog"
@@ -70,8 +71,9 @@ type Head struct {
 type Chains struct {
 	log    string
 	sorted bool
-	heads  map[string]*Head // by client_id, unless sorted
-	cur    *Head            // the last record's head
+	order  func(a, b string) int // the order of client ids in sorted chains
+	heads  map[string]*Head      // by client_id, unless sorted
+	cur    *Head                 // the last record's head
 	curID  string
 }
 
@@ -100,6 +102,18 @@ func (c *Chains) Heads(fn func(clientID string, h *Head)) {
 	for id, h := range c.heads {
 		fn(id, h)
 	}
+}
+
+// SetOrder gives sorted chains the order their client ids come in (by
+// default, byte order): a dataset partitioned into buckets is sorted by
+// bucket, then client id.
+func (c *Chains) SetOrder(order func(a, b string) int) { c.order = order }
+
+func (c *Chains) compare(a, b string) int {
+	if c.order != nil {
+		return c.order(a, b)
+	}
+	return strings.Compare(a, b)
 }
 
 // head returns the head of clientID's chain and whether it is new (then
@@ -152,9 +166,9 @@ func (c *Chains) Follow(clientID string, pos Pos, h tlog.Hash, linked bool) erro
 		return &ChainError{Field: "origin", Origin: pos.Origin, Seq: pos.Seq,
 			What: fmt.Sprintf("expected %s (LOG/client_id), found %s", strconv.Quote(Origin(c.log, clientID)), strconv.Quote(pos.Origin))}
 	}
-	if c.sorted && c.cur != nil && clientID < c.curID {
+	if c.sorted && c.cur != nil && c.compare(clientID, c.curID) < 0 {
 		return &ChainError{Field: "client_id", Origin: pos.Origin, Seq: pos.Seq,
-			What: fmt.Sprintf("%s after %s: the rows are not in client_id order, so the chain is split", strconv.Quote(clientID), strconv.Quote(c.curID))}
+			What: fmt.Sprintf("%s after %s: the rows are not in client_id order (within a bucket, when the dataset has buckets), so the chain is split", strconv.Quote(clientID), strconv.Quote(c.curID))}
 	}
 	head, isNew := c.head(clientID)
 	switch {

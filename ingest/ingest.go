@@ -35,6 +35,11 @@ type Options struct {
 	// FileRows is the number of rows after which a new Parquet file is
 	// started, at the next change of client_id (default 1<<22).
 	FileRows int64
+	// Buckets, when above 1, partitions the dataset by client id into
+	// that many buckets (dataset.Bucket), Hive-style: the files of bucket
+	// b are in the directory dataset.BucketDir(b, Buckets), every device in
+	// one bucket, the buckets in order. At most dataset.MaxBuckets.
+	Buckets int
 	// Progress, when set, is called about every 200ms while inputs are
 	// read, and once at the end of each phase.
 	Progress func(Progress)
@@ -100,6 +105,9 @@ func Run(ctx context.Context, dir string, sources []Source, opts Options) (*data
 	if err := hashchain.CheckLogName(opts.Log); err != nil {
 		return nil, err
 	}
+	if opts.Buckets < 0 || opts.Buckets > dataset.MaxBuckets {
+		return nil, fmt.Errorf("buckets: expected 0 to %d, found %d", dataset.MaxBuckets, opts.Buckets)
+	}
 	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}
@@ -113,6 +121,9 @@ func Run(ctx context.Context, dir string, sources []Source, opts Options) (*data
 		return nil, err
 	}
 	ing := &ingest{ctx: ctx, dir: st.dir, id: id, opts: opts, sort: newSorter(st.dir, opts.ChunkRecords)}
+	if opts.Buckets > 1 {
+		ing.sort.buckets = opts.Buckets
+	}
 	m, err := ing.run(sources)
 	if err == nil {
 		err = st.commit(dir)

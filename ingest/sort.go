@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/dataset"
 )
 
 // compareRows is the dataset order: auditfmt.Compare, then input order, so
@@ -29,6 +30,7 @@ func compareRows(a, b *auditfmt.Record) int {
 // Chunks hold the records in run encoding, which is about half the size
 // of the records themselves and holds no pointers for the GC to scan.
 type sorter struct {
+	buckets  int // Options.Buckets: records sort by bucket first
 	dir      string
 	limit    int // records in a chunk
 	maxBytes int // bytes in a chunk: large records fill it before limit does
@@ -62,6 +64,9 @@ func (s *sorter) add(b *encoded) error {
 		}
 		s.reserve(n, b.ends[i+n-1]-b.start(i))
 		s.chunk.appendFrom(b, i, i+n)
+		if s.buckets > 0 {
+			s.chunk.setBuckets(s.chunk.len()-n, s.buckets)
+		}
 		i += n
 		if s.chunk.len() == s.limit || len(s.chunk.buf) >= s.maxBytes {
 			if err := s.spill(); err != nil {
@@ -129,7 +134,7 @@ func (s *sorter) finish() (*merger, error) {
 	}
 	s.spare = nil
 	s.chunk.sort()
-	m := &merger{}
+	m := &merger{h: mergeHeap{buckets: s.buckets}}
 	if err := m.push(&memCursor{c: s.chunk}); err != nil {
 		return nil, err
 	}
@@ -190,6 +195,7 @@ func (c *memCursor) next(e *hashed) error {
 // decoding the records; only keys that tie fall back to the full
 // comparison.
 type sortKey struct {
+	bucket   uint32 // with Options.Buckets, the client id's bucket; else 0
 	id0, id1 uint64
 	at       int64
 	i, n     int32 // the record's index and the client id's length
@@ -198,7 +204,7 @@ type sortKey struct {
 func keyOf(r *auditfmt.Record, i int) sortKey {
 	var b [16]byte
 	copy(b[:], r.ClientID)
-	return sortKey{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), r.RecordedAt, int32(i), int32(min(len(r.ClientID), 1<<30))}
+	return sortKey{id0: binary.BigEndian.Uint64(b[:8]), id1: binary.BigEndian.Uint64(b[8:]), at: r.RecordedAt, i: int32(i), n: int32(min(len(r.ClientID), 1<<30))}
 }
 
 // sort puts the keys of b in dataset order, leaving the records where
@@ -206,6 +212,9 @@ func keyOf(r *auditfmt.Record, i int) sortKey {
 func (b *encoded) sort() {
 	var x, y hashed // records decoded for keys that tie
 	slices.SortFunc(b.keys, func(k, l sortKey) int {
+		if c := cmp.Compare(k.bucket, l.bucket); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(k.id0, l.id0); c != 0 {
 			return c
 		}
@@ -236,26 +245,46 @@ type merger struct {
 }
 
 type mergeItem struct {
-	e hashed
-	c cursor
+	e      hashed
+	bucket uint32 // e's bucket, with Options.Buckets
+	c      cursor
 }
 
-type mergeHeap []*mergeItem
+// mergeHeap orders the cursors' next records: by bucket (with buckets),
+// then in dataset order.
+type mergeHeap struct {
+	items   []*mergeItem
+	buckets int
+}
 
-func (h mergeHeap) Len() int           { return len(h) }
-func (h mergeHeap) Less(i, j int) bool { return compareRows(&h[i].e.rec, &h[j].e.rec) < 0 }
-func (h mergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)        { *h = append(*h, x.(*mergeItem)) }
+func (h *mergeHeap) Len() int { return len(h.items) }
+func (h *mergeHeap) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	if a.bucket != b.bucket {
+		return a.bucket < b.bucket
+	}
+	return compareRows(&a.e.rec, &b.e.rec) < 0
+}
+func (h *mergeHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *mergeHeap) Push(x any)    { h.items = append(h.items, x.(*mergeItem)) }
 func (h *mergeHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	*h = old[:len(old)-1]
+	it := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
 	return it
+}
+
+// advance reads it's cursor's next record and its bucket.
+func (h *mergeHeap) advance(it *mergeItem) error {
+	err := it.c.next(&it.e)
+	if err == nil && h.buckets > 0 {
+		it.bucket = uint32(dataset.Bucket(it.e.rec.ClientID, h.buckets))
+	}
+	return err
 }
 
 func (m *merger) push(c cursor) error {
 	it := &mergeItem{c: c}
-	switch err := c.next(&it.e); err {
+	switch err := m.h.advance(it); err {
 	case nil:
 		heap.Push(&m.h, it)
 	case io.EOF:
@@ -267,12 +296,12 @@ func (m *merger) push(c cursor) error {
 
 // next stores the smallest remaining record in e; io.EOF at the end.
 func (m *merger) next(e *hashed) error {
-	if len(m.h) == 0 {
+	if m.h.Len() == 0 {
 		return io.EOF
 	}
-	top := m.h[0]
+	top := m.h.items[0]
 	*e = top.e
-	switch err := top.c.next(&top.e); err {
+	switch err := m.h.advance(top); err {
 	case nil:
 		heap.Fix(&m.h, 0)
 	case io.EOF:

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/dataset"
 )
 
 // A run is a temporary file of sorted records, written when the records of
@@ -54,6 +55,16 @@ func (b *encoded) start(i int) int {
 // record returns the encoding of record i without its length prefix, as
 // decodeRun reads it.
 func (b *encoded) record(i int) []byte { return b.buf[b.start(i)+4 : b.ends[i]] }
+
+// setBuckets sets the bucket of the keys of records from on, of n
+// buckets, from their client ids.
+func (b *encoded) setBuckets(from, n int) {
+	for k := from; k < len(b.keys); k++ {
+		rec := b.record(int(b.keys[k].i))
+		l, w := binary.Uvarint(rec) // the client id comes first
+		b.keys[k].bucket = uint32(dataset.BucketBytes(rec[w:w+int(l)], n))
+	}
+}
 
 // appendFrom appends records [from, to) of src, which is not sorted.
 func (b *encoded) appendFrom(src *encoded, from, to int) {

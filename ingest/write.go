@@ -113,10 +113,12 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, ch *hashchain.Chains, out chan
 }
 
 // writeFiles writes batches to part files, starting a new file at the
-// first change of client_id after FileRows rows.
+// first change of client_id after FileRows rows, and, with buckets, at
+// each change of bucket.
 func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files []dataset.File, err error) {
 	var fw *dataset.FileWriter
-	var lastClient string
+	var name, lastClient string
+	bucket := -1
 	var written int64
 	drain := func() {
 		for b := range in {
@@ -127,19 +129,23 @@ func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files
 	for full := range in {
 		batch, pos := full.recs, full.pos
 		for len(batch) > 0 {
-			if fw != nil && fw.Rows() >= ing.opts.FileRows && batch[0].ClientID != lastClient {
-				if files, err = ing.closeFile(fw, files); err != nil {
+			b := ing.bucket(batch[0].ClientID)
+			if fw != nil && (b != bucket || fw.Rows() >= ing.opts.FileRows && batch[0].ClientID != lastClient) {
+				if files, err = ing.closeFile(fw, name, files); err != nil {
 					return nil, err
 				}
 				fw = nil
 			}
 			if fw == nil {
-				name := fmt.Sprintf("part-%05d.parquet", len(files))
-				if fw, err = dataset.CreateFile(filepath.Join(ing.dir, name), ing.names); err != nil {
+				if name, err = ing.partName(b, len(files)); err != nil {
 					return nil, err
 				}
+				if fw, err = dataset.CreateFile(filepath.Join(ing.dir, filepath.FromSlash(name)), ing.names); err != nil {
+					return nil, err
+				}
+				bucket = b
 			}
-			n := ing.splitAt(batch, fw.Rows(), lastClient)
+			n := ing.splitAt(batch, fw.Rows(), lastClient, bucket)
 			if err := fw.WriteChained(batch[:n], pos[:n]); err != nil {
 				fw.Close()
 				return nil, err
@@ -153,7 +159,7 @@ func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files
 		ing.progress("write", false)
 	}
 	if fw != nil {
-		if files, err = ing.closeFile(fw, files); err != nil {
+		if files, err = ing.closeFile(fw, name, files); err != nil {
 			return nil, err
 		}
 	}
@@ -161,12 +167,29 @@ func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files
 	return files, nil
 }
 
+// bucket returns the bucket of a client id (0 without buckets).
+func (ing *ingest) bucket(id string) int { return dataset.Bucket(id, ing.opts.Buckets) }
+
+// partName returns the name of the k-th part file, in bucket b: numbered
+// across the dataset, so no two files share a base name.
+func (ing *ingest) partName(b, k int) (string, error) {
+	name := fmt.Sprintf("part-%05d.parquet", k)
+	if ing.opts.Buckets <= 1 {
+		return name, nil
+	}
+	dir := dataset.BucketDir(b, ing.opts.Buckets)
+	if err := os.MkdirAll(filepath.Join(ing.dir, dir), 0o755); err != nil {
+		return "", err
+	}
+	return dir + "/" + name, nil
+}
+
 // splitAt returns how many records of batch still belong in the current
 // file: all of them, or those up to the first change of client_id once
-// the file has FileRows rows.
-func (ing *ingest) splitAt(batch []auditfmt.Record, rows int64, last string) int {
+// the file has FileRows rows, or to the first of another bucket.
+func (ing *ingest) splitAt(batch []auditfmt.Record, rows int64, last string, bucket int) int {
 	for i := range batch {
-		if rows+int64(i) >= ing.opts.FileRows && batch[i].ClientID != last && i > 0 {
+		if batch[i].ClientID != last && i > 0 && (rows+int64(i) >= ing.opts.FileRows || ing.bucket(batch[i].ClientID) != bucket) {
 			return i
 		}
 		last = batch[i].ClientID
@@ -174,11 +197,10 @@ func (ing *ingest) splitAt(batch []auditfmt.Record, rows int64, last string) int
 	return len(batch)
 }
 
-func (ing *ingest) closeFile(fw *dataset.FileWriter, files []dataset.File) ([]dataset.File, error) {
+func (ing *ingest) closeFile(fw *dataset.FileWriter, name string, files []dataset.File) ([]dataset.File, error) {
 	if err := fw.Close(); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("part-%05d.parquet", len(files))
 	return append(files, dataset.File{Name: name, Rows: fw.Rows(), RowGroups: fw.RowGroups(), SHA256: fw.SHA256()}), nil
 }
 
@@ -194,6 +216,7 @@ func (ing *ingest) finishManifest(files []dataset.File, cp hashchain.Checkpoint,
 		Signers:       signers,
 		SortedBy:      []string{"client_id", "recorded_at"},
 		Files:         files,
+		Buckets:       bucketsOf(ing.opts.Buckets),
 		Inputs:        ing.inputs,
 	}
 	if man.Files == nil {
@@ -325,4 +348,12 @@ func (d *dupLog) close() error {
 		err = cerr
 	}
 	return err
+}
+
+// bucketsOf is the manifest's Buckets: 0 for a dataset not partitioned.
+func bucketsOf(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	return n
 }

@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -131,7 +133,13 @@ func verify(dir string, opts Options, hook rowHook) (*Report, []byte, error) {
 	if err := checkManifestSig(dir, opts.Verifiers, rep); err != nil || rep.Problem != nil {
 		return rep, text, err
 	}
-	v := &verifier{rep: rep, chains: hashchain.NewChains(m.Log, true), cp: cp, since: opts.Since, hook: hook}
+	v := &verifier{rep: rep, chains: hashchain.NewChains(m.Log, true), cp: cp, since: opts.Since, hook: hook, buckets: m.Buckets}
+	if m.Buckets > 1 {
+		n := m.Buckets
+		v.chains.SetOrder(func(a, b string) int {
+			return cmp.Or(cmp.Compare(dataset.Bucket(a, n), dataset.Bucket(b, n)), strings.Compare(a, b))
+		})
+	}
 	if err := v.files(dir, m.Files); err != nil || rep.Problem != nil {
 		return rep, text, err
 	}
@@ -255,6 +263,8 @@ type verifier struct {
 	sinceRoot *tlog.Hash
 	hook      rowHook
 	last      tlog.Hash // the link of the last row verified
+	buckets   int       // the manifest's Buckets
+	bucketOK  string    // the last client id found in its bucket's directory
 }
 
 // files verifies the rows of the files in order. Reading and hashing run
@@ -306,6 +316,13 @@ func (v *verifier) batch(b *verifyBatch) bool {
 		}
 		if b.err[i] != "" {
 			return bad("%s", b.err[i])
+		}
+		if v.buckets > 1 && rec.ClientID != v.bucketOK {
+			k := dataset.Bucket(rec.ClientID, v.buckets)
+			if want := dataset.BucketDir(k, v.buckets); path.Dir(b.file) != want {
+				return bad("client_id: %s hashes to bucket %d of %d, whose files are in %s/, but is in %s/", strconv.Quote(rec.ClientID), k, v.buckets, want, path.Dir(b.file))
+			}
+			v.bucketOK = rec.ClientID
 		}
 		if err := v.chains.Follow(rec.ClientID, *pos, b.h[i], b.link[i] == linkOK); err != nil {
 			return bad("%s", err)

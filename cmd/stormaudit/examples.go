@@ -15,6 +15,7 @@ var examples = map[string][]string{
 		"stormaudit ingest -o incident.ds gw-a.ndjson gw-b.csv.gz",
 		"stormaudit ingest --key keys/collector-1.key --log stormaudit.test/incident -o incident.ds gw-a.ndjson",
 		"zcat logs/*.ndjson.gz | stormaudit ingest --strict -o incident.ds -",
+		"stormaudit ingest --buckets 64 -o quarter.ds logs/*.ndjson.gz",
 	},
 	"verify": {
 		"stormaudit verify incident.ds",

@@ -28,6 +28,12 @@ Writes DATASET/part-NNNNN.parquet sorted by client_id and recorded_at,
 DATASET/manifest.json, DATASET/rejects.ndjson (every rejected line verbatim)
 and DATASET/duplicates.ndjson (every duplicate line and the line it repeats).
 
+--buckets N partitions the dataset by client id, Hive-style, for engines that
+split work by directory (DuckDB, Spark, Trino, Beam): bucket b of N holds the
+devices whose client_id hashes there (32-bit FNV-1a of its bytes, modulo N),
+in DATASET/bucket=BBB/part-NNNNN.parquet, each device in one bucket. The
+manifest, the checkpoint and verify cover every bucket.
+
 The dataset is built in a directory beside DATASET and renamed into place once
 complete: whatever stops an ingest (an error, --strict, Ctrl-C, SIGTERM, a
 kill), DATASET is left as it was, and the next ingest into it removes what a
@@ -45,6 +51,7 @@ I/O errors, on the first rejected line under --strict, or beyond
 			&cli.StringFlag{Name: "key", Usage: "sign the checkpoint with this key (NAME.key from stormaudit keygen)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
 			&cli.StringSliceFlag{Name: "verifier", Usage: "verifier key (NAME.pub) for the signed checkpoints of collector logs given as inputs; repeatable", Sources: cli.EnvVars("STORMAUDIT_VERIFIER")},
 			&cli.StringFlag{Name: "log", Usage: "the log's name: the checkpoint's first line (default stormaudit/ and the dataset's directory name)", Sources: cli.EnvVars("STORMAUDIT_LOG")},
+			&cli.IntFlag{Name: "buckets", Usage: "partition the dataset by client id into N buckets (bucket=BBB/ directories; 0: none)"},
 			&cli.IntFlag{Name: "chunk-records", Usage: "records sorted in memory before spilling to disk", Value: 1 << 18, Hidden: true},
 		},
 		Action: runIngest,
@@ -67,10 +74,13 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 		sources[i] = ingest.Source{Name: name, Stdin: cmd.Root().Reader}
 	}
 	opts := ingest.Options{ChunkRecords: int(cmd.Int("chunk-records")), CreatedBy: "stormaudit " + versionText(), Log: cmd.String("log"),
-		Strict: cmd.Bool("strict"), MaxRejects: cmd.Int64("max-rejects"),
+		Strict: cmd.Bool("strict"), MaxRejects: cmd.Int64("max-rejects"), Buckets: int(cmd.Int("buckets")),
 		Notify: func(s string) { fmt.Fprintf(stderr, "stormaudit: ingest: %s\n", s) }}
 	if opts.MaxRejects == 0 {
 		return usageErr("ingest: --max-rejects: expected a count > 0, or -1 for no limit, found 0")
+	}
+	if opts.Buckets < 0 || opts.Buckets > dataset.MaxBuckets {
+		return usageErr("ingest: --buckets: expected 0 to %d, found %d", dataset.MaxBuckets, opts.Buckets)
 	}
 	if vs := cmd.StringSlice("verifier"); len(vs) > 0 {
 		verifiers, _, err := loadVerifiers(vs)
