@@ -76,14 +76,21 @@ type Open struct {
 type Activity struct {
 	Opens    []Open  // socket-opens, sorted by time
 	Connects []int64 // connected records of the session stage, sorted
+	Flushes  []Flush // outbox messages flushed, placed as Device.Flushes places them, sorted
 }
 
-// Bucket is one bar of a histogram: the socket-opens by kind and the
-// connects in [Start, Start+width).
+// Flush is N outbox messages flushed at At (Unix ns).
+type Flush struct {
+	At, N int64
+}
+
+// Bucket is one bar of a histogram: the socket-opens by kind, the
+// connects and the outbox messages flushed in [Start, Start+width).
 type Bucket struct {
 	Start    int64
 	Opens    [NumOpenKinds]int
 	Connects int
+	Flushed  int64
 }
 
 // Total returns the bucket's socket-opens of every kind.
@@ -120,6 +127,7 @@ func (a *Activity) Histogram(from int64, width time.Duration, n int) []Bucket {
 	w := int64(max(width, 1))
 	i := sort.Search(len(a.Opens), func(k int) bool { return a.Opens[k].At >= from })
 	j := sort.Search(len(a.Connects), func(k int) bool { return a.Connects[k] >= from })
+	f := sort.Search(len(a.Flushes), func(k int) bool { return a.Flushes[k].At >= from })
 	for b := range out {
 		out[b].Start = from + int64(b)*w
 		end := out[b].Start + w
@@ -128,6 +136,9 @@ func (a *Activity) Histogram(from int64, width time.Duration, n int) []Bucket {
 		}
 		k := sort.Search(len(a.Connects)-j, func(k int) bool { return a.Connects[j+k] >= end })
 		out[b].Connects, j = k, j+k
+		for ; f < len(a.Flushes) && a.Flushes[f].At < end; f++ {
+			out[b].Flushed = addSat(out[b].Flushed, a.Flushes[f].N)
+		}
 	}
 	return out
 }
@@ -174,6 +185,7 @@ func Survey(dir string, opts Options) (*Overview, error) {
 	o.Result = res
 	slices.SortFunc(o.Activity.Opens, func(a, b Open) int { return cmp.Compare(a.At, b.At) })
 	slices.Sort(o.Activity.Connects)
+	slices.SortFunc(o.Activity.Flushes, func(a, b Flush) int { return cmp.Compare(a.At, b.At) })
 	for _, f := range res.Findings {
 		if k := o.Device(f.Device); k >= 0 {
 			o.Devices[k].Findings++
@@ -187,6 +199,7 @@ func Survey(dir string, opts Options) (*Overview, error) {
 // to act.
 func figures(d *Device, act *Activity) DeviceFigures {
 	f := DeviceFigures{ID: d.ID, Records: len(d.Events), TTR: -1, First: NoTime, Last: NoTime}
+	d.Flushes(func(_ int, at, n int64) { act.Flushes = append(act.Flushes, Flush{At: at, N: n}) })
 	for i := range d.Events {
 		e := &d.Events[i]
 		if f.First == NoTime || e.At < f.First {

@@ -11,7 +11,8 @@
 //     (█ connected, ▓ refused, ▒ failed, ░ no outcome), connects per
 //     bucket beneath it, the declared connect budget as a ╌ line, each
 //     incident's loss (✕) and the broker's return (^), and a cursor in
-//     time (┼) whose bucket's figures and active devices (those with a
+//     time (┼) whose bucket's figures (with the outbox messages flushed,
+//     when the records carry them) and active devices (those with a
 //     socket-open in it) are listed; + and - zoom from 1 ms to 30 days a
 //     bucket, keeping the cursor's moment. Enter lists the active devices
 //     in Devices.

@@ -383,7 +383,11 @@ func (v *fleetView) cursorLine() string {
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}
-	return s + fmt.Sprintf(", %s connects", count(b.Connects))
+	s += fmt.Sprintf(", %s connects", count(b.Connects))
+	if b.Flushed > 0 {
+		s += fmt.Sprintf(", %d outbox messages flushed", b.Flushed)
+	}
+	return s
 }
 
 func (v *fleetView) activeLine() string {
