@@ -3,9 +3,11 @@ package afteraction
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,4 +181,20 @@ func gatherLog(t testing.TB, path string, opts analyze.Options) *Report {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// Tick labels carry no trailing zeros.
+func TestPlainTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0, 2500}, {0, 1}, {0, 0.3}, {100, 101}} {
+		for _, tk := range (plainTicks{}).Ticks(r[0], r[1]) {
+			if l := tk.Label; l != "" && strings.Contains(l, ".") && (strings.HasSuffix(l, "0") || strings.HasSuffix(l, ".")) {
+				t.Errorf("range %v: tick label %q", r, l)
+			}
+			if l := tk.Label; l != "" {
+				if v, err := strconv.ParseFloat(l, 64); err != nil || math.Abs(v-tk.Value) > 1e-9*math.Max(1, math.Abs(tk.Value)) {
+					t.Errorf("range %v: label %q for %g", r, l, tk.Value)
+				}
+			}
+		}
+	}
 }

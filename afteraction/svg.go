@@ -39,11 +39,26 @@ func newPlot(title string) *plot.Plot {
 	for _, s := range []*plot.Axis{&p.X, &p.Y} {
 		s.Label.TextStyle.Font = withSize(sans, s.Label.TextStyle.Font.Size)
 		s.Tick.Label.Font = withSize(sans, s.Tick.Label.Font.Size)
+		s.Tick.Marker = plainTicks{}
 	}
 	p.Title.TextStyle.Font = withSize(sans, 12)
 	p.Legend.TextStyle.Font = withSize(sans, p.Legend.TextStyle.Font.Size)
 	p.Title.Text = title
 	return p
+}
+
+// plainTicks are gonum's default ticks without the trailing zeros its
+// common precision writes: 2500, not 2500.00; 0.5, not 0.50.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if l := ticks[i].Label; strings.Contains(l, ".") && !strings.ContainsAny(l, "eE") {
+			ticks[i].Label = strings.TrimSuffix(strings.TrimRight(l, "0"), ".")
+		}
+	}
+	return ticks
 }
 
 func withSize(f font.Font, size font.Length) font.Font {
