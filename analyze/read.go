@@ -319,6 +319,7 @@ func (p *part) decode(dir string, sources *sourceTable) {
 	p.events = p.events[:0]
 	row := p.p.FirstRow
 	var cur *run
+	sink := newSecretSink() // one per part: see secretSink
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -350,7 +351,7 @@ func (p *part) decode(dir string, sources *sourceTable) {
 			}
 			cur.n++
 			p.events = append(p.events, b.event(i, int32(p.p.File), row))
-			b.scanSecrets(i, &p.events[len(p.events)-1], &cur.secrets)
+			b.scanSecrets(i, &p.events[len(p.events)-1], &cur.secrets, sink)
 			row++
 		}
 		rec.Release()
@@ -407,37 +408,57 @@ func (b *batch) event(i int, file int32, row int64) Event {
 
 // scanSecrets adds to out what row i holds in its strings that looks like
 // a credential or a hardware identifier; e is its event.
-func (b *batch) scanSecrets(i int, e *Event, out *[]Secret) {
+func (b *batch) scanSecrets(i int, e *Event, out *[]Secret, sink *secretSink) {
 	str := func(a *array.String) string {
 		if a.IsValid(i) {
 			return a.Value(i) // the batch's bytes: no string is made
 		}
 		return ""
 	}
-	scanSecrets(str(b.attemptID), str(b.recordID), str(b.extra), str(b.envelope), e, out)
+	sink.record(str(b.attemptID), str(b.recordID), str(b.extra), str(b.envelope), e, out)
 	if b.host.a.IsValid(i) {
 		hostSecrets(b.hostHits[b.host.index(i)], e, out)
 	}
 }
 
-// scanSecrets adds to out what a record's attempt_id, record_id, extra and
+// A secretSink turns what package redact finds in a record into Secrets.
+// Its callback is bound once, not per record: a closure made per record
+// would cost an allocation on every row read.
+type secretSink struct {
+	out *[]Secret
+	e   *Event
+	add func(redact.Hit) // hit, bound
+}
+
+func newSecretSink() *secretSink {
+	s := &secretSink{}
+	s.add = s.hit
+	return s
+}
+
+func (s *secretSink) hit(h redact.Hit) {
+	*s.out = append(*s.out, Secret{Field: h.Field, Kind: h.Kind, At: s.e.At, Ref: s.e.Ref})
+}
+
+// record adds to out what a record's attempt_id, record_id, extra and
 // envelope ("" when absent) hold that looks like a credential or a
 // hardware identifier (package redact); e is its event. client_id is
 // scanned once per device, and host_id once per distinct value.
-func scanSecrets(attemptID, recordID, extra, envelope string, e *Event, out *[]Secret) {
-	add := func(h redact.Hit) { *out = append(*out, Secret{Field: h.Field, Kind: h.Kind, At: e.At, Ref: e.Ref}) }
+func (s *secretSink) record(attemptID, recordID, extra, envelope string, e *Event, out *[]Secret) {
+	s.e, s.out = e, out
 	if attemptID != "" {
-		redact.Scan("attempt_id", attemptID, add)
+		redact.Scan("attempt_id", attemptID, s.add)
 	}
 	if recordID != "" {
-		redact.Scan("record_id", recordID, add)
+		redact.Scan("record_id", recordID, s.add)
 	}
 	if extra != "" {
-		redact.ScanJSON("extra", extra, add)
+		redact.ScanJSON("extra", extra, s.add)
 	}
 	if envelope != "" {
-		redact.ScanJSON("envelope", envelope, add)
+		redact.ScanJSON("envelope", envelope, s.add)
 	}
+	s.e, s.out = nil, nil
 }
 
 // hostSecrets adds to out a Secret for each of hits, what the host_id

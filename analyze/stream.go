@@ -104,6 +104,7 @@ type recordAssembler struct {
 	// the last host_id seen and what it holds (secret-in-log)
 	host     string
 	hostHits []redact.Hit
+	sink     *secretSink
 }
 
 func (a *recordAssembler) add(recs []auditfmt.Record) {
@@ -116,7 +117,10 @@ func (a *recordAssembler) add(recs []auditfmt.Record) {
 		}
 		a.d.Events = append(a.d.Events, eventOf(r, -1, a.row))
 		e := &a.d.Events[len(a.d.Events)-1]
-		scanSecrets(r.AttemptID, r.RecordID, r.Extra, r.Envelope, e, &a.d.Secrets)
+		if a.sink == nil {
+			a.sink = newSecretSink()
+		}
+		a.sink.record(r.AttemptID, r.RecordID, r.Extra, r.Envelope, e, &a.d.Secrets)
 		a.row++
 		if r.HostID != "" {
 			if a.hosts == nil {

@@ -242,17 +242,8 @@ func (w *walker) object(depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
-	w.pos++ // {
-	if w.emit {
-		w.out = append(w.out, '{')
-	}
-	w.space()
-	if w.pos < len(w.src) && w.src[w.pos] == '}' {
-		w.pos++
-		if w.emit {
-			w.out = append(w.out, '}')
-		}
-		return true
+	if w.open('{', '}') {
+		return true // empty
 	}
 	for {
 		if w.pos >= len(w.src) || w.src[w.pos] != '"' {
@@ -299,17 +290,8 @@ func (w *walker) array(depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
-	w.pos++ // [
-	if w.emit {
-		w.out = append(w.out, '[')
-	}
-	w.space()
-	if w.pos < len(w.src) && w.src[w.pos] == ']' {
-		w.pos++
-		if w.emit {
-			w.out = append(w.out, ']')
-		}
-		return true
+	if w.open('[', ']') {
+		return true // empty
 	}
 	w.push(step{flags: stepElem})
 	for {
@@ -321,6 +303,24 @@ func (w *walker) array(depth int) bool {
 			return ok
 		}
 	}
+}
+
+// open reads the opening byte o of an object or array, and reports
+// whether its closing byte c follows at once (it is empty, and read).
+func (w *walker) open(o, c byte) (empty bool) {
+	w.pos++
+	if w.emit {
+		w.out = append(w.out, o)
+	}
+	w.space()
+	if w.pos < len(w.src) && w.src[w.pos] == c {
+		w.pos++
+		if w.emit {
+			w.out = append(w.out, c)
+		}
+		return true
+	}
+	return false
 }
 
 // next reads what follows a member or element: a comma (more to come),
