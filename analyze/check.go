@@ -3,8 +3,6 @@ package analyze
 import (
 	"cmp"
 	"fmt"
-	"math"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -93,25 +91,15 @@ type PolicyInfo struct {
 // The findings and notes are merged in catalogue order, so the result
 // does not depend on the scheduling.
 func Check(dir string, opts Options) (*Result, error) {
-	k := newChecker(opts)
-	if opts.Policy == nil {
-		p, keys, err := infer(dir)
-		if err != nil {
-			return nil, err
-		}
-		k.inferred(p, keys)
-	}
-	f := newFan(k.consumers())
-	man, sources, err := readDevices(dir, math.MaxInt64, f.get, f.emit)
-	f.close()
+	s, err := NewSplit(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	res := k.finish(dir, man, sources)
-	for _, file := range man.Files {
-		res.Files = append(res.Files, filepath.Join(dir, file.Name))
+	p, err := s.run(-1, nil)
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	return s.Finish([]*Partial{p})
 }
 
 // checker runs the rules over devices handed to its consumers, then
@@ -150,13 +138,20 @@ func (k *checker) inferred(p *policy.Policy, keys []string) {
 	}
 }
 
+// start makes every rule's context, once the policy is known.
+func (k *checker) start() {
+	k.ctxs = make([]*Context, len(k.rules))
+	for i := range k.ctxs {
+		k.ctxs[i] = &Context{Policy: k.c.Policy, Inferred: k.c.Inferred, End: NoTime}
+	}
+}
+
 // consumers returns the functions that each device goes to, each to run
 // on a goroutine of its own: the fleet's counters, and the rule groups.
 func (k *checker) consumers() []func(*Device) {
 	c := k.c
-	k.ctxs = make([]*Context, len(k.rules))
-	for i := range k.ctxs {
-		k.ctxs[i] = &Context{Policy: c.Policy, Inferred: c.Inferred, End: NoTime}
+	if k.ctxs == nil {
+		k.start()
 	}
 	fleet := func(d *Device) {
 		k.fc.add(d)

@@ -63,41 +63,41 @@ const MaxWindows = 1 << 20
 // fleetCounter gathers FleetStats device by device: memory grows with the
 // number of devices and the span of time, not with the number of records.
 type fleetCounter struct {
-	st     FleetStats
-	window int64
-	opens  map[int64]int64 // window index -> socket-opens
-	inc    incidentCounter
-	flush  flushCounter
+	St     FleetStats
+	Window int64
+	Opens  map[int64]int64 // window index -> socket-opens
+	Inc    incidentCounter
+	Flush  flushCounter
 }
 
 func newFleetCounter(window time.Duration) *fleetCounter {
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &fleetCounter{st: FleetStats{Window: window, FlushPeakAt: NoTime}, window: int64(window), opens: map[int64]int64{}}
+	return &fleetCounter{St: FleetStats{Window: window, FlushPeakAt: NoTime}, Window: int64(window), Opens: map[int64]int64{}}
 }
 
 func (fc *fleetCounter) add(d *Device) {
-	fc.st.Devices++
-	fc.st.Records += int64(len(d.Events))
+	fc.St.Devices++
+	fc.St.Records += int64(len(d.Events))
 	for i := range d.Attempts {
 		if openInLog(d, &d.Attempts[i]) {
-			fc.opens[floorDiv(d.Attempts[i].Open, fc.window)]++
-			fc.st.Attempts++
+			fc.Opens[floorDiv(d.Attempts[i].Open, fc.Window)]++
+			fc.St.Attempts++
 		}
 	}
-	fc.inc.add(d)
-	fc.flush.add(d)
+	fc.Inc.add(d)
+	fc.Flush.add(d)
 	if !d.Lost() {
 		return
 	}
-	fc.st.Lost++
+	fc.St.Lost++
 	if d.Recovered() {
-		fc.st.Recovered++
+		fc.St.Recovered++
 	}
 	for i := range d.Episodes {
 		if ep := &d.Episodes[i]; ep.Loss() && ep.End != NoTime {
-			fc.st.TTR = append(fc.st.TTR, ep.recovery())
+			fc.St.TTR = append(fc.St.TTR, ep.recovery())
 		}
 	}
 }
@@ -108,27 +108,27 @@ func (e *Episode) recovery() time.Duration { return time.Duration(max(0, e.End-e
 
 // stats returns the figures, once every device is added.
 func (fc *fleetCounter) stats() *FleetStats {
-	st := &fc.st
-	if len(fc.opens) > 0 {
+	st := &fc.St
+	if len(fc.Opens) > 0 {
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		for w := range fc.opens {
+		for w := range fc.Opens {
 			lo, hi = min(lo, w), max(hi, w)
 		}
-		st.First = lo * fc.window
+		st.First = lo * fc.Window
 		if hi-lo < MaxWindows {
 			st.PerWindow = make([]int64, hi-lo+1)
 		}
-		for w, n := range fc.opens {
+		for w, n := range fc.Opens {
 			if st.PerWindow != nil {
 				st.PerWindow[w-lo] = n
 			}
-			if n > st.Peak || n == st.Peak && w*fc.window < st.PeakAt {
-				st.Peak, st.PeakAt = n, w*fc.window
+			if n > st.Peak || n == st.Peak && w*fc.Window < st.PeakAt {
+				st.Peak, st.PeakAt = n, w*fc.Window
 			}
 		}
 	}
-	st.Incidents = fc.inc.incidents()
-	fc.flush.stats(st)
+	st.Incidents = fc.Inc.incidents()
+	fc.Flush.stats(st)
 	slices.Sort(st.TTR)
 	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)
 	var sum, sq float64

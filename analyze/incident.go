@@ -57,24 +57,24 @@ func IncidentMinDevices(n int) int {
 
 // lossEvent is one loss of a device, as the incident inference keeps it.
 type lossEvent struct {
-	at, back int64 // the loss, and the first connect after it (NoTime if none)
-	dev      int32 // the device's ordinal in the read
-	explicit bool  // recorded by a disconnected record
+	At, Back int64 // the loss, and the first connect after it (NoTime if none)
+	Dev      int32 // the device's ordinal in the read
+	Explicit bool  // recorded by a disconnected record
 }
 
 // incidentCounter gathers the losses and connects of every device and
 // finds the incidents among them. It keeps 24 bytes per loss and 8 per
 // connect.
 type incidentCounter struct {
-	losses   []lossEvent
-	connects []int64 // every connected record of the session stage
-	devices  int32   // devices read
-	known    int     // devices known to have been connected: a session, or a loss
+	Losses   []lossEvent
+	Connects []int64 // every connected record of the session stage
+	Devices  int32   // devices read
+	Known    int     // devices known to have been connected: a session, or a loss
 }
 
 func (ic *incidentCounter) add(d *Device) {
-	dev := ic.devices
-	ic.devices++
+	dev := ic.Devices
+	ic.Devices++
 	last := int64(NoTime)
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
@@ -82,32 +82,32 @@ func (ic *incidentCounter) add(d *Device) {
 			continue // a device counts once in a window
 		}
 		last = ep.Start
-		ic.losses = append(ic.losses, lossEvent{at: ep.Start, back: ep.End, dev: dev, explicit: !ep.Inferred})
+		ic.Losses = append(ic.Losses, lossEvent{At: ep.Start, Back: ep.End, Dev: dev, Explicit: !ep.Inferred})
 	}
 	for i := range d.Sessions {
-		ic.connects = append(ic.connects, d.Sessions[i].Up)
+		ic.Connects = append(ic.Connects, d.Sessions[i].Up)
 	}
 	if last != NoTime || len(d.Sessions) > 0 {
-		ic.known++
+		ic.Known++
 	}
 }
 
 // incidents returns the incidents, in time order.
 func (ic *incidentCounter) incidents() []Incident {
-	ls := ic.losses
-	slices.SortFunc(ls, func(a, b lossEvent) int { return cmp.Compare(a.at, b.at) })
-	slices.Sort(ic.connects)
-	need := IncidentMinDevices(ic.known)
+	ls := ic.Losses
+	slices.SortFunc(ls, func(a, b lossEvent) int { return cmp.Compare(a.At, b.At) })
+	slices.Sort(ic.Connects)
+	need := IncidentMinDevices(ic.Known)
 	var out []Incident
 	lo, hi, until := -1, -1, int64(0)
 	for i, j := 0, 0; i < len(ls); i++ {
-		for j < len(ls) && ls[j].at < addSat(ls[i].at, int64(IncidentWindow)) {
+		for j < len(ls) && ls[j].At < addSat(ls[i].At, int64(IncidentWindow)) {
 			j++
 		}
 		if j-i < need {
 			continue
 		}
-		if lo >= 0 && ls[i].at < until {
+		if lo >= 0 && ls[i].At < until {
 			hi = max(hi, j)
 		} else {
 			if lo >= 0 {
@@ -115,7 +115,7 @@ func (ic *incidentCounter) incidents() []Incident {
 			}
 			lo, hi = i, j
 		}
-		until = addSat(ls[i].at, int64(IncidentWindow))
+		until = addSat(ls[i].At, int64(IncidentWindow))
 	}
 	if lo >= 0 {
 		out = append(out, newIncident(ls[lo:hi]))
@@ -125,30 +125,30 @@ func (ic *incidentCounter) incidents() []Incident {
 		if k+1 < len(out) {
 			next = out[k+1].LostAt
 		}
-		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.connects, out[k].LostAt, next, int64(time.Second))
+		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.Connects, out[k].LostAt, next, int64(time.Second))
 	}
-	ic.losses, ic.connects = nil, nil
+	ic.Losses, ic.Connects = nil, nil
 	return out
 }
 
 // newIncident sums up the losses of one incident, each device once.
 func newIncident(ls []lossEvent) Incident {
-	inc := Incident{LostAt: ls[0].at, LastLoss: ls[len(ls)-1].at, LossInferred: true, FirstConnectAt: NoTime, ConnectsPeakAt: NoTime, FlushPeakAt: NoTime}
+	inc := Incident{LostAt: ls[0].At, LastLoss: ls[len(ls)-1].At, LossInferred: true, FirstConnectAt: NoTime, ConnectsPeakAt: NoTime, FlushPeakAt: NoTime}
 	seen := map[int32]bool{}
 	for _, l := range ls {
-		if seen[l.dev] {
+		if seen[l.Dev] {
 			continue
 		}
-		seen[l.dev] = true
+		seen[l.Dev] = true
 		inc.DevicesLost++
-		inc.LossInferred = inc.LossInferred && !l.explicit
-		if l.back == NoTime {
+		inc.LossInferred = inc.LossInferred && !l.Explicit
+		if l.Back == NoTime {
 			continue
 		}
 		inc.Recovered++
-		inc.TTR = append(inc.TTR, time.Duration(max(0, l.back-l.at)))
-		if inc.FirstConnectAt == NoTime || l.back < inc.FirstConnectAt {
-			inc.FirstConnectAt = l.back
+		inc.TTR = append(inc.TTR, time.Duration(max(0, l.Back-l.At)))
+		if inc.FirstConnectAt == NoTime || l.Back < inc.FirstConnectAt {
+			inc.FirstConnectAt = l.Back
 		}
 	}
 	slices.Sort(inc.TTR)

@@ -58,18 +58,18 @@ func (d *Device) Flushes(fn func(i int, at, n int64)) {
 // unit the broker's load is judged in, whatever window the socket-opens
 // are counted in).
 type flushCounter struct {
-	total   int64
-	seconds map[int64]int64 // second -> messages
+	Total   int64
+	Seconds map[int64]int64 // second -> messages
 }
 
 func (fc *flushCounter) add(d *Device) {
 	d.Flushes(func(_ int, at, n int64) {
-		if fc.seconds == nil {
-			fc.seconds = map[int64]int64{}
+		if fc.Seconds == nil {
+			fc.Seconds = map[int64]int64{}
 		}
 		s := floorDiv(at, int64(time.Second))
-		fc.seconds[s] = addSat(fc.seconds[s], n)
-		fc.total = addSat(fc.total, n)
+		fc.Seconds[s] = addSat(fc.Seconds[s], n)
+		fc.Total = addSat(fc.Total, n)
 	})
 }
 
@@ -77,18 +77,18 @@ func (fc *flushCounter) add(d *Device) {
 // and the peaks, the fleet's and each incident's (from its loss's second
 // to the next incident's).
 func (fc *flushCounter) stats(st *FleetStats) {
-	st.Flushed = fc.total
-	if len(fc.seconds) == 0 {
+	st.Flushed = fc.Total
+	if len(fc.Seconds) == 0 {
 		return
 	}
-	secs := slices.Sorted(maps.Keys(fc.seconds))
+	secs := slices.Sorted(maps.Keys(fc.Seconds))
 	lo, hi := secs[0], secs[len(secs)-1]
 	st.FlushFirst = lo * int64(time.Second)
 	if hi-lo < MaxWindows {
 		st.FlushPerSecond = make([]int64, hi-lo+1)
 	}
 	for _, s := range secs {
-		n := fc.seconds[s]
+		n := fc.Seconds[s]
 		if st.FlushPerSecond != nil {
 			st.FlushPerSecond[s-lo] = n
 		}
@@ -100,7 +100,7 @@ func (fc *flushCounter) stats(st *FleetStats) {
 		in := &st.Incidents[k]
 		i, _ := slices.BinarySearch(secs, floorDiv(in.LostAt, int64(time.Second)))
 		for ; i < len(secs) && (k+1 == len(st.Incidents) || secs[i] < floorDiv(st.Incidents[k+1].LostAt, int64(time.Second))); i++ {
-			if n := fc.seconds[secs[i]]; n > in.FlushPeak {
+			if n := fc.Seconds[secs[i]]; n > in.FlushPeak {
 				in.FlushPeak, in.FlushPeakAt = n, secs[i]*int64(time.Second)
 			}
 		}

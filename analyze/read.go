@@ -188,17 +188,18 @@ func devices(dir string, fn func(d *Device) error) (*dataset.Manifest, []string,
 // rows rows of the dataset (and, so, the devices that start in them; the
 // last one may be cut short).
 func devicesUpTo(dir string, rows int64, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
-	return readDevices(dir, rows, nil, fn)
+	return readDevices(dir, nil, rows, nil, fn)
 }
 
-// readDevices is devicesUpTo filling, for each device, the Device that
-// get returns (get nil: one Device, reused); fn then owns it.
-func readDevices(dir string, rows int64, get func() *Device, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
+// readDevices is devicesUpTo reading the files of the dataset that files
+// lists (nil: all), and filling, for each device, the Device that get
+// returns (get nil: one Device, reused); fn then owns it.
+func readDevices(dir string, files []int, rows int64, get func() *Device, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
 	man, err := dataset.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	parts, err := dataset.Parts(dir)
+	parts, err := dataset.PartsOf(dir, man, files)
 	if err != nil {
 		return nil, nil, err
 	}

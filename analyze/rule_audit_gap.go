@@ -18,8 +18,8 @@ import (
 // never recorded, device_seq numbers missing between two records of a
 // device, and lines rejected at ingest.
 type auditGap struct {
-	first int64 // the earliest record of the log, Unix ns
-	seen  bool
+	First int64 // the earliest record of the log, Unix ns
+	Seen  bool
 }
 
 func init() { register(func() Rule { return &auditGap{} }) }
@@ -34,8 +34,8 @@ func (*auditGap) Info() RuleInfo {
 
 func (r *auditGap) Device(c *Context, d *Device) {
 	for i := range d.Events {
-		if !r.seen || d.Events[i].At < r.first {
-			r.first, r.seen = d.Events[i].At, true
+		if !r.Seen || d.Events[i].At < r.First {
+			r.First, r.Seen = d.Events[i].At, true
 		}
 	}
 	if f, ok := unrecordedOutcomes(d); ok {
@@ -50,7 +50,7 @@ func (r *auditGap) Finish(c *Context) {
 	if c.Manifest == nil || c.Manifest.Totals.Rejected == 0 {
 		return
 	}
-	c.Report(rejectedFinding(c, r.first))
+	c.Report(rejectedFinding(c, r.First))
 }
 
 // unrecordedOutcomes reports the attempts of d whose backoff_wait is

@@ -115,7 +115,7 @@ func TestAuditGapRejects(t *testing.T) {
 
 	c := &Context{Dataset: dir, End: r2T0 + 60e9, Sources: []string{"b.csv", "a.ndjson"}, Manifest: &dataset.Manifest{Totals: dataset.Counts{Lines: 10, Accepted: 8, Rejected: 2},
 		Inputs: []dataset.Input{{Name: "a.ndjson", Counts: dataset.Counts{Lines: 6, Accepted: 5, Rejected: 1}}}}}
-	r := &auditGap{first: r2T0, seen: true}
+	r := &auditGap{First: r2T0, Seen: true}
 	r.Finish(c)
 	if len(c.findings) != 1 || c.findings[0].Device != Fleet || !strings.Contains(c.findings[0].Explanation, want[1]) {
 		t.Errorf("want one fleet finding listing the rejects:%s", describe(c.findings))

@@ -30,16 +30,16 @@ func init() { register(func() Rule { return &backlog{} }) }
 // the fleet's outbox flush bunches. Device judges each outbox and keeps
 // the flushes and recovered losses; Finish judges each incident.
 type backlog struct {
-	flushes []flushAt
-	losses  [][2]int64 // recovered losses: when lost, when connected again
-	devices int32      // devices seen
+	Flushes []flushAt
+	Losses  [][2]int64 // recovered losses: when lost, when connected again
+	Devices int32      // devices seen
 }
 
 // flushAt is the messages one record reports flushed, placed in time.
 type flushAt struct {
-	at, n int64
-	dev   int32 // the device's ordinal in the read
-	ref   Ref
+	At, N int64
+	Dev   int32 // the device's ordinal in the read
+	Ref   Ref
 }
 
 func (*backlog) Info() RuleInfo {
@@ -50,14 +50,14 @@ func (*backlog) Info() RuleInfo {
 }
 
 func (r *backlog) Device(c *Context, d *Device) {
-	dev := r.devices
-	r.devices++
+	dev := r.Devices
+	r.Devices++
 	d.Flushes(func(i int, at, n int64) {
-		r.flushes = append(r.flushes, flushAt{at: at, n: n, dev: dev, ref: d.Events[i].Ref})
+		r.Flushes = append(r.Flushes, flushAt{At: at, N: n, Dev: dev, Ref: d.Events[i].Ref})
 	})
 	for i := range d.Episodes {
 		if ep := &d.Episodes[i]; ep.Loss() && ep.End != NoTime {
-			r.losses = append(r.losses, [2]int64{ep.Start, ep.End})
+			r.Losses = append(r.Losses, [2]int64{ep.Start, ep.End})
 		}
 	}
 	if limit, ok := r.limit(c); ok {
@@ -198,13 +198,13 @@ func fmtRate(n, ns int64) string {
 }
 
 func (r *backlog) Finish(c *Context) {
-	defer func() { r.flushes, r.losses = nil, nil }()
+	defer func() { r.Flushes, r.Losses = nil, nil }()
 	incs := c.Fleet.Incidents
-	if len(incs) == 0 || len(r.flushes) == 0 {
+	if len(incs) == 0 || len(r.Flushes) == 0 {
 		return
 	}
-	slices.SortFunc(r.flushes, func(a, b flushAt) int { return cmp.Or(cmp.Compare(a.at, b.at), compareLines(a.ref, b.ref)) })
-	slices.SortFunc(r.losses, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	slices.SortFunc(r.Flushes, func(a, b flushAt) int { return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref)) })
+	slices.SortFunc(r.Losses, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	for k := range incs {
 		in := &incs[k]
 		if in.FirstConnectAt == NoTime {
@@ -238,16 +238,16 @@ type bunch struct {
 // rate the devices queued it at).
 func (r *backlog) flushBunch(in *Incident, next int64) (bunch, bool) {
 	b := bunch{lastConn: in.FirstConnectAt}
-	lo, _ := slices.BinarySearchFunc(r.losses, in.LostAt, func(l [2]int64, t int64) int { return cmp.Compare(l[0], t) })
-	for _, l := range r.losses[lo:] {
+	lo, _ := slices.BinarySearchFunc(r.Losses, in.LostAt, func(l [2]int64, t int64) int { return cmp.Compare(l[0], t) })
+	for _, l := range r.Losses[lo:] {
 		if l[0] > in.LastLoss {
 			break
 		}
 		b.lastConn = max(b.lastConn, l[1])
 	}
-	i, _ := slices.BinarySearchFunc(r.flushes, in.FirstConnectAt, func(f flushAt, t int64) int { return cmp.Compare(f.at, t) })
-	fs := r.flushes[i:]
-	if j := slices.IndexFunc(fs, func(f flushAt) bool { return f.at >= next }); j >= 0 {
+	i, _ := slices.BinarySearchFunc(r.Flushes, in.FirstConnectAt, func(f flushAt, t int64) int { return cmp.Compare(f.At, t) })
+	fs := r.Flushes[i:]
+	if j := slices.IndexFunc(fs, func(f flushAt) bool { return f.At >= next }); j >= 0 {
 		fs = fs[:j]
 	}
 	if len(fs) == 0 {
@@ -256,23 +256,23 @@ func (r *backlog) flushBunch(in *Incident, next int64) (bunch, bool) {
 	w := int64(StormWindow)
 	var sum int64
 	for lo, hi := 0, 0; lo < len(fs); lo++ { // the busiest [t, t+w) starting at a flush
-		for ; hi < len(fs) && fs[hi].at < addSat(fs[lo].at, w); hi++ {
-			sum += fs[hi].n
+		for ; hi < len(fs) && fs[hi].At < addSat(fs[lo].At, w); hi++ {
+			sum += fs[hi].N
 		}
 		if sum > b.observed {
-			b.observed, b.at = sum, fs[lo].at
+			b.observed, b.at = sum, fs[lo].At
 		}
-		sum -= fs[lo].n
-		b.total += fs[lo].n
+		sum -= fs[lo].N
+		b.total += fs[lo].N
 	}
 	b.span = float64(b.lastConn-in.LostAt) / 1e9
 	b.expected = float64(b.total) * StormWindow.Seconds() / max(b.span, StormWindow.Seconds())
 	devs := map[int32]bool{}
 	for _, f := range fs {
-		if f.at >= b.at && f.at < b.at+w {
-			devs[f.dev] = true
+		if f.At >= b.at && f.At < b.at+w {
+			devs[f.Dev] = true
 			if len(b.refs) < MaxRefs {
-				b.refs = append(b.refs, f.ref)
+				b.refs = append(b.refs, f.Ref)
 			}
 		}
 	}

@@ -14,18 +14,18 @@ import (
 // persistent sessions, one after the other: each new id leaves the
 // broker a session that no client will resume.
 type clientIDChurn struct {
-	hosts map[string][]churnID
+	Hosts map[string][]churnID
 }
 
 // churnID is one client id of a host: the span of its records.
 type churnID struct {
-	id          string
-	first, last int64 // the earliest and latest recorded_at of its records
-	up          bool  // its last record is connected: the id is still in use after it
-	held        bool  // it held a session: it has a connected or disconnected record
-	firstRef    Ref
-	lastRef     Ref
-	lastOutcome auditfmt.Outcome
+	ID          string
+	First, Last int64 // the earliest and latest recorded_at of its records
+	Up          bool  // its last record is connected: the id is still in use after it
+	Held        bool  // it held a session: it has a connected or disconnected record
+	FirstRef    Ref
+	LastRef     Ref
+	LastOutcome auditfmt.Outcome
 }
 
 func init() { register(func() Rule { return &clientIDChurn{} }) }
@@ -58,26 +58,26 @@ func (r *clientIDChurn) Device(_ *Context, d *Device) {
 	for i := range d.Events {
 		held = held || d.Events[i].Outcome == auditfmt.Connected || d.Events[i].Outcome == auditfmt.Disconnected
 	}
-	if r.hosts == nil {
-		r.hosts = map[string][]churnID{}
+	if r.Hosts == nil {
+		r.Hosts = map[string][]churnID{}
 	}
 	host := strings.Clone(d.Host)
-	r.hosts[host] = append(r.hosts[host], churnID{id: strings.Clone(d.ID), first: d.Events[lo].At, last: d.Events[hi].At,
-		up: last == auditfmt.Connected, held: held, firstRef: d.Events[lo].Ref, lastRef: d.Events[hi].Ref, lastOutcome: last})
+	r.Hosts[host] = append(r.Hosts[host], churnID{ID: strings.Clone(d.ID), First: d.Events[lo].At, Last: d.Events[hi].At,
+		Up: last == auditfmt.Connected, Held: held, FirstRef: d.Events[lo].Ref, LastRef: d.Events[hi].Ref, LastOutcome: last})
 }
 
 func (r *clientIDChurn) Finish(c *Context) {
-	for _, host := range slices.Sorted(maps.Keys(r.hosts)) {
-		ids := r.hosts[host]
+	for _, host := range slices.Sorted(maps.Keys(r.Hosts)) {
+		ids := r.Hosts[host]
 		if len(ids) < 2 {
 			continue
 		}
-		slices.SortFunc(ids, func(a, b churnID) int { return cmp.Or(cmp.Compare(a.first, b.first), strings.Compare(a.id, b.id)) })
+		slices.SortFunc(ids, func(a, b churnID) int { return cmp.Or(cmp.Compare(a.First, b.First), strings.Compare(a.ID, b.ID)) })
 		if f, ok := churnFinding(host, ids); ok {
 			c.Report(f)
 		}
 	}
-	r.hosts = nil
+	r.Hosts = nil
 }
 
 // churnSwap is an abandoned id of a host and the id that followed it, as
@@ -90,10 +90,10 @@ type churnSwap struct{ old, next int }
 func abandoned(ids []churnID) []churnSwap {
 	var swaps []churnSwap
 	for i := range ids {
-		if ids[i].up {
+		if ids[i].Up {
 			continue
 		}
-		if j := slices.IndexFunc(ids, func(y churnID) bool { return y.first > ids[i].last }); j >= 0 {
+		if j := slices.IndexFunc(ids, func(y churnID) bool { return y.First > ids[i].Last }); j >= 0 {
 			swaps = append(swaps, churnSwap{i, j})
 		}
 	}
@@ -107,24 +107,24 @@ func churnFinding(host string, ids []churnID) (Finding, bool) {
 		return Finding{}, false
 	}
 	newest, orphans := ids[len(ids)-1], 0
-	f := Finding{Rule: "client-id-churn", Severity: Warning, Device: newest.id, Start: ids[0].first, End: newest.last}
+	f := Finding{Rule: "client-id-churn", Severity: Warning, Device: newest.ID, Start: ids[0].First, End: newest.Last}
 	var ex []string
 	for k, s := range swaps {
 		o, n := &ids[s.old], &ids[s.next]
-		for _, r := range []Ref{o.lastRef, n.firstRef} {
+		for _, r := range []Ref{o.LastRef, n.FirstRef} {
 			if !slices.Contains(f.Records, r) {
 				f.Records = append(f.Records, r)
 			}
 		}
-		f.End = max(f.End, n.last)
+		f.End = max(f.End, n.Last)
 		held := "no connected or disconnected record: it may not have held a session"
-		if o.held {
+		if o.Held {
 			orphans++
 			held = "it held a session"
 		}
 		if k < 4 {
 			ex = append(ex, fmt.Sprintf("%s (records %s to %s, the last %s; %s) was followed by %s (first record %s)",
-				o.id, timeText(o.first), timeText(o.last), o.lastOutcome, held, n.id, timeText(n.first)))
+				o.ID, timeText(o.First), timeText(o.Last), o.LastOutcome, held, n.ID, timeText(n.First)))
 		}
 	}
 	f.Message = fmt.Sprintf("host %s reconnected under %d client ids in turn with persistent sessions: %d abandoned, %s orphaned",
@@ -141,7 +141,7 @@ func churnFinding(host string, ids []churnID) (Finding, bool) {
 func idList(ids []churnID) string {
 	var names []string
 	for i := range ids[:min(len(ids), 6)] {
-		names = append(names, ids[i].id)
+		names = append(names, ids[i].ID)
 	}
 	return strings.Join(names, ", ") + moreText(len(ids), 6)
 }

@@ -23,11 +23,11 @@ func init() { register(func() Rule { return &budgetRule{} }) }
 // opens in a sparse histogram of BudgetResolution buckets: memory grows
 // with the time span the opens cover, not with their number.
 type budgetRule struct {
-	ready  bool
-	on     bool
-	budget float64 // connect_budget_per_s
-	window float64 // connect_budget_window_s
-	hist   *timeHist
+	Ready  bool
+	On     bool
+	Budget float64 // connect_budget_per_s
+	Window float64 // connect_budget_window_s
+	Hist   *timeHist
 }
 
 func (r *budgetRule) Info() RuleInfo {
@@ -58,14 +58,14 @@ func budgetOf(c *Context, rule string) (budget, window float64, ok bool) {
 }
 
 func (r *budgetRule) init(c *Context) bool {
-	if r.ready {
-		return r.on
+	if r.Ready {
+		return r.On
 	}
-	r.ready = true
-	if r.budget, r.window, r.on = budgetOf(c, "connect-budget"); !r.on {
+	r.Ready = true
+	if r.Budget, r.Window, r.On = budgetOf(c, "connect-budget"); !r.On {
 		return false
 	}
-	r.hist = newTimeHist(min(int64(BudgetResolution), max(nanos(r.window), 1)))
+	r.Hist = newTimeHist(min(int64(BudgetResolution), max(nanos(r.Window), 1)))
 	return true
 }
 
@@ -75,7 +75,7 @@ func (r *budgetRule) Device(c *Context, d *Device) {
 	}
 	for i := range d.Attempts {
 		if a := &d.Attempts[i]; openInLog(d, a) {
-			r.hist.add(a.Open, d.Events[a.Backoff].Ref, d.ID)
+			r.Hist.add(a.Open, d.Events[a.Backoff].Ref, d.ID)
 		}
 	}
 }
@@ -91,13 +91,13 @@ type overload struct {
 }
 
 func (r *budgetRule) Finish(c *Context) {
-	if !r.on {
+	if !r.On {
 		return
 	}
-	k := max(int64(math.Round(r.window*1e9/float64(r.hist.res))), 1)
-	limit := math.Round(r.budget*r.window*1e9) / 1e9
+	k := max(int64(math.Round(r.Window*1e9/float64(r.Hist.Res))), 1)
+	limit := math.Round(r.Budget*r.Window*1e9) / 1e9
 	var cur *overload
-	r.hist.windows(k, func(first, last, n int64) {
+	r.Hist.windows(k, func(first, last, n int64) {
 		if float64(n) <= limit {
 			return
 		}
@@ -119,23 +119,23 @@ func (r *budgetRule) Finish(c *Context) {
 }
 
 func (r *budgetRule) finding(c *Context, o *overload, k int64, limit float64) Finding {
-	res := r.hist.res
+	res := r.Hist.Res
 	from, to := o.peakAt*res, (o.peakAt+k)*res
 	w := durS(k * res)
 	msg := fmt.Sprintf("%d socket-opens in the %s s from %s, above the broker's budget of %s per %s s (connect_budget_per_s %s)",
-		o.peak, w, timeText(from), fmtNum(limit), w, fmtNum(r.budget))
+		o.peak, w, timeText(from), fmtNum(limit), w, fmtNum(r.Budget))
 	var x strings.Builder
 	fmt.Fprintf(&x, "connect_budget_per_s = %s and connect_budget_window_s = %s (%s): at most %s × %s = %s socket-opens in any %s s window. ",
-		fmtNum(r.budget), fmtNum(r.window), budgetOrigin(c), fmtNum(r.budget), fmtNum(r.window), fmtNum(limit), w)
+		fmtNum(r.Budget), fmtNum(r.Window), budgetOrigin(c), fmtNum(r.Budget), fmtNum(r.Window), fmtNum(limit), w)
 	fmt.Fprintf(&x, "Counting the fleet's socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
 		"in %s s windows that start on whole multiples of %s s, %d window(s) held more than %s between %s and %s. ",
 		w, durS(res), o.windows, fmtNum(limit), timeText(o.first*res), timeText((o.last+1)*res))
 	fmt.Fprintf(&x, "The peak: %d socket-opens in [%s, %s), %.1f× the budget.", o.peak, timeText(from), timeText(to), float64(o.peak)/limit)
-	samples := r.hist.samplesIn(from, to, MaxRefs)
+	samples := r.Hist.samplesIn(from, to, MaxRefs)
 	x.WriteString(sampleList(samples, 5))
 	var refs []Ref
 	for _, s := range samples {
-		refs = append(refs, s.ref)
+		refs = append(refs, s.Ref)
 	}
 	return Finding{Rule: "connect-budget", Severity: Error, Device: Fleet, Start: o.first * res, End: (o.last + 1) * res,
 		Message: msg, Explanation: x.String(), Records: refs}
@@ -148,7 +148,7 @@ func sampleList(samples []histSample, max int) string {
 	}
 	var parts []string
 	for _, s := range samples[:min(len(samples), max)] {
-		parts = append(parts, s.dev+" at "+timeText(s.at))
+		parts = append(parts, s.Dev+" at "+timeText(s.At))
 	}
 	return " Among them: " + strings.Join(parts, ", ") + "."
 }
@@ -173,37 +173,37 @@ const (
 // grows with the time the events cover, not with their number. Each chunk
 // keeps the first few events it saw as examples for reports.
 type timeHist struct {
-	res    int64
-	chunks map[int64]*histChunk
+	Res    int64
+	Chunks map[int64]*histChunk
 }
 
 type histChunk struct {
-	n       [histChunkLen]uint32
-	samples []histSample
+	N       [histChunkLen]uint32
+	Samples []histSample
 }
 
 // histSample is an event kept as an example: its time, record and device.
 type histSample struct {
-	at  int64
-	ref Ref
-	dev string
+	At  int64
+	Ref Ref
+	Dev string
 }
 
 func newTimeHist(res int64) *timeHist {
-	return &timeHist{res: res, chunks: map[int64]*histChunk{}}
+	return &timeHist{Res: res, Chunks: map[int64]*histChunk{}}
 }
 
 func (h *timeHist) add(at int64, ref Ref, dev string) {
-	b := floorDiv(at, h.res)
+	b := floorDiv(at, h.Res)
 	key := floorDiv(b, histChunkLen)
-	ch := h.chunks[key]
+	ch := h.Chunks[key]
 	if ch == nil {
 		ch = &histChunk{}
-		h.chunks[key] = ch
+		h.Chunks[key] = ch
 	}
-	ch.n[b-key*histChunkLen]++
-	if len(ch.samples) < histSamples {
-		ch.samples = append(ch.samples, histSample{at: at, ref: ref, dev: dev})
+	ch.N[b-key*histChunkLen]++
+	if len(ch.Samples) < histSamples {
+		ch.Samples = append(ch.Samples, histSample{At: at, Ref: ref, Dev: dev})
 	}
 }
 
@@ -215,9 +215,9 @@ type histCursor struct {
 }
 
 func (h *timeHist) cursor() *histCursor {
-	c := &histCursor{keys: slices.Sorted(maps.Keys(h.chunks))}
+	c := &histCursor{keys: slices.Sorted(maps.Keys(h.Chunks))}
 	for _, k := range c.keys {
-		c.chunks = append(c.chunks, h.chunks[k])
+		c.chunks = append(c.chunks, h.Chunks[k])
 	}
 	return c
 }
@@ -229,8 +229,8 @@ func (c *histCursor) next() (bucket, n int64, ok bool) {
 		for c.bi < histChunkLen {
 			i := c.bi
 			c.bi++
-			if ch.n[i] > 0 {
-				return c.keys[c.ki]*histChunkLen + int64(i), int64(ch.n[i]), true
+			if ch.N[i] > 0 {
+				return c.keys[c.ki]*histChunkLen + int64(i), int64(ch.N[i]), true
 			}
 		}
 		c.ki, c.bi = c.ki+1, 0
@@ -265,15 +265,15 @@ func (h *timeHist) windows(k int64, fn func(first, last, n int64)) {
 // [from, to), earliest first.
 func (h *timeHist) samplesIn(from, to int64, max int) []histSample {
 	var out []histSample
-	for key := floorDiv(floorDiv(from, h.res), histChunkLen); key*histChunkLen*h.res < to; key++ {
-		if ch := h.chunks[key]; ch != nil {
-			for _, s := range ch.samples {
-				if s.at >= from && s.at < to {
+	for key := floorDiv(floorDiv(from, h.Res), histChunkLen); key*histChunkLen*h.Res < to; key++ {
+		if ch := h.Chunks[key]; ch != nil {
+			for _, s := range ch.Samples {
+				if s.At >= from && s.At < to {
 					out = append(out, s)
 				}
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b histSample) int { return cmp.Or(cmp.Compare(a.at, b.at), compareRefs(a.ref, b.ref)) })
+	slices.SortFunc(out, func(a, b histSample) int { return cmp.Or(cmp.Compare(a.At, b.At), compareRefs(a.Ref, b.Ref)) })
 	return out[:min(len(out), max)]
 }

@@ -99,7 +99,7 @@ func TestTimeHistWindows(t *testing.T) {
 		t.Errorf("windows = %v\nwant      %v", got, want)
 	}
 	s := h.samplesIn(0, int64(64*time.Millisecond), 10)
-	if len(s) != 3 || s[0].at != 0 || s[2].at != int64(63*time.Millisecond) {
+	if len(s) != 3 || s[0].At != 0 || s[2].At != int64(63*time.Millisecond) {
 		t.Errorf("samplesIn = %v", s)
 	}
 }

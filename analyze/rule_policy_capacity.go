@@ -27,10 +27,10 @@ func init() { register(func() Rule { return &capacityRule{} }) }
 // broker. It counts outage starts in a sparse histogram: memory grows
 // with the time span they cover.
 type capacityRule struct {
-	ready  bool
-	on     bool
-	budget float64
-	starts *timeHist
+	Ready  bool
+	On     bool
+	Budget float64
+	Starts *timeHist
 }
 
 func (r *capacityRule) Info() RuleInfo {
@@ -42,18 +42,18 @@ func (r *capacityRule) Info() RuleInfo {
 }
 
 func (r *capacityRule) init(c *Context) bool {
-	if r.ready {
-		return r.on
+	if r.Ready {
+		return r.On
 	}
-	r.ready = true
+	r.Ready = true
 	// a valid policy with a delay rule has the numbers the rule needs
 	_, okDelay := c.Param("policy-capacity", "delay", func(*policy.Policy) float64 { return 0 })
 	b, _, okBudget := budgetOf(c, "policy-capacity")
-	r.on, r.budget = okDelay && okBudget, b
-	if r.on {
-		r.starts = newTimeHist(int64(time.Millisecond))
+	r.On, r.Budget = okDelay && okBudget, b
+	if r.On {
+		r.Starts = newTimeHist(int64(time.Millisecond))
 	}
-	return r.on
+	return r.On
 }
 
 func (r *capacityRule) Device(c *Context, d *Device) {
@@ -66,17 +66,17 @@ func (r *capacityRule) Device(c *Context, d *Device) {
 			continue // a start is not a loss; a device counts once in any window
 		}
 		last = ep.Start
-		r.starts.add(ep.Start, d.Events[ep.First].Ref, d.ID)
+		r.Starts.add(ep.Start, d.Events[ep.First].Ref, d.ID)
 	}
 }
 
 func (r *capacityRule) Finish(c *Context) {
-	if !r.on {
+	if !r.On {
 		return
 	}
-	k := int64(LostTogether) / r.starts.res
+	k := int64(LostTogether) / r.Starts.Res
 	var n, at int64
-	r.starts.windows(k, func(first, _, m int64) {
+	r.Starts.windows(k, func(first, _, m int64) {
 		if m > n {
 			n, at = m, first
 		}
@@ -92,10 +92,10 @@ func (r *capacityRule) Finish(c *Context) {
 	}
 	spread := max(w, bw)
 	rate := float64(n) / spread
-	if rate <= r.budget {
+	if rate <= r.Budget {
 		return
 	}
-	from := at * r.starts.res
+	from := at * r.Starts.Res
 	c.Report(r.finding(c, capacityLoad{n: n, from: from, lo: lo, hi: hi, w: w, bw: bw, rate: rate}))
 }
 
@@ -113,9 +113,9 @@ type capacityLoad struct {
 
 func (r *capacityRule) finding(c *Context, l capacityLoad) Finding {
 	p := c.Policy
-	need := float64(l.n) / r.budget
+	need := float64(l.n) / r.Budget
 	msg := fmt.Sprintf("%d devices that lost their connection together put about %s connects/s on the broker under the policy's first retry window of %s s, above connect_budget_per_s %s",
-		l.n, fmtNum(math.Round(l.rate)), fmtNum(l.w), fmtNum(r.budget))
+		l.n, fmtNum(math.Round(l.rate)), fmtNum(l.w), fmtNum(r.Budget))
 	var x strings.Builder
 	fmt.Fprintf(&x, "N = %d devices lost their connection within %s s of each other (the largest such group; outages starting from %s). ",
 		l.n, durS(int64(LostTogether)), timeText(l.from))
@@ -131,12 +131,12 @@ func (r *capacityRule) finding(c *Context, l capacityLoad) Finding {
 	default:
 		fmt.Fprintf(&x, "That puts about N/W = %d/%s = %s connects/s on the broker, ", l.n, fmtNum(l.w), fmtNum(l.rate))
 	}
-	fmt.Fprintf(&x, "above connect_budget_per_s = %s (declared, counted over %s s). ", fmtNum(r.budget), fmtNum(l.bw))
+	fmt.Fprintf(&x, "above connect_budget_per_s = %s (declared, counted over %s s). ", fmtNum(r.Budget), fmtNum(l.bw))
 	fmt.Fprintf(&x, "To fit, the first window must be at least N/budget = %d/%s = %s s: %s",
-		l.n, fmtNum(r.budget), fmtNum(need), capacitySuggestion(p, need))
+		l.n, fmtNum(r.Budget), fmtNum(need), capacitySuggestion(p, need))
 	refs := make([]Ref, 0, MaxRefs)
-	for _, s := range r.starts.samplesIn(l.from, l.from+int64(LostTogether), MaxRefs) {
-		refs = append(refs, s.ref)
+	for _, s := range r.Starts.samplesIn(l.from, l.from+int64(LostTogether), MaxRefs) {
+		refs = append(refs, s.Ref)
 	}
 	return Finding{Rule: "policy-capacity", Severity: Warning, Device: Fleet, Start: l.from,
 		End: l.from + int64(LostTogether) + nanos(l.hi), Message: msg, Explanation: x.String(), Records: refs}

@@ -24,7 +24,7 @@ func init() {
 // only once every device is read, so Device keeps each occurrence and
 // Finish decides.
 type reconnectWhileConnected struct {
-	devs  []churnDevice
+	Devs  []churnDevice
 	flaps flappingRule
 }
 
@@ -58,9 +58,9 @@ func (r *reconnectWhileConnected) SetThreshold(name string, v float64) {
 // churnDevice is a device with new attempts while its session was up,
 // and the most CONNECTs it sent in one flapping window.
 type churnDevice struct {
-	id    string
-	occ   []churnOcc
-	flaps flapping
+	ID    string
+	Occ   []churnOcc
+	Flaps flapping
 }
 
 // EMQX's flapping detection, on by default in many deployments' configs
@@ -77,8 +77,8 @@ const (
 // where that window began, and when the flappingMax-th of a window was
 // sent (NoTime if never): when EMQX would have banned the client id.
 type flapping struct {
-	peak        int
-	peakAt, ban int64
+	Peak        int
+	PeakAt, Ban int64
 }
 
 // flapsOf measures d's CONNECTs against the flapping threshold.
@@ -90,17 +90,17 @@ func (fr flappingRule) flapsOf(d *Device) flapping {
 		}
 	}
 	slices.Sort(at)
-	fl := flapping{peakAt: NoTime, ban: NoTime}
+	fl := flapping{PeakAt: NoTime, Ban: NoTime}
 	lo := 0
 	for hi := range at {
 		for at[hi]-at[lo] >= fr.window {
 			lo++
 		}
-		if n := hi - lo + 1; n > fl.peak {
-			fl.peak, fl.peakAt = n, at[lo]
+		if n := hi - lo + 1; n > fl.Peak {
+			fl.Peak, fl.PeakAt = n, at[lo]
 		}
-		if hi-lo+1 >= fr.max && fl.ban == NoTime {
-			fl.ban = at[hi]
+		if hi-lo+1 >= fr.max && fl.Ban == NoTime {
+			fl.Ban = at[hi]
 		}
 	}
 	return fl
@@ -109,10 +109,10 @@ func (fr flappingRule) flapsOf(d *Device) flapping {
 // churnOcc is one new attempt while the session was up: the connected
 // record of the session and the backoff_wait that began the attempt.
 type churnOcc struct {
-	connAt, at   int64
-	attempt      int64
-	delay        float64
-	connRef, ref Ref
+	ConnAt, At   int64
+	Attempt      int64
+	Delay        float64
+	ConnRef, Ref Ref
 }
 
 func (r *reconnectWhileConnected) Info() RuleInfo {
@@ -135,26 +135,26 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 		case auditfmt.BackoffWait:
 			if up >= 0 {
 				c := &d.Events[up]
-				cd.occ = append(cd.occ, churnOcc{connAt: c.At, at: e.At, attempt: e.Attempt, delay: e.Delay, connRef: c.Ref, ref: e.Ref})
+				cd.Occ = append(cd.Occ, churnOcc{ConnAt: c.At, At: e.At, Attempt: e.Attempt, Delay: e.Delay, ConnRef: c.Ref, Ref: e.Ref})
 			}
 			up = -1
 		}
 	}
-	if len(cd.occ) > 0 {
-		cd.id, cd.flaps = strings.Clone(d.ID), r.flaps.flapsOf(d)
-		r.devs = append(r.devs, cd)
+	if len(cd.Occ) > 0 {
+		cd.ID, cd.Flaps = strings.Clone(d.ID), r.flaps.flapsOf(d)
+		r.Devs = append(r.Devs, cd)
 	}
 }
 
 func (r *reconnectWhileConnected) Finish(c *Context) {
 	incs := c.Fleet.Incidents
-	for _, cd := range r.devs {
-		kept := slices.DeleteFunc(slices.Clone(cd.occ), func(o churnOcc) bool { return inIncident(incs, o.at) })
+	for _, cd := range r.Devs {
+		kept := slices.DeleteFunc(slices.Clone(cd.Occ), func(o churnOcc) bool { return inIncident(incs, o.At) })
 		if len(kept) > 0 {
-			c.Report(r.finding(cd.id, kept, len(cd.occ)-len(kept), cd.flaps))
+			c.Report(r.finding(cd.ID, kept, len(cd.Occ)-len(kept), cd.Flaps))
 		}
 	}
-	r.devs = nil
+	r.Devs = nil
 }
 
 // inIncident reports whether a loss at t is one of an incident's (incs
@@ -167,14 +167,14 @@ func inIncident(incs []Incident, t int64) bool {
 func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained int, fl flapping) Finding {
 	var t tally
 	for _, o := range occ {
-		t.add(o.at, o.ref, o.connRef)
-		t.span(o.connAt)
+		t.add(o.At, o.Ref, o.ConnRef)
+		t.span(o.ConnAt)
 	}
 	first := occ[0]
 	f := t.finding(reconnectWhileConnectedID, Warning, &Device{ID: id})
 	window := spanText(time.Duration(r.flaps.window))
-	f.Message = fmt.Sprintf("began %s while its session was up; at most %d CONNECTs in %s", countNoun(len(occ), "new attempt", "new attempts"), fl.peak, window)
-	if fl.ban != NoTime {
+	f.Message = fmt.Sprintf("began %s while its session was up; at most %d CONNECTs in %s", countNoun(len(occ), "new attempt", "new attempts"), fl.Peak, window)
+	if fl.Ban != NoTime {
 		emqx := ""
 		if r.flaps == (flappingRule{max: flappingMax, window: flappingWindow, ban: flappingBan}) {
 			emqx = ", EMQX's default"
@@ -184,7 +184,7 @@ func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained i
 	f.Explanation = fmt.Sprintf("%s connected at %s and wrote backoff_wait (attempt %d, %s s) at %s, %s s later, "+
 		"with no disconnected, attempt_failed or refused record between, and no incident (many devices losing the connection together) "+
 		"at that time: either the session was lost and its record is missing, or a second reconnect loop owns the client. It happened %s in all.",
-		id, fmtTime(first.connAt), first.attempt, fmtSeconds(first.delay), fmtTime(first.at), fmtSeconds(float64(first.at-first.connAt)/1e9),
+		id, fmtTime(first.ConnAt), first.Attempt, fmtSeconds(first.Delay), fmtTime(first.At), fmtSeconds(float64(first.At-first.ConnAt)/1e9),
 		countNoun(len(occ), "time", "times"))
 	if explained > 0 {
 		f.Explanation += fmt.Sprintf(" %s at an incident's loss %s not counted: the incident explains them.",
@@ -202,9 +202,9 @@ func (fr flappingRule) text(id string, fl flapping) string {
 		rule = fmt.Sprintf("EMQX's flapping detection, enabled with its defaults, bans a client id that sends %d within %s, for %s",
 			fr.max, spanText(time.Duration(fr.window)), spanText(fr.ban))
 	}
-	s := fmt.Sprintf(" Its CONNECTs (connected and refused records) peaked at %d in the %s from %s; %s", fl.peak, spanText(time.Duration(fr.window)), fmtTime(fl.peakAt), rule)
-	if fl.ban == NoTime {
+	s := fmt.Sprintf(" Its CONNECTs (connected and refused records) peaked at %d in the %s from %s; %s", fl.Peak, spanText(time.Duration(fr.window)), fmtTime(fl.PeakAt), rule)
+	if fl.Ban == NoTime {
 		return s + ": it stayed below."
 	}
-	return s + fmt.Sprintf(": such a broker would have banned %s at %s, refusing it until %s.", id, fmtTime(fl.ban), fmtTime(fl.ban+int64(fr.ban)))
+	return s + fmt.Sprintf(": such a broker would have banned %s at %s, refusing it until %s.", id, fmtTime(fl.Ban), fmtTime(fl.Ban+int64(fr.ban)))
 }

@@ -38,22 +38,22 @@ func init() { register(func() Rule { return &recoveryStorm{} }) }
 // loss that a connect ended, the connect and the schedule it was drawn
 // from; Finish judges each incident.
 type recoveryStorm struct {
-	losses []stormLoss
+	Losses []stormLoss
 }
 
 // stormLoss is one recovered loss: when it began, the connect that ended
 // it, and the attempt pending then (what the device was drawing from).
 type stormLoss struct {
-	lossAt, conn int64
-	ref          Ref
+	LossAt, Conn int64
+	Ref          Ref
 	// the pending attempt: its backoff_wait's time, the waits imposed on
 	// it, its number, its delay, and the delay drawn before it (s)
-	start       int64
-	wait        float64
-	number      int64
-	delay, prev float64
-	hasAttempt  bool
-	connected   bool // the connect was this attempt's outcome
+	Start       int64
+	Wait        float64
+	Number      int64
+	Delay, Prev float64
+	HasAttempt  bool
+	Connected   bool // the connect was this attempt's outcome
 }
 
 func (*recoveryStorm) Info() RuleInfo {
@@ -71,7 +71,7 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 		if !ep.Loss() || ep.End == NoTime {
 			continue
 		}
-		l := stormLoss{lossAt: ep.Start, conn: ep.End, ref: d.Events[ep.Last].Ref}
+		l := stormLoss{LossAt: ep.Start, Conn: ep.End, Ref: d.Events[ep.Last].Ref}
 		// the pending attempt: the last of the session stage begun within
 		// the episode, before the connect that ended it
 		for ; k < len(d.Attempts) && d.Attempts[k].Backoff < ep.Last; k++ {
@@ -80,12 +80,12 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 				continue
 			}
 			if a.Backoff >= ep.First {
-				l.start, l.wait, l.number, l.delay, l.prev, l.hasAttempt = a.Start, a.Wait, a.Number, a.Delay, prev, true
-				l.connected = a.Outcome == ep.Last
+				l.Start, l.Wait, l.Number, l.Delay, l.Prev, l.HasAttempt = a.Start, a.Wait, a.Number, a.Delay, prev, true
+				l.Connected = a.Outcome == ep.Last
 			}
 			prev = a.Delay
 		}
-		r.losses = append(r.losses, l)
+		r.Losses = append(r.Losses, l)
 	}
 }
 
@@ -97,19 +97,19 @@ func (r *recoveryStorm) Finish(c *Context) {
 	if _, ok := c.Param(recoveryStormID, "delay", noValue); !ok {
 		return
 	}
-	slices.SortFunc(r.losses, func(a, b stormLoss) int { return cmp.Or(cmp.Compare(a.lossAt, b.lossAt), compareLines(a.ref, b.ref)) })
+	slices.SortFunc(r.Losses, func(a, b stormLoss) int { return cmp.Or(cmp.Compare(a.LossAt, b.LossAt), compareLines(a.Ref, b.Ref)) })
 	for k := range incs {
 		in := &incs[k]
 		if in.FirstConnectAt == NoTime {
 			continue
 		}
-		lo, _ := slices.BinarySearchFunc(r.losses, in.LostAt, func(l stormLoss, t int64) int { return cmp.Compare(l.lossAt, t) })
-		hi, _ := slices.BinarySearchFunc(r.losses, in.LastLoss+1, func(l stormLoss, t int64) int { return cmp.Compare(l.lossAt, t) })
-		if s, ok := judgeStorm(c.Policy, r.losses[lo:hi], in.FirstConnectAt); ok {
+		lo, _ := slices.BinarySearchFunc(r.Losses, in.LostAt, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
+		hi, _ := slices.BinarySearchFunc(r.Losses, in.LastLoss+1, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
+		if s, ok := judgeStorm(c.Policy, r.Losses[lo:hi], in.FirstConnectAt); ok {
 			c.Report(s.finding(in, c))
 		}
 	}
-	r.losses = nil
+	r.Losses = nil
 }
 
 // storm is what judgeStorm found of one incident's recovery.
@@ -133,7 +133,7 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 	}
 	conns := make([]int64, len(ls))
 	for i := range ls {
-		conns[i] = ls[i].conn
+		conns[i] = ls[i].Conn
 	}
 	slices.Sort(conns)
 	w := int64(StormWindow)
@@ -148,8 +148,8 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 		return s, false
 	}
 	for i := range ls {
-		if ls[i].conn >= s.at && ls[i].conn < s.at+w && len(s.refs) < MaxRefs {
-			s.refs = append(s.refs, ls[i].ref)
+		if ls[i].Conn >= s.at && ls[i].Conn < s.at+w && len(s.refs) < MaxRefs {
+			s.refs = append(s.refs, ls[i].Ref)
 		}
 	}
 	return s, true
@@ -235,13 +235,13 @@ func addUniform(dens []float64, a, b, rate float64) {
 // failed (the broker was not back) and the device drew again from it, each further draw carried forward from the middle of
 // its window while that window ended before back.
 func pendingWindow(p *policy.Policy, l *stormLoss, back int64) (int64, int64) {
-	if !l.hasAttempt {
-		at := max(l.conn, back)
+	if !l.HasAttempt {
+		at := max(l.Conn, back)
 		return at, at
 	}
-	start, number, prev, wait := l.start, l.number, l.prev, nanos(l.wait)
-	if open := addSat(start, nanos(l.delay)+wait); open < back && !l.connected {
-		start, number, prev, wait = open, number+1, l.delay, 0
+	start, number, prev, wait := l.Start, l.Number, l.Prev, nanos(l.Wait)
+	if open := addSat(start, nanos(l.Delay)+wait); open < back && !l.Connected {
+		start, number, prev, wait = open, number+1, l.Delay, 0
 		for step := 0; step < stormSteps; step++ {
 			lo, hi := p.Bounds(number, prev)
 			if addSat(start, nanos(hi)) >= back {

@@ -32,13 +32,8 @@ func newResync() *resync {
 // of devices that drew exactly the same delay at the same attempt and
 // whose timers fired on the same tick, again and again.
 type resync struct {
-	names []string               // device names, by index
-	fires [resyncAttempts][]fire // timer fires, by attempt number
-	// sketch counts the fires of each attempt number by a hash of their
-	// delay: a bucket's count bounds the count of each delay in it, so
-	// Finish drops the fires no group can hold without a map over all.
-	sketch [resyncAttempts]*[resyncBuckets]uint32
-	policy *policy.Policy
+	Names []string               // device names, by index
+	Fires [resyncAttempts][]fire // timer fires, by attempt number
 
 	// the thresholds (Tunable): resyncTick, resyncGroup, resyncShare and
 	// resyncRepeats unless set
@@ -82,10 +77,10 @@ func delayBucket(d float64) uint32 {
 
 // fire is one timer: a device's backoff_wait at some attempt number.
 type fire struct {
-	delay float64
-	at    int64 // the backoff_wait's time plus its delay: when the timer fired
-	dev   int32
-	ref   Ref
+	Delay float64
+	At    int64 // the backoff_wait's time plus its delay: when the timer fired
+	Dev   int32
+	Ref   Ref
 }
 
 func (r *resync) Info() RuleInfo {
@@ -96,8 +91,8 @@ func (r *resync) Info() RuleInfo {
 }
 
 func (r *resync) Device(c *Context, d *Device) {
-	dev := int32(len(r.names))
-	r.names = append(r.names, d.ID)
+	dev := int32(len(r.Names))
+	r.Names = append(r.Names, d.ID)
 	capS, jittered := r.cap(c)
 	for i := range d.Attempts {
 		a := &d.Attempts[i]
@@ -107,11 +102,7 @@ func (r *resync) Device(c *Context, d *Device) {
 		if jittered && a.Delay == capS {
 			continue // a jittered draw clamped to the cap: the cap is no evidence of a shared timer
 		}
-		r.fires[a.Number] = append(r.fires[a.Number], fire{delay: a.Delay, at: a.Start + nanos(a.Delay), dev: dev, ref: d.Events[a.Backoff].Ref})
-		if r.sketch[a.Number] == nil {
-			r.sketch[a.Number] = new([resyncBuckets]uint32)
-		}
-		r.sketch[a.Number][delayBucket(a.Delay)]++
+		r.Fires[a.Number] = append(r.Fires[a.Number], fire{Delay: a.Delay, At: a.Start + nanos(a.Delay), Dev: dev, Ref: d.Events[a.Backoff].Ref})
 	}
 }
 
@@ -137,12 +128,12 @@ type group struct {
 }
 
 func (r *resync) Finish(c *Context) {
-	locked := make([]uint16, len(r.names)) // per device: bit a set when it is in a group at attempt number a
+	locked := make([]uint16, len(r.Names)) // per device: bit a set when it is in a group at attempt number a
 	var groups []group
-	for a := range r.fires {
-		for _, g := range r.lockstepGroups(a, r.fires[a], r.sketch[a]) {
+	for a := range r.Fires {
+		for _, g := range r.lockstepGroups(a, r.Fires[a], sketch(r.Fires[a])) {
 			for _, f := range g.members {
-				locked[f.dev] |= 1 << a
+				locked[f.Dev] |= 1 << a
 			}
 			groups = append(groups, g)
 		}
@@ -159,13 +150,27 @@ func (r *resync) Finish(c *Context) {
 	}
 	// keep the groups of the devices that are in lockstep
 	for i := range groups {
-		groups[i].members = slices.DeleteFunc(groups[i].members, func(f fire) bool { return !inLockstep(f.dev) })
+		groups[i].members = slices.DeleteFunc(groups[i].members, func(f fire) bool { return !inLockstep(f.Dev) })
 	}
 	groups = slices.DeleteFunc(groups, func(g group) bool { return len(g.members) == 0 })
 	slices.SortStableFunc(groups, func(a, b group) int {
 		return cmp.Or(cmp.Compare(len(b.members), len(a.members)), cmp.Compare(a.attempt, b.attempt))
 	})
 	c.Report(r.finding(n, groups))
+}
+
+// sketch counts fires by a hash of their delay: a bucket's count bounds
+// the count of each delay in it, so Finish drops the fires no group can
+// hold without a map over all. It is nil for no fires.
+func sketch(fs []fire) *[resyncBuckets]uint32 {
+	if len(fs) == 0 {
+		return nil
+	}
+	s := new([resyncBuckets]uint32)
+	for i := range fs {
+		s[delayBucket(fs[i].Delay)]++
+	}
+	return s
 }
 
 // lockstepGroups returns the groups among the fires of attempt a (and
@@ -177,21 +182,21 @@ func (r *resync) Finish(c *Context) {
 func (r *resync) lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32) []group {
 	least := max(r.group, int(math.Ceil(r.share*float64(devicesInOrder(fs)))))
 	if sketch != nil {
-		fs = slices.DeleteFunc(fs, func(f fire) bool { return int(sketch[delayBucket(f.delay)]) < least })
+		fs = slices.DeleteFunc(fs, func(f fire) bool { return int(sketch[delayBucket(f.Delay)]) < least })
 	}
 	fs = sharedDelays(fs, least)
-	slices.SortFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.delay, y.delay), cmp.Compare(x.at, y.at)) })
+	slices.SortFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.Delay, y.Delay), cmp.Compare(x.At, y.At)) })
 	var out []group
 	for i := 0; i < len(fs); {
 		j := i + 1
-		for j < len(fs) && fs[j].delay == fs[i].delay && fs[j].at-fs[i].at <= int64(r.tick) {
+		for j < len(fs) && fs[j].Delay == fs[i].Delay && fs[j].At-fs[i].At <= int64(r.tick) {
 			j++
 		}
 		if j-i >= least && distinctDevices(fs[i:j]) >= least {
 			members := slices.Clone(fs[i:j])
-			slices.SortStableFunc(members, func(x, y fire) int { return cmp.Compare(x.dev, y.dev) })
-			members = slices.CompactFunc(members, func(x, y fire) bool { return x.dev == y.dev })
-			out = append(out, group{attempt: a, delay: fs[i].delay, at: fs[i].at, members: members})
+			slices.SortStableFunc(members, func(x, y fire) int { return cmp.Compare(x.Dev, y.Dev) })
+			members = slices.CompactFunc(members, func(x, y fire) bool { return x.Dev == y.Dev })
+			out = append(out, group{attempt: a, delay: fs[i].Delay, at: fs[i].At, members: members})
 		}
 		i = j
 	}
@@ -205,9 +210,9 @@ func (r *resync) lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32)
 func sharedDelays(fs []fire, least int) []fire {
 	n := make(map[float64]int32, len(fs))
 	for _, f := range fs {
-		n[f.delay]++
+		n[f.Delay]++
 	}
-	return slices.DeleteFunc(fs, func(f fire) bool { return int(n[f.delay]) < least })
+	return slices.DeleteFunc(fs, func(f fire) bool { return int(n[f.Delay]) < least })
 }
 
 // devicesInOrder counts the devices among fs as Device collected them:
@@ -215,7 +220,7 @@ func sharedDelays(fs []fire, least int) []fire {
 func devicesInOrder(fs []fire) int {
 	n := 0
 	for i := range fs {
-		if i == 0 || fs[i].dev != fs[i-1].dev {
+		if i == 0 || fs[i].Dev != fs[i-1].Dev {
 			n++
 		}
 	}
@@ -226,7 +231,7 @@ func devicesInOrder(fs []fire) int {
 func distinctDevices(fs []fire) int {
 	seen := make(map[int32]bool, len(fs))
 	for _, f := range fs {
-		seen[f.dev] = true
+		seen[f.Dev] = true
 	}
 	return len(seen)
 }
@@ -234,7 +239,7 @@ func distinctDevices(fs []fire) int {
 func (r *resync) finding(n int, groups []group) Finding {
 	f := Finding{Rule: "resync", Severity: Error, Device: Fleet, Start: math.MaxInt64, End: math.MinInt64}
 	f.Message = fmt.Sprintf("%d of %d devices retry in lockstep: the same delay at the same attempt, firing on the same tick, at %d or more attempts",
-		n, len(r.names), r.repeats)
+		n, len(r.Names), r.repeats)
 	var b strings.Builder
 	for i, g := range groups {
 		f.Start, f.End = min(f.Start, g.at), max(f.End, g.at)
@@ -248,7 +253,7 @@ func (r *resync) finding(n int, groups []group) Finding {
 			g.attempt, len(g.members), ftoa(g.delay), r.tick, timeText(g.at), r.sample(g.members, 4))
 		for _, m := range g.members {
 			if len(f.Records) < MaxRefs {
-				f.Records = append(f.Records, m.ref)
+				f.Records = append(f.Records, m.Ref)
 			}
 		}
 	}
@@ -264,7 +269,7 @@ func (r *resync) finding(n int, groups []group) Finding {
 func (r *resync) sample(ms []fire, k int) string {
 	var names []string
 	for _, m := range ms[:min(k, len(ms))] {
-		names = append(names, r.names[m.dev])
+		names = append(names, r.Names[m.Dev])
 	}
 	s := strings.Join(names, ", ")
 	if len(ms) > k {

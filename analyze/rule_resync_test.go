@@ -83,11 +83,11 @@ func TestLockstepGroupsSketch(t *testing.T) {
 			if rng.IntN(3) > 0 {
 				delay = shared[rng.IntN(len(shared))]
 			}
-			fs = append(fs, fire{delay: delay, at: int64(rng.IntN(3)) * int64(40*time.Millisecond), dev: int32(dev)})
+			fs = append(fs, fire{Delay: delay, At: int64(rng.IntN(3)) * int64(40*time.Millisecond), Dev: int32(dev)})
 		}
 		sketch := new([resyncBuckets]uint32)
 		for _, f := range fs {
-			sketch[delayBucket(f.delay)]++
+			sketch[delayBucket(f.Delay)]++
 		}
 		r := newResync()
 		want := r.lockstepGroups(2, slices.Clone(fs), nil)

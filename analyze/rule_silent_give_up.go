@@ -19,7 +19,7 @@ const GiveUpGrace = 60 * time.Second
 // log, known only in Finish, so Device keeps a summary of each device that
 // did not end connected or with gave_up/stopped.
 type silentGiveUp struct {
-	quiet []quietDevice
+	Quiet []quietDevice
 	grace time.Duration // GiveUpGrace unless set (Tunable)
 }
 
@@ -37,10 +37,10 @@ func (r *silentGiveUp) SetThreshold(name string, v float64) {
 // quietDevice is the end of a device's records: its last record, and when
 // the record after it was due.
 type quietDevice struct {
-	id   string
-	last Event
-	due  int64 // Unix ns
-	bw   *Event
+	ID   string
+	Last Event
+	Due  int64 // Unix ns
+	Bw   *Event
 }
 
 func init() { register(func() Rule { return &silentGiveUp{grace: GiveUpGrace} }) }
@@ -58,37 +58,37 @@ func (r *silentGiveUp) Device(_ *Context, d *Device) {
 		return
 	}
 	last := d.Events[n-1]
-	q := quietDevice{id: strings.Clone(d.ID), last: last, due: last.At}
+	q := quietDevice{ID: strings.Clone(d.ID), Last: last, Due: last.At}
 	switch last.Outcome {
 	case auditfmt.Connected, auditfmt.GaveUp, auditfmt.Stopped:
 		return
 	case auditfmt.BackoffWait, auditfmt.RateLimitedWait:
-		q.due = last.At + nanos(last.Delay)
+		q.Due = last.At + nanos(last.Delay)
 		if k := len(d.Attempts) - 1; k >= 0 && d.Attempts[k].Outcome < 0 {
 			a := &d.Attempts[k]
-			q.due = a.Open
+			q.Due = a.Open
 			if b := d.Events[a.Backoff]; a.Backoff != n-1 {
-				q.bw = &b
+				q.Bw = &b
 			}
 		}
 	}
-	r.quiet = append(r.quiet, q)
+	r.Quiet = append(r.Quiet, q)
 }
 
 func (r *silentGiveUp) Finish(c *Context) {
-	for i := range r.quiet {
-		q := &r.quiet[i]
-		if c.End-q.due > int64(r.grace) {
+	for i := range r.Quiet {
+		q := &r.Quiet[i]
+		if c.End-q.Due > int64(r.grace) {
 			c.Report(q.finding(c.End, r.grace))
 		}
 	}
-	r.quiet = nil
+	r.Quiet = nil
 }
 
 // finding reports q's silence up to end, the end of the log.
 func (q *quietDevice) finding(end int64, grace time.Duration) Finding {
-	e := &q.last
-	f := Finding{Rule: "silent-give-up", Severity: Error, Device: q.id, Start: e.At, End: end, Records: []Ref{e.Ref}}
+	e := &q.Last
+	f := Finding{Rule: "silent-give-up", Severity: Error, Device: q.ID, Start: e.At, End: end, Records: []Ref{e.Ref}}
 	f.Message = fmt.Sprintf("stopped attempting after %s at %s without a gave_up or stopped record", e.Outcome, timeText(e.At))
 	var next string
 	switch e.Outcome {
@@ -98,17 +98,17 @@ func (q *quietDevice) finding(end int64, grace time.Duration) Finding {
 		next = "a disconnect: the reference client writes its first backoff_wait at the same instant"
 	case auditfmt.BackoffWait:
 		next = fmt.Sprintf("the backoff_wait of attempt %d (delay %s s), so its socket-open was due at %s and its outcome soon after",
-			e.Attempt, ftoa(e.Delay), timeText(q.due))
+			e.Attempt, ftoa(e.Delay), timeText(q.Due))
 	default:
-		next = fmt.Sprintf("a wait the rate limit imposed (%s s), so its socket-open was due at %s and its outcome soon after", ftoa(e.Delay), timeText(q.due))
-		if q.bw != nil {
-			f.Records = append(f.Records, q.bw.Ref)
-			next += fmt.Sprintf(" (attempt %d began with a backoff_wait at %s, delay %s s)", q.bw.Attempt, timeText(q.bw.At), ftoa(q.bw.Delay))
+		next = fmt.Sprintf("a wait the rate limit imposed (%s s), so its socket-open was due at %s and its outcome soon after", ftoa(e.Delay), timeText(q.Due))
+		if q.Bw != nil {
+			f.Records = append(f.Records, q.Bw.Ref)
+			next += fmt.Sprintf(" (attempt %d began with a backoff_wait at %s, delay %s s)", q.Bw.Attempt, timeText(q.Bw.At), ftoa(q.Bw.Delay))
 		}
 	}
 	f.Explanation = fmt.Sprintf("The device's last record is %s at %s, %s. Nothing follows from the device, yet the log runs on to %s, "+
 		"%s after the next record was due (more than the %s grace), and no gave_up or stopped record says it quit.",
-		e.Outcome, timeText(e.At), next, timeText(end), durText(end-q.due), durText(int64(grace)))
+		e.Outcome, timeText(e.At), next, timeText(end), durText(end-q.Due), durText(int64(grace)))
 	return f
 }
 

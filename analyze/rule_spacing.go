@@ -27,30 +27,30 @@ func init() { register(func() Rule { return &spacingRule{} }) }
 // are kept, 32 bytes each, and checked in Finish: memory grows with the
 // socket-opens of devices that write a host_id.
 type spacingRule struct {
-	ready   bool
-	spacing int64 // ns; 0 when there is nothing to check
-	hosts   map[string]*hostOpens
+	Ready   bool
+	Spacing int64 // ns; 0 when there is nothing to check
+	Hosts   map[string]*hostOpens
 	buf     []hostOpen
 }
 
 // hostOpens are the socket-opens of one host, and its devices in dataset
 // order.
 type hostOpens struct {
-	opens []hostOpen
-	devs  []hostDevice
+	Opens []hostOpen
+	Devs  []hostDevice
 }
 
 // hostOpen is one socket-open and the backoff_wait record that began it.
 type hostOpen struct {
-	at  int64
-	ref Ref
+	At  int64
+	Ref Ref
 }
 
 // hostDevice is a device of a host and the first dataset row of its
 // records: a device's rows are contiguous, so a row names its device.
 type hostDevice struct {
-	id    string
-	first Ref
+	ID    string
+	First Ref
 }
 
 func (r *spacingRule) Info() RuleInfo {
@@ -63,16 +63,16 @@ func (r *spacingRule) Info() RuleInfo {
 
 // init resolves the spacing once; it reports whether there is one to check.
 func (r *spacingRule) init(c *Context) bool {
-	if !r.ready {
-		r.ready, r.hosts = true, map[string]*hostOpens{}
+	if !r.Ready {
+		r.Ready, r.Hosts = true, map[string]*hostOpens{}
 		if s, ok := c.Param("spacing", "min_connect_spacing_s", func(p *policy.Policy) float64 { return p.MinConnectSpacingS }); ok {
-			r.spacing = nanos(s)
-			if r.spacing == 0 {
+			r.Spacing = nanos(s)
+			if r.Spacing == 0 {
 				c.Skip("spacing", "min_connect_spacing_s is 0 (no spacing promised): nothing to check")
 			}
 		}
 	}
-	return r.spacing > 0
+	return r.Spacing > 0
 }
 
 func (r *spacingRule) Device(c *Context, d *Device) {
@@ -82,36 +82,36 @@ func (r *spacingRule) Device(c *Context, d *Device) {
 	if d.Host == "" {
 		r.buf = appendOpens(r.buf[:0], d)
 		sortOpens(r.buf)
-		r.check(c, d.ID, r.buf, []hostDevice{{id: d.ID}})
+		r.check(c, d.ID, r.buf, []hostDevice{{ID: d.ID}})
 		return
 	}
-	h := r.hosts[d.Host]
+	h := r.Hosts[d.Host]
 	if h == nil {
 		h = &hostOpens{}
-		r.hosts[d.Host] = h
+		r.Hosts[d.Host] = h
 	}
-	h.opens = appendOpens(h.opens, d)
-	h.devs = append(h.devs, hostDevice{id: d.ID, first: firstRef(d)})
+	h.Opens = appendOpens(h.Opens, d)
+	h.Devs = append(h.Devs, hostDevice{ID: d.ID, First: firstRef(d)})
 }
 
 func (r *spacingRule) Finish(c *Context) {
-	for _, name := range slices.Sorted(maps.Keys(r.hosts)) {
-		h := r.hosts[name]
-		sortOpens(h.opens)
-		r.check(c, name, h.opens, h.devs)
-		delete(r.hosts, name)
+	for _, name := range slices.Sorted(maps.Keys(r.Hosts)) {
+		h := r.Hosts[name]
+		sortOpens(h.Opens)
+		r.check(c, name, h.Opens, h.Devs)
+		delete(r.Hosts, name)
 	}
 }
 
 // spacingPair is two consecutive socket-opens of a host.
 type spacingPair struct{ a, b hostOpen }
 
-func (p spacingPair) gap() int64 { return p.b.at - p.a.at }
+func (p spacingPair) gap() int64 { return p.b.At - p.a.At }
 
 // check reports one finding for host if any two consecutive opens (sorted
 // by time) are closer than the spacing less the tolerance.
 func (r *spacingRule) check(c *Context, host string, opens []hostOpen, devs []hostDevice) {
-	limit := r.spacing - int64(SpacingTolerance)
+	limit := r.Spacing - int64(SpacingTolerance)
 	var v spacingViolations
 	for i := 1; i < len(opens); i++ {
 		if p := (spacingPair{opens[i-1], opens[i]}); p.gap() < limit {
@@ -145,26 +145,26 @@ func (v *spacingViolations) add(p spacingPair) {
 func (r *spacingRule) finding(c *Context, host string, opens []hostOpen, devs []hostDevice, v *spacingViolations) Finding {
 	n, closest := v.n, v.closest
 	who := "host " + host
-	if len(devs) == 1 && devs[0].id == host {
+	if len(devs) == 1 && devs[0].ID == host {
 		who = "device " + host + " (no host_id: its own host)"
 	}
-	spacing := durS(r.spacing)
-	a, b := deviceOf(devs, closest.a.ref), deviceOf(devs, closest.b.ref)
+	spacing := durS(r.Spacing)
+	a, b := deviceOf(devs, closest.a.Ref), deviceOf(devs, closest.b.Ref)
 	msg := fmt.Sprintf("%s: %d socket-open(s) less than min_connect_spacing_s %s s after the previous one; closest %s s apart (%s, %s)",
 		who, n, spacing, durS(closest.gap()), a, b)
 	var x strings.Builder
 	fmt.Fprintf(&x, "min_connect_spacing_s = %s s (%s); a gap below %s s (the spacing less %s s for logging precision) breaks it. ",
-		spacing, paramOrigin(c), durS(r.spacing-int64(SpacingTolerance)), durS(int64(SpacingTolerance)))
+		spacing, paramOrigin(c), durS(r.Spacing-int64(SpacingTolerance)), durS(int64(SpacingTolerance)))
 	fmt.Fprintf(&x, "%s made %d socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
 		"from %d device(s) (%s); %d followed the previous open of the host too soon, between %s and %s. ",
-		upperFirst(who), len(opens), len(devs), deviceList(devs, 5), n, timeText(v.first[0].a.at), timeText(v.last.b.at))
-	fmt.Fprintf(&x, "Closest: %s opened at %s and %s at %s, %s s apart.", a, timeText(closest.a.at), b, timeText(closest.b.at), durS(closest.gap()))
-	refs := []Ref{closest.a.ref, closest.b.ref}
+		upperFirst(who), len(opens), len(devs), deviceList(devs, 5), n, timeText(v.first[0].a.At), timeText(v.last.b.At))
+	fmt.Fprintf(&x, "Closest: %s opened at %s and %s at %s, %s s apart.", a, timeText(closest.a.At), b, timeText(closest.b.At), durS(closest.gap()))
+	refs := []Ref{closest.a.Ref, closest.b.Ref}
 	for _, p := range v.first {
-		refs = appendRef(refs, p.a.ref)
-		refs = appendRef(refs, p.b.ref)
+		refs = appendRef(refs, p.a.Ref)
+		refs = appendRef(refs, p.b.Ref)
 	}
-	return Finding{Rule: "spacing", Severity: Warning, Device: host, Start: v.first[0].a.at, End: v.last.b.at,
+	return Finding{Rule: "spacing", Severity: Warning, Device: host, Start: v.first[0].a.At, End: v.last.b.At,
 		Message: msg, Explanation: x.String(), Records: refs}
 }
 
@@ -173,7 +173,7 @@ func (r *spacingRule) finding(c *Context, host string, opens []hostOpen, devs []
 func appendOpens(dst []hostOpen, d *Device) []hostOpen {
 	for i := range d.Attempts {
 		if a := &d.Attempts[i]; openInLog(d, a) {
-			dst = append(dst, hostOpen{at: a.Open, ref: d.Events[a.Backoff].Ref})
+			dst = append(dst, hostOpen{At: a.Open, Ref: d.Events[a.Backoff].Ref})
 		}
 	}
 	return dst
@@ -181,7 +181,7 @@ func appendOpens(dst []hostOpen, d *Device) []hostOpen {
 
 func sortOpens(opens []hostOpen) {
 	slices.SortFunc(opens, func(a, b hostOpen) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), compareLines(a.ref, b.ref), compareRefs(a.ref, b.ref)) // ties by input line: the same however the dataset is stored
+		return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref), compareRefs(a.Ref, b.Ref)) // ties by input line: the same however the dataset is stored
 	})
 }
 
@@ -205,19 +205,19 @@ func firstRef(d *Device) Ref {
 // last of devs (in dataset order) starting at or before it.
 func deviceOf(devs []hostDevice, ref Ref) string {
 	i, _ := slices.BinarySearchFunc(devs, ref, func(d hostDevice, r Ref) int {
-		if compareRefs(d.first, r) <= 0 {
+		if compareRefs(d.First, r) <= 0 {
 			return -1
 		}
 		return 1
 	})
-	return devs[max(i-1, 0)].id
+	return devs[max(i-1, 0)].ID
 }
 
 // deviceList names up to max devices.
 func deviceList(devs []hostDevice, max int) string {
 	var names []string
 	for i := range min(len(devs), max) {
-		names = append(names, devs[i].id)
+		names = append(names, devs[i].ID)
 	}
 	s := strings.Join(names, ", ")
 	if len(devs) > max {

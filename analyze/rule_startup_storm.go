@@ -23,15 +23,15 @@ func init() { register(func() Rule { return &startupStorm{} }) }
 // over the time the boot took to bring its devices up. Device keeps each
 // start; Finish groups them into boots and judges each.
 type startupStorm struct {
-	starts []fleetStart
+	Starts []fleetStart
 }
 
 // fleetStart is one start of a device: when its first record was written
 // (the boot), its first socket-open, and its first connect (NoTime if
 // none).
 type fleetStart struct {
-	boot, open, conn int64
-	ref              Ref // the record of the open: its backoff_wait, or the connected record
+	Boot, Open, Conn int64
+	Ref              Ref // the record of the open: its backoff_wait, or the connected record
 }
 
 func (*startupStorm) Info() RuleInfo {
@@ -48,17 +48,17 @@ func (r *startupStorm) Device(_ *Context, d *Device) {
 		if !ep.Starting {
 			continue
 		}
-		s := fleetStart{boot: ep.Start, open: NoTime, conn: ep.End}
+		s := fleetStart{Boot: ep.Start, Open: NoTime, Conn: ep.End}
 		for ; k < len(d.Attempts) && (ep.Last < 0 || d.Attempts[k].Backoff < ep.Last); k++ {
-			if a := &d.Attempts[k]; a.Backoff >= ep.First && isSessionStage(a.Stage) && s.open == NoTime {
-				s.open, s.ref = a.Open, d.Events[a.Backoff].Ref
+			if a := &d.Attempts[k]; a.Backoff >= ep.First && isSessionStage(a.Stage) && s.Open == NoTime {
+				s.Open, s.Ref = a.Open, d.Events[a.Backoff].Ref
 			}
 		}
-		if s.open == NoTime && ep.Last >= 0 {
-			s.open, s.ref = ep.End, d.Events[ep.Last].Ref // a connect no recorded attempt began
+		if s.Open == NoTime && ep.Last >= 0 {
+			s.Open, s.Ref = ep.End, d.Events[ep.Last].Ref // a connect no recorded attempt began
 		}
-		if s.open != NoTime {
-			r.starts = append(r.starts, s)
+		if s.Open != NoTime {
+			r.Starts = append(r.Starts, s)
 		}
 	}
 }
@@ -69,18 +69,18 @@ func (r *startupStorm) Finish(c *Context) {
 	if declared {
 		spread = c.Policy.StartupSpreadS
 	}
-	slices.SortFunc(r.starts, func(a, b fleetStart) int { return cmp.Or(cmp.Compare(a.boot, b.boot), compareLines(a.ref, b.ref)) })
-	for lo := 0; lo < len(r.starts); {
+	slices.SortFunc(r.Starts, func(a, b fleetStart) int { return cmp.Or(cmp.Compare(a.Boot, b.Boot), compareLines(a.Ref, b.Ref)) })
+	for lo := 0; lo < len(r.Starts); {
 		hi := lo + 1
-		for hi < len(r.starts) && r.starts[hi].boot-r.starts[hi-1].boot <= int64(StartupGap) {
+		for hi < len(r.Starts) && r.Starts[hi].Boot-r.Starts[hi-1].Boot <= int64(StartupGap) {
 			hi++
 		}
-		if b, ok := judgeBoot(r.starts[lo:hi], spread, declared); ok {
+		if b, ok := judgeBoot(r.Starts[lo:hi], spread, declared); ok {
 			c.Report(b.finding(declared))
 		}
 		lo = hi
 	}
-	r.starts = nil
+	r.Starts = nil
 }
 
 // boot is what judgeBoot found of one cold boot.
@@ -102,16 +102,16 @@ type boot struct {
 // their first socket-opens over spread seconds (declared), or over the
 // boot's own span from its first start to its last first connect.
 func judgeBoot(ss []fleetStart, spread float64, declared bool) (boot, bool) {
-	b := boot{devices: len(ss), first: ss[0].boot, up: math.MinInt64}
+	b := boot{devices: len(ss), first: ss[0].Boot, up: math.MinInt64}
 	if len(ss) < StormMin {
 		return b, false
 	}
 	opens := make([]int64, len(ss))
 	for i := range ss {
-		opens[i] = ss[i].open
-		up := ss[i].conn
+		opens[i] = ss[i].Open
+		up := ss[i].Conn
 		if up == NoTime {
-			up, b.notUpCount = ss[i].open, b.notUpCount+1
+			up, b.notUpCount = ss[i].Open, b.notUpCount+1
 		}
 		b.up = max(b.up, up)
 	}
@@ -130,8 +130,8 @@ func judgeBoot(ss []fleetStart, spread float64, declared bool) (boot, bool) {
 		return b, false
 	}
 	for i := range ss {
-		if ss[i].open >= b.at && ss[i].open < b.at+w && len(b.refs) < MaxRefs {
-			b.refs = append(b.refs, ss[i].ref)
+		if ss[i].Open >= b.at && ss[i].Open < b.at+w && len(b.refs) < MaxRefs {
+			b.refs = append(b.refs, ss[i].Ref)
 		}
 	}
 	return b, true

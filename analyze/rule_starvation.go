@@ -19,8 +19,8 @@ const StarveFloor = time.Minute
 // whole fleet, so Device keeps a summary of each device that lost its
 // connection and Finish decides.
 type starvation struct {
-	devs  []starveDevice
-	waits []time.Duration // the longest wait of each recovered device
+	Devs  []starveDevice
+	Waits []time.Duration // the longest wait of each recovered device
 	floor time.Duration   // StarveFloor unless set (Tunable)
 }
 
@@ -38,17 +38,17 @@ func (r *starvation) SetThreshold(name string, v float64) {
 // starveDevice is what starvation keeps of a device that lost its
 // connection.
 type starveDevice struct {
-	id string
-	// from is when it lost its connection: for a recovered device its
-	// slowest loss to recover from, else the start of the outage it is
-	// still in; until is the connect that ended that loss, NoTime if none.
-	from, until int64
-	starting    bool // the outage it is still in is its start: it never connected
-	restarted   bool // the outage it is still in is a start after it stopped: it never connected again
-	attempts    int32
-	failed      [auditfmt.FailUnknown + 1]int32 // failures and refusals by failure class (0: none given)
-	last        auditfmt.Outcome                // its last record's outcome
-	ref, lost   Ref                             // the connect that ended the loss (else its last record); the record it lost the connection at
+	ID string
+	// From is when it lost its connection: for a recovered device its
+	// slowest loss to recover From, else the start of the outage it is
+	// still in; Until is the connect that ended that loss, NoTime if none.
+	From, Until int64
+	Starting    bool // the outage it is still in is its start: it never connected
+	Restarted   bool // the outage it is still in is a start after it stopped: it never connected again
+	Attempts    int32
+	Failed      [auditfmt.FailUnknown + 1]int32 // failures and refusals by failure class (0: none given)
+	Last        auditfmt.Outcome                // its last record's outcome
+	Ref, Lost   Ref                             // the connect that ended the loss (else its last record); the record it lost the connection at
 }
 
 func init() { register(func() Rule { return &starvation{floor: StarveFloor} }) }
@@ -68,18 +68,18 @@ func (r *starvation) Device(_ *Context, d *Device) {
 		return
 	}
 	n := len(d.Events)
-	s := starveDevice{id: strings.Clone(d.ID), until: NoTime, attempts: int32(len(d.Attempts)), last: d.Events[n-1].Outcome, ref: d.Events[n-1].Ref}
+	s := starveDevice{ID: strings.Clone(d.ID), Until: NoTime, Attempts: int32(len(d.Attempts)), Last: d.Events[n-1].Outcome, Ref: d.Events[n-1].Ref}
 	for i := range d.Events {
 		if e := &d.Events[i]; e.Outcome == auditfmt.AttemptFailed || e.Outcome == auditfmt.Refused {
-			s.failed[min(e.Fail, auditfmt.FailUnknown)]++
+			s.Failed[min(e.Fail, auditfmt.FailUnknown)]++
 		}
 	}
 	switch {
-	case down && s.last == auditfmt.Stopped:
+	case down && s.Last == auditfmt.Stopped:
 		return // stopped on purpose: not starving
 	case down:
-		s.from, s.lost = out.Start, d.Events[out.First].Ref
-		s.starting, s.restarted = out.Starting && len(d.Sessions) == 0, out.Starting && len(d.Sessions) > 0
+		s.From, s.Lost = out.Start, d.Events[out.First].Ref
+		s.Starting, s.Restarted = out.Starting && len(d.Sessions) == 0, out.Starting && len(d.Sessions) > 0
 	default: // recovered from every loss: judged by the slowest
 		var worst *Episode
 		for i := range d.Episodes {
@@ -87,14 +87,14 @@ func (r *starvation) Device(_ *Context, d *Device) {
 				worst = ep
 			}
 		}
-		s.from, s.until, s.lost, s.ref = worst.Start, worst.End, d.Events[worst.First].Ref, d.Events[worst.Last].Ref
+		s.From, s.Until, s.Lost, s.Ref = worst.Start, worst.End, d.Events[worst.First].Ref, d.Events[worst.Last].Ref
 		var w time.Duration
 		for i := range d.Attempts {
 			w = max(w, time.Duration(nanos(d.Attempts[i].Delay)+nanos(d.Attempts[i].Wait)))
 		}
-		r.waits = append(r.waits, w)
+		r.Waits = append(r.Waits, w)
 	}
-	r.devs = append(r.devs, s)
+	r.Devs = append(r.Devs, s)
 }
 
 // starveBound holds the fleet's bounds on the time without a lasting
@@ -150,10 +150,10 @@ func (r *starvation) Finish(c *Context) {
 		c.Skip("starvation", fmt.Sprintf("only %d of the %d devices that lost their connection recovered: starvation is judged against a fleet of which at least half recovered", st.Recovered, st.Lost))
 		return
 	}
-	slices.Sort(r.waits)
-	b := newStarveBound(st, r.waits, r.floor)
+	slices.Sort(r.Waits)
+	b := newStarveBound(st, r.Waits, r.floor)
 	var starved []starveDevice
-	for _, s := range r.devs {
+	for _, s := range r.Devs {
 		if s.down(c.End) > int64(b.of(&s)) {
 			starved = append(starved, s)
 			c.Report(s.finding(c, b))
@@ -162,12 +162,12 @@ func (r *starvation) Finish(c *Context) {
 	if len(starved) > 0 {
 		c.Report(fleetStarvation(c, b, starved))
 	}
-	r.devs, r.waits = nil, nil
+	r.Devs, r.Waits = nil, nil
 }
 
 // of returns the bound s is held to.
 func (b starveBound) of(s *starveDevice) time.Duration {
-	if s.until != NoTime {
+	if s.Until != NoTime {
 		return b.late
 	}
 	return b.never
@@ -176,17 +176,17 @@ func (b starveBound) of(s *starveDevice) time.Duration {
 // down returns how long s was without a lasting connection: its time to
 // recover, or, if it never recovered, from the outage it is in to end.
 func (s *starveDevice) down(end int64) int64 {
-	if s.until != NoTime {
-		return s.until - s.from
+	if s.Until != NoTime {
+		return s.Until - s.From
 	}
-	return end - s.from
+	return end - s.From
 }
 
 // failures sums s's failures up: "57 failed (52 overload, 5 transient)".
 func (s *starveDevice) failures() string {
 	var parts []string
 	var total int32
-	for k, n := range s.failed {
+	for k, n := range s.Failed {
 		if n > 0 {
 			name := "no failure class"
 			if k > 0 {
@@ -205,31 +205,31 @@ func (s *starveDevice) failures() string {
 // finding reports s against the fleet's bound b.
 func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 	st := c.Fleet
-	f := Finding{Rule: "starvation", Severity: Warning, Device: s.id, Start: s.from, End: s.until, Records: []Ref{s.ref, s.lost}}
-	tries := fmt.Sprintf("%s in the log, of which %s", nOf(int(s.attempts), "attempt"), s.failures())
-	if s.until != NoTime {
+	f := Finding{Rule: "starvation", Severity: Warning, Device: s.ID, Start: s.From, End: s.Until, Records: []Ref{s.Ref, s.Lost}}
+	tries := fmt.Sprintf("%s in the log, of which %s", nOf(int(s.Attempts), "attempt"), s.failures())
+	if s.Until != NoTime {
 		f.Message = fmt.Sprintf("recovered after %s, beyond the fleet's bound of %s", durMs(s.down(0)), durMs(b.late))
 		f.Explanation = fmt.Sprintf("The device lost its connection at %s and connected for good at %s, %s later, after %s. "+
 			"The fleet's %d recovered devices took %s at the median: %s.",
-			timeText(s.from), timeText(s.until), durMs(s.down(0)), tries, st.Recovered, durMs(b.median), b.text(true))
+			timeText(s.From), timeText(s.Until), durMs(s.down(0)), tries, st.Recovered, durMs(b.median), b.text(true))
 		return f
 	}
 	f.Severity, f.End = Error, c.End
-	if s.starting || s.restarted {
+	if s.Starting || s.Restarted {
 		what, since := "never connected", "The device's first record is at %s and it has not connected since;"
-		if s.restarted {
+		if s.Restarted {
 			what, since = "did not connect again after restarting", "The device stopped and started again at %s and has not connected since;"
 		}
 		f.Message = fmt.Sprintf("%s: trying for %s while %d of %d devices recovered", what, durMs(s.down(c.End)), st.Recovered, st.Lost)
 		f.Explanation = fmt.Sprintf(since+" its last record is %s, and the log ends at %s, "+
 			"%s later. It made %s. Of the %d devices that lost their connection, %d recovered, the median in %s: %s.",
-			timeText(s.from), s.last, timeText(c.End), durMs(s.down(c.End)), tries, st.Lost, st.Recovered, durMs(b.median), b.text(false))
+			timeText(s.From), s.Last, timeText(c.End), durMs(s.down(c.End)), tries, st.Lost, st.Recovered, durMs(b.median), b.text(false))
 		return f
 	}
 	f.Message = fmt.Sprintf("never recovered: without a connection for %s while %d of %d devices recovered", durMs(s.down(c.End)), st.Recovered, st.Lost)
 	f.Explanation = fmt.Sprintf("The device lost its connection at %s and has not connected since; its last record is %s, and the log ends at %s, "+
 		"%s later. It made %s. Of the %d devices that lost their connection, %d recovered, the median in %s: %s.",
-		timeText(s.from), s.last, timeText(c.End), durMs(s.down(c.End)), tries, st.Lost, st.Recovered, durMs(b.median), b.text(false))
+		timeText(s.From), s.Last, timeText(c.End), durMs(s.down(c.End)), tries, st.Lost, st.Recovered, durMs(b.median), b.text(false))
 	return f
 }
 
@@ -237,19 +237,19 @@ func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 func fleetStarvation(c *Context, b starveBound, starved []starveDevice) Finding {
 	st, end := c.Fleet, c.End
 	slices.SortFunc(starved, func(x, y starveDevice) int {
-		return cmp.Or(cmp.Compare(min(x.until, 0), min(y.until, 0)), cmp.Compare(y.down(end), x.down(end)), strings.Compare(x.id, y.id))
+		return cmp.Or(cmp.Compare(min(x.Until, 0), min(y.Until, 0)), cmp.Compare(y.down(end), x.down(end)), strings.Compare(x.ID, y.ID))
 	})
 	never := 0
-	f := Finding{Rule: "starvation", Severity: Warning, Device: Fleet, Start: starved[0].from, End: end}
+	f := Finding{Rule: "starvation", Severity: Warning, Device: Fleet, Start: starved[0].From, End: end}
 	var names []string
 	for _, s := range starved {
-		if s.until == NoTime {
+		if s.Until == NoTime {
 			never++
 		}
-		f.Start = min(f.Start, s.from)
-		f.Records = append(f.Records, s.ref)
+		f.Start = min(f.Start, s.From)
+		f.Records = append(f.Records, s.Ref)
 		if len(names) < 5 {
-			names = append(names, fmt.Sprintf("%s (%s)", s.id, durMs(s.down(end))))
+			names = append(names, fmt.Sprintf("%s (%s)", s.ID, durMs(s.down(end))))
 		}
 	}
 	f.Message = fmt.Sprintf("%s starved: %d never recovered, %d recovered late (Jain's fairness index %.3f)",

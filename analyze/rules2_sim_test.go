@@ -279,7 +279,7 @@ func r2Seq(first int64, evs ...Event) []Event {
 // the end of the log (0: the last record of the devices).
 func r2Run(rule Rule, end int64, devs ...*Device) (*Context, []Finding) {
 	fc := newFleetCounter(0)
-	c := &Context{Fleet: &fc.st}
+	c := &Context{Fleet: &fc.St}
 	for _, d := range devs {
 		d.Build()
 		fc.add(d)

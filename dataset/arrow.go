@@ -145,8 +145,25 @@ func Parts(dir string) ([]Part, error) {
 	if err != nil {
 		return nil, err
 	}
+	return PartsOf(dir, m, nil)
+}
+
+// PartsOf returns the row groups of the files of the dataset in dir that
+// files lists, by index in m.Files (nil: every file), in that order. It
+// reads the metadata of those files only.
+func PartsOf(dir string, m *Manifest, files []int) ([]Part, error) {
+	if files == nil {
+		files = make([]int, len(m.Files))
+		for i := range files {
+			files[i] = i
+		}
+	}
 	var parts []Part
-	for i, f := range m.Files {
+	for _, i := range files {
+		if i < 0 || i >= len(m.Files) {
+			return nil, fmt.Errorf("%s: file %d: the manifest lists %d files", dir, i, len(m.Files))
+		}
+		f := m.Files[i]
 		path := filepath.Join(dir, f.Name)
 		pf, err := file.OpenParquetFile(path, false)
 		if err != nil {

@@ -1,0 +1,213 @@
+package analyze
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stormaudit/stormaudit/dataset"
+)
+
+// A Split is a check cut into parts, for a driver that spreads the work
+// over processes or machines (cmd/stormaudit-beam runs one on Apache
+// Beam). Each part is a bucket of a bucketed dataset (ingest --buckets;
+// a flat dataset is one part): Part reads its devices and runs every
+// rule's work on each of them, which leaves the findings about single
+// devices and each rule's fleet state (a Partial); Finish merges the
+// partials in part order and runs every rule's Finish on the merged
+// state, which is what Check does after its last device. The result is
+// the one Check gives on the same dataset: Check is the split of one
+// part, run in one process.
+//
+// A Partial crosses processes as bytes (MarshalBinary, then Decode in a
+// Split made with the same directory and options). Every process infers
+// the same policy, when none is given, from the dataset's first rows.
+type Split struct {
+	dir  string
+	opts Options
+	man  *dataset.Manifest
+	k    *checker // a template: its policy and what was inferred
+}
+
+// NewSplit prepares a split check of the dataset in dir.
+func NewSplit(dir string, opts Options) (*Split, error) {
+	man, err := dataset.ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Split{dir: dir, opts: opts, man: man, k: newChecker(opts)}
+	if opts.Policy == nil {
+		p, keys, err := infer(dir)
+		if err != nil {
+			return nil, err
+		}
+		s.k.inferred(p, keys)
+	}
+	return s, nil
+}
+
+// Parts returns the number of parts: the dataset's buckets, or 1.
+func (s *Split) Parts() int { return max(s.man.Buckets, 1) }
+
+// Manifest returns the dataset's manifest.
+func (s *Split) Manifest() *dataset.Manifest { return s.man }
+
+// files returns the indices in the manifest of part i's files.
+func (s *Split) files(i int) []int {
+	fs := []int{} // not nil: nil reads every file
+	prefix := ""
+	if s.man.Buckets > 0 {
+		prefix = dataset.BucketDir(i, s.man.Buckets) + "/"
+	}
+	for j, f := range s.man.Files {
+		if strings.HasPrefix(filepath.ToSlash(f.Name), prefix) {
+			fs = append(fs, j)
+		}
+	}
+	return fs
+}
+
+// checker returns a checker with the split's policy, its contexts made.
+func (s *Split) checker() *checker {
+	k := newChecker(s.opts)
+	k.c.Policy, k.c.Inferred, k.info = s.k.c.Policy, s.k.c.Inferred, s.k.info
+	k.start()
+	return k
+}
+
+// A Partial is a check's state after the devices of one part: the
+// findings about single devices, what rules noted, and each rule's fleet
+// state. It encodes with MarshalBinary and decodes with Split.Decode.
+type Partial struct {
+	part    int // -1: every part
+	k       *checker
+	sources []string
+}
+
+// Index returns the part the partial holds (see Split.Part).
+func (p *Partial) Index() int { return p.part }
+
+// Part runs the rules over the devices of part i, 0 <= i < Parts().
+func (s *Split) Part(i int) (*Partial, error) {
+	if i < 0 || i >= s.Parts() {
+		return nil, fmt.Errorf("%s: part %d: expected 0 to %d", s.dir, i, s.Parts()-1)
+	}
+	return s.run(i, s.files(i))
+}
+
+// run runs the rules over the devices in files (nil: every file) as part i.
+func (s *Split) run(i int, files []int) (*Partial, error) {
+	k := s.checker()
+	f := newFan(k.consumers())
+	_, sources, err := readDevices(s.dir, files, math.MaxInt64, f.get, f.emit)
+	f.close()
+	if err != nil {
+		return nil, err
+	}
+	return &Partial{part: i, k: k, sources: sources}, nil
+}
+
+// Finish merges the partials of every part, in part order, runs every
+// rule's Finish and returns the result. parts holds each part once, in
+// any order.
+func (s *Split) Finish(parts []*Partial) (*Result, error) {
+	parts = slices.Clone(parts)
+	slices.SortFunc(parts, func(a, b *Partial) int { return a.part - b.part })
+	if len(parts) != 1 || parts[0].part != -1 {
+		for i, p := range parts {
+			if p.part != i {
+				return nil, fmt.Errorf("%s: expected the partials of parts 0 to %d, found part %d where part %d belongs", s.dir, s.Parts()-1, p.part, i)
+			}
+		}
+		if len(parts) != s.Parts() {
+			return nil, fmt.Errorf("%s: expected the partials of %d parts, found %d", s.dir, s.Parts(), len(parts))
+		}
+	}
+	k, sources := parts[0].k, parts[0].sources
+	for _, p := range parts[1:] {
+		if !slices.Equal(p.sources, sources) {
+			return nil, fmt.Errorf("%s: part %d names other inputs than part 0 (%d against %d): the manifest does not list every record's source", s.dir, p.part, len(p.sources), len(sources))
+		}
+		k.merge(p.k)
+	}
+	res := k.finish(s.dir, s.man, sources)
+	for _, file := range s.man.Files {
+		res.Files = append(res.Files, filepath.Join(s.dir, file.Name))
+	}
+	return res, nil
+}
+
+// partialHead is what a Partial encodes before its rules' states.
+type partialHead struct {
+	Part                int
+	Sources             []string
+	End                 int64
+	Moved, MovedDevices int
+	MovedGap            int64
+	Fleet               *fleetCounter
+	Contexts            []contextState
+}
+
+// contextState is what a rule's Context holds of a part.
+type contextState struct {
+	Findings []Finding
+	Notes    []string
+	Skipped  map[string]string
+}
+
+// MarshalBinary encodes the partial (with encoding/gob): its head, then
+// the state of every rule that merges, in catalogue order.
+func (p *Partial) MarshalBinary() ([]byte, error) {
+	k := p.k
+	h := partialHead{Part: p.part, Sources: p.sources, End: k.c.End, Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
+	for _, c := range k.ctxs {
+		h.Contexts = append(h.Contexts, contextState{c.findings, c.notes, c.skipped})
+	}
+	var buf bytes.Buffer
+	enc := gob.NewEncoder(&buf)
+	if err := enc.Encode(&h); err != nil {
+		return nil, fmt.Errorf("partial of part %d: %w", p.part, err)
+	}
+	for _, r := range k.rules {
+		if m, ok := r.(merger); ok {
+			if err := enc.Encode(m); err != nil {
+				return nil, fmt.Errorf("partial of part %d: %s: %w", p.part, r.Info().ID, err)
+			}
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode decodes a partial that MarshalBinary encoded, in a process whose
+// Split has the same directory and options.
+func (s *Split) Decode(data []byte) (*Partial, error) {
+	k := s.checker()
+	var h partialHead
+	dec := gob.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("a partial: %w", err)
+	}
+	if len(h.Contexts) != len(k.ctxs) || h.Fleet == nil {
+		return nil, fmt.Errorf("partial of part %d: it has %d rules, this check %d: made with other options", h.Part, len(h.Contexts), len(k.ctxs))
+	}
+	k.c.End, k.moved, k.movedDevices, k.movedGap, k.fc = h.End, h.Moved, h.MovedDevices, h.MovedGap, h.Fleet
+	for i, cs := range h.Contexts {
+		c := k.ctxs[i]
+		c.findings, c.skipped = cs.Findings, cs.Skipped
+		for _, n := range cs.Notes {
+			c.note(n)
+		}
+	}
+	for _, r := range k.rules {
+		if m, ok := r.(merger); ok {
+			if err := dec.Decode(m); err != nil {
+				return nil, fmt.Errorf("partial of part %d: %s: %w", h.Part, r.Info().ID, err)
+			}
+		}
+	}
+	return &Partial{part: h.Part, k: k, sources: h.Sources}, nil
+}

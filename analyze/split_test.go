@@ -1,0 +1,179 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/ingest"
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/simulate"
+)
+
+// splitCheck checks dir as a split check whose parts cross processes:
+// each part runs in a Split of its own, its partial goes through bytes,
+// and a third Split decodes them, in reverse order, and finishes.
+func splitCheck(t *testing.T, dir string, opts Options) *Result {
+	t.Helper()
+	s, err := NewSplit(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []*Partial
+	for i := s.Parts() - 1; i >= 0; i-- {
+		w, err := NewSplit(dir, opts) // a worker
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := w.Part(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err = s.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	res, err := s.Finish(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// sameResult fails t unless a split check of dir gives what Check gives.
+func sameResult(t *testing.T, dir string, opts Options) *Result {
+	t.Helper()
+	want, err := Check(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := splitCheck(t, dir, opts)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: the split check differs from Check:\n%s", dir, resultDiff(got, want))
+	}
+	return want
+}
+
+// resultDiff names the first difference between two results.
+func resultDiff(got, want *Result) string {
+	for i := range min(len(got.Findings), len(want.Findings)) {
+		if !reflect.DeepEqual(got.Findings[i], want.Findings[i]) {
+			return fmt.Sprintf("finding %d:\nsplit %+v\ncheck %+v", i, got.Findings[i], want.Findings[i])
+		}
+	}
+	if len(got.Findings) != len(want.Findings) {
+		return fmt.Sprintf("%d findings, Check %d", len(got.Findings), len(want.Findings))
+	}
+	if !reflect.DeepEqual(got.Summary.Fleet, want.Summary.Fleet) {
+		return fmt.Sprintf("fleet:\nsplit %+v\ncheck %+v", got.Summary.Fleet, want.Summary.Fleet)
+	}
+	return fmt.Sprintf("summary:\nsplit %+v\ncheck %+v", got.Summary, want.Summary)
+}
+
+// bucketed ingests logs into a dataset of n buckets (0: flat).
+func bucketed(t *testing.T, n int, logs ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), fmt.Sprintf("b%d", n))
+	var srcs []ingest.Source
+	for _, l := range logs {
+		srcs = append(srcs, ingest.Source{Name: l})
+	}
+	if _, err := ingest.Run(context.Background(), dir, srcs, ingest.Options{Buckets: n, FileRows: 500}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A split check, its parts run apart and merged from bytes, finds what
+// Check finds, byte for byte, on every rule's logs (flat, one part, and
+// in buckets) and on simulated fleets: and every rule that keeps fleet
+// state finds something in them, so that none of that state is lost on
+// the way.
+func TestSplitSameAsCheck(t *testing.T) {
+	found := map[string]int{}
+	dirs, err := os.ReadDir("testdata/rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		base := filepath.Join("testdata/rules", d.Name())
+		var opts Options
+		if p, err := policy.Load(filepath.Join(base, "policy.toml")); err == nil {
+			opts.Policy = &p
+		}
+		logs, _ := filepath.Glob(filepath.Join(base, "positive*.ndjson"))
+		for _, n := range []int{0, 3} {
+			res := sameResult(t, bucketed(t, n, logs...), opts)
+			for rule, k := range res.Summary.ByRule {
+				found[rule] += k
+			}
+		}
+	}
+	sims := []struct {
+		cfg  simulate.Config
+		opts Options
+	}{
+		{simulate.Config{Devices: 400, Outage: time.Minute, Seed: 9, Policy: *declaredPreset(t, "fixed", ""), BadAuth: 0.05, Capacity: 40,
+			Flaps: 1, FlapUp: 3 * time.Second, FlapDown: 10 * time.Second, DevicesPerHost: 3, OutboxPerS: 1, AttemptIDs: true},
+			Options{Policy: declaredPreset(t, "full-jitter", "startup_spread_s = 30\nconnect_budget_per_s = 20\n")}},
+		{simulate.Config{Devices: 300, Outage: 2 * time.Minute, Seed: 4, Policy: *declaredPreset(t, "full-jitter", ""), ColdBoot: true}, Options{}},
+	}
+	for _, sim := range sims {
+		flat, _ := simDataset(t, sim.cfg)
+		src := filepath.Join(filepath.Dir(flat), "sim.ndjson")
+		for _, n := range []int{0, 5} {
+			res := sameResult(t, bucketed(t, n, src), sim.opts)
+			for rule, k := range res.Summary.ByRule {
+				found[rule] += k
+			}
+		}
+	}
+	var missing []string
+	for _, r := range Rules() {
+		if _, ok := r.(merger); ok && found[r.Info().ID] == 0 {
+			missing = append(missing, r.Info().ID)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("rules with fleet state that found nothing here, so untested by a split: %s", strings.Join(missing, ", "))
+	}
+	t.Logf("findings by rule: %v", found)
+}
+
+// Finish wants every part once.
+func TestSplitFinishNeedsEveryPart(t *testing.T) {
+	dir := bucketed(t, 3, "testdata/rules/starvation/positive.ndjson")
+	s, err := NewSplit(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0, err := s.Part(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := s.Part(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, parts := range [][]*Partial{nil, {p0}, {p0, p2}, {p0, p0, p2}} {
+		if _, err := s.Finish(parts); err == nil || !strings.Contains(err.Error(), "part") {
+			t.Errorf("%d parts: err = %v, want one naming the missing part", len(parts), err)
+		}
+	}
+	if _, err := s.Part(3); err == nil {
+		t.Error("part 3 of 3: no error")
+	}
+	if _, err := s.Decode([]byte("not a partial")); err == nil {
+		t.Error("decoding garbage: no error")
+	}
+}
