@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/ingest"
+	"github.com/stormaudit/stormaudit/internal/demodata"
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/report"
+	"github.com/stormaudit/stormaudit/simulate"
+)
+
+// The test binary is the command too: with STORMAUDIT_BEAM_MAIN set it
+// runs main, so that each test runs the command in a process of its own,
+// flags and all, as a user does.
+func TestMain(m *testing.M) {
+	if os.Getenv("STORMAUDIT_BEAM_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// beamCheck runs stormaudit-beam check with args and returns its stdout,
+// stderr and exit status.
+func beamCheck(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"check"}, args...)...)
+	cmd.Env = append(os.Environ(), "STORMAUDIT_BEAM_MAIN=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// ingestLogs ingests logs into a new dataset of n buckets.
+func ingestLogs(t *testing.T, n int, logs ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ds")
+	var srcs []ingest.Source
+	for _, l := range logs {
+		srcs = append(srcs, ingest.Source{Name: l})
+	}
+	if _, err := ingest.Run(context.Background(), dir, srcs, ingest.Options{Buckets: n}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// checkJSON is what stormaudit check --format json writes for dir.
+func checkJSON(t *testing.T, dir string, opts analyze.Options) (string, *analyze.Result) {
+	t.Helper()
+	res, err := analyze.Check(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.JSON(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), res
+}
+
+// sameAsCheck fails t unless the pipeline's JSON for dir is check's.
+func sameAsCheck(t *testing.T, dir, pol string, extra ...string) *analyze.Result {
+	t.Helper()
+	var opts analyze.Options
+	args := []string{"--format", "json", "--fail-on", "none"}
+	if pol != "" {
+		p, err := policy.Resolve(pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Policy, opts.PolicyName = &p, pol
+		args = append(args, "--policy", pol)
+	}
+	want, res := checkJSON(t, dir, opts)
+	got, stderr, code := beamCheck(t, append(append(args, extra...), dir)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got != want {
+		t.Errorf("%s: the pipeline's JSON differs from check's:\n%s", dir, firstDiff(got, want))
+	}
+	return res
+}
+
+// firstDiff shows the first line that differs.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d:\nbeam  %s\ncheck %s", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("beam %d lines, check %d", len(g), len(w))
+}
+
+// On the demo's incident, flat and in buckets, the pipeline finds what
+// check finds: the same JSON, byte for byte.
+func TestDemoSameAsCheck(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "incident.ndjson")
+	if err := os.WriteFile(log, demodata.Incident, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 4} {
+		res := sameAsCheck(t, ingestLogs(t, n, log), "")
+		if len(res.Findings) == 0 {
+			t.Errorf("%d buckets: no findings on the demo's incident", n)
+		}
+	}
+}
+
+// On the logs real MQTT clients wrote against a real broker.
+func TestRealClientsSameAsCheck(t *testing.T) {
+	dirs, _ := filepath.Glob("../../testdata/realclients/*/clients.ndjson")
+	if len(dirs) == 0 {
+		t.Fatal("no real-client corpus")
+	}
+	for _, log := range dirs {
+		t.Run(filepath.Base(filepath.Dir(log)), func(t *testing.T) {
+			sameAsCheck(t, ingestLogs(t, 4, log), filepath.Join(filepath.Dir(log), "policy.toml"))
+		})
+	}
+}
+
+// On a simulated fleet of thousands of devices in 16 buckets, in text
+// and SARIF too, and with the exit status check gives.
+func TestFleetSameAsCheck(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "sim.ndjson")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := policy.Preset("fixed")
+	_, err = simulate.Run(context.Background(), simulate.Config{Devices: 3000, Outage: time.Minute, Seed: 3, Policy: p,
+		BadAuth: 0.02, DevicesPerHost: 4, Flaps: 1, FlapUp: 2 * time.Second, FlapDown: 5 * time.Second, OutboxPerS: 0.5}, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := ingestLogs(t, 16, log)
+	res := sameAsCheck(t, dir, "full-jitter")
+	if len(res.Summary.ByRule) < 4 {
+		t.Errorf("findings of %d rules only: %v", len(res.Summary.ByRule), res.Summary.ByRule)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := beamCheck(t, "--policy", "full-jitter", "--format", "text,sarif", "--output", "-,"+out+".sarif", dir)
+	if code != 1 || !strings.Contains(stderr, "at or above --fail-on error") {
+		t.Errorf("exit %d, want 1 (error findings): %s", code, stderr)
+	}
+	var text bytes.Buffer
+	if err := report.Text(&text, res, report.TextOptions{PerRule: report.DefaultPerRule}); err != nil {
+		t.Fatal(err)
+	}
+	if stdout != text.String() {
+		t.Errorf("text differs from check's:\n%s", firstDiff(stdout, text.String()))
+	}
+	var sarif bytes.Buffer
+	if err := report.SARIF(&sarif, res, report.SARIFOptions{ExitCode: 1, Version: version(), MaxResults: report.DefaultSARIFMax}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(out + ".sarif"); err != nil || string(got) != sarif.String() {
+		t.Errorf("sarif differs from check's (%v):\n%s", err, firstDiff(string(got), sarif.String()))
+	}
+}
+
+// Submitted through the portable job API to Prism running as a job
+// server of its own, as a Flink or Spark job server is used, the
+// pipeline finds what check finds.
+func TestJobServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the Prism job server")
+	}
+	bin := filepath.Join(t.TempDir(), "prism")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/apache/beam/sdks/v2/go/cmd/prism").CombinedOutput(); err != nil {
+		t.Fatalf("building prism: %v\n%s", err, out)
+	}
+	job, web := freePort(t), freePort(t)
+	prism := exec.Command(bin, "--job_port", job, "--web_port", web)
+	var logs bytes.Buffer
+	prism.Stdout, prism.Stderr = &logs, &logs
+	if err := prism.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		prism.Process.Kill()
+		prism.Wait()
+	})
+	endpoint := "localhost:" + job
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.Dial("tcp", endpoint)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prism did not listen on %s: %v\n%s", endpoint, err, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log := filepath.Join(t.TempDir(), "incident.ndjson")
+	if err := os.WriteFile(log, demodata.Incident, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sameAsCheck(t, ingestLogs(t, 4, log), "", "--runner", "universal", "--endpoint", endpoint, "--environment_type", "LOOPBACK")
+	if !strings.Contains(logs.String(), "job") && testing.Verbose() {
+		t.Logf("prism: %s", logs.String())
+	}
+}
+
+// freePort returns a TCP port nothing listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "localhost:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+}
+
+// Bad input fails before any worker starts, with exit status 2 and an
+// error that names what was wrong.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(bad, []byte("delay = \"sometimes\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{filepath.Join(dir, "none")}, "none/manifest.json"},
+		{[]string{"--format", "xml", dir}, `--format: expected text, json or sarif, found "xml"`},
+		{[]string{"--format", "json,sarif", dir}, "two formats go to stdout"},
+		{[]string{"--policy", bad, dir}, "bad.toml"},
+		{[]string{"--fail-on", "loud", dir}, `--fail-on: expected none, info, warning or error, found "loud"`},
+		{[]string{}, "expected one DATASET, found 0"},
+		{[]string{"--window", "0s", dir}, "--window: expected a duration > 0"},
+	} {
+		_, stderr, code := beamCheck(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}

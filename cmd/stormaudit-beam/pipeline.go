@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/report"
+)
+
+// Config is what every worker needs to run its part of the check: the
+// options of check, as plain values (Beam ships a DoFn's exported fields
+// to the workers as JSON).
+type Config struct {
+	Dataset    string // absolute: the workers need not share the driver's working directory
+	Name       string // the dataset as given, which the result names
+	Policy     string // the declared policy as TOML, "" to infer it from the log
+	PolicyName string
+	Window     time.Duration
+	Outputs    []Output
+	FailOn     analyze.Severity
+	MaxResults int
+	PerRule    int
+	Version    string
+	Status     string // where the finishing stage writes the exit status
+}
+
+// Output is one format and the file it goes to.
+type Output struct {
+	Format, Path string
+}
+
+// options returns the analyze options of c.
+func (c Config) options() (analyze.Options, error) {
+	opts := analyze.Options{Window: c.Window, PolicyName: c.PolicyName}
+	if c.Policy != "" {
+		p, err := policy.Parse(c.PolicyName, []byte(c.Policy))
+		if err != nil {
+			return opts, err
+		}
+		opts.Policy = &p
+	}
+	return opts, nil
+}
+
+// split makes the split check of c.
+func (c Config) split() (*analyze.Split, error) {
+	opts, err := c.options()
+	if err != nil {
+		return nil, err
+	}
+	return analyze.NewSplit(c.Dataset, opts)
+}
+
+// partFn runs stage 1 on one part (a bucket): it reads the part's
+// devices, runs every rule's per-device work, and emits the part's
+// partial, encoded.
+type partFn struct {
+	Config Config
+	split  *analyze.Split
+}
+
+func (f *partFn) Setup() error {
+	var err error
+	f.split, err = f.Config.split()
+	return err
+}
+
+func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte)) error {
+	p, err := f.split.Part(part)
+	if err != nil {
+		return err
+	}
+	b, err := p.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	emit(part, b)
+	return nil
+}
+
+// finishFn runs stage 2, once: with every part's partial as a side input
+// it merges them in part order, runs the rules' Finish and writes the
+// result in each format, and the exit status.
+type finishFn struct {
+	Config Config
+}
+
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool) error {
+	s, err := f.Config.split()
+	if err != nil {
+		return err
+	}
+	var parts []*analyze.Partial
+	var i int
+	var b []byte
+	for partials(&i, &b) {
+		p, err := s.Decode(b)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, p)
+	}
+	res, err := s.Finish(parts)
+	if err != nil {
+		return err
+	}
+	res.Dataset = f.Config.Name // as check names it
+	for i, file := range s.Manifest().Files {
+		res.Files[i] = filepath.Join(f.Config.Name, file.Name)
+	}
+	return f.Config.write(res)
+}
+
+// write renders res in each output's format and writes the exit status.
+func (c Config) write(res *analyze.Result) error {
+	code, failing := 0, 0
+	for _, fd := range res.Findings {
+		if fd.Severity >= c.FailOn {
+			failing++
+		}
+	}
+	if failing > 0 {
+		code = 1
+	}
+	for _, o := range c.Outputs {
+		if err := writeFile(o.Path, func(w *os.File) error { return render(c, o.Format, w, res, code) }); err != nil {
+			return err
+		}
+	}
+	return writeFile(c.Status, func(w *os.File) error {
+		_, err := fmt.Fprintf(w, "%d %d\n", code, failing)
+		return err
+	})
+}
+
+// render writes res in format to w, as stormaudit check does.
+func render(c Config, format string, w *os.File, res *analyze.Result, code int) error {
+	switch format {
+	case "json":
+		return report.JSON(w, res)
+	case "sarif":
+		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: c.Version, MaxResults: c.MaxResults})
+	}
+	return report.Text(w, res, report.TextOptions{PerRule: c.PerRule})
+}
+
+// writeFile creates path and calls fn with it.
+func writeFile(path string, fn func(*os.File) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = fn(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func init() {
+	register.DoFn3x1[context.Context, int, func(int, []byte), error](&partFn{})
+	register.DoFn3x1[context.Context, []byte, func(*int, *[]byte) bool, error](&finishFn{})
+	register.Emitter2[int, []byte]()
+	register.Iter2[int, []byte]()
+}
+
+// Build adds the check of c, over parts parts, to the pipeline of s:
+// stage 1 runs every part on its own, stage 2 merges them and writes the
+// result.
+func Build(s beam.Scope, c Config, parts int) {
+	ids := make([]int, parts)
+	for i := range ids {
+		ids[i] = i
+	}
+	// Reshuffle: the parts spread over the workers, not fused into the
+	// bundle that created them
+	partials := beam.ParDo(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
+	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials})
+}
