@@ -36,6 +36,17 @@ type Options struct {
 	// Thresholds sets rules' thresholds (see Tunable), by rule id and
 	// name; the values must be valid (CheckThreshold).
 	Thresholds map[string]map[string]float64
+	// Inference, with no Policy, is what an earlier NewSplit of the same
+	// dataset inferred (Split.Inference), taken instead of inferring it
+	// again: the workers of a split check take their driver's.
+	Inference *Inference
+}
+
+// Inference is the policy inferred from a log: nil when none could be,
+// and the keys inferred.
+type Inference struct {
+	Policy *policy.Policy
+	Keys   []string
 }
 
 // Result is the outcome of a check: the findings and what they rest on.

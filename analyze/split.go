@@ -24,13 +24,16 @@ import (
 // part, run in one process.
 //
 // A Partial crosses processes as bytes (MarshalBinary, then Decode in a
-// Split made with the same directory and options). Every process infers
-// the same policy, when none is given, from the dataset's first rows.
+// Split made with the same directory and options). When no policy is
+// declared, every process infers the same one from the dataset's first
+// rows, or takes the driver's (Options.Inference).
 type Split struct {
 	dir  string
 	opts Options
 	man  *dataset.Manifest
 	k    *checker // a template: its policy and what was inferred
+	// inference is what was inferred, when no policy was declared
+	inference *Inference
 }
 
 // NewSplit prepares a split check of the dataset in dir.
@@ -41,14 +44,23 @@ func NewSplit(dir string, opts Options) (*Split, error) {
 	}
 	s := &Split{dir: dir, opts: opts, man: man, k: newChecker(opts)}
 	if opts.Policy == nil {
-		p, keys, err := infer(dir)
-		if err != nil {
-			return nil, err
+		in := opts.Inference
+		if in == nil {
+			p, keys, err := infer(dir)
+			if err != nil {
+				return nil, err
+			}
+			in = &Inference{Policy: p, Keys: keys}
 		}
-		s.k.inferred(p, keys)
+		s.k.inferred(in.Policy, in.Keys)
+		s.inference = in
 	}
 	return s, nil
 }
+
+// Inference returns the policy inferred from the dataset, nil when the
+// options declare one.
+func (s *Split) Inference() *Inference { return s.inference }
 
 // Parts returns the number of parts: the dataset's buckets, or 1.
 func (s *Split) Parts() int { return max(s.man.Buckets, 1) }

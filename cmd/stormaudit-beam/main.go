@@ -161,6 +161,7 @@ func configure(dir string) (Config, int, func(), error) {
 	if err != nil {
 		return c, 0, cleanup, fmt.Errorf("check: %w", err)
 	}
+	c.Inference = s.Inference()
 	return c, s.Parts(), cleanup, nil
 }
 

@@ -23,6 +23,9 @@ type Config struct {
 	Name       string // the dataset as given, which the result names
 	Policy     string // the declared policy as TOML, "" to infer it from the log
 	PolicyName string
+	// Inference is the policy the driver inferred, when none is declared:
+	// the workers take it rather than each infer it again
+	Inference  *analyze.Inference
 	Window     time.Duration
 	Outputs    []Output
 	FailOn     analyze.Severity
@@ -39,7 +42,7 @@ type Output struct {
 
 // options returns the analyze options of c.
 func (c Config) options() (analyze.Options, error) {
-	opts := analyze.Options{Window: c.Window, PolicyName: c.PolicyName}
+	opts := analyze.Options{Window: c.Window, PolicyName: c.PolicyName, Inference: c.Inference}
 	if c.Policy != "" {
 		p, err := policy.Parse(c.PolicyName, []byte(c.Policy))
 		if err != nil {
