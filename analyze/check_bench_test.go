@@ -27,12 +27,15 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportMetric(float64(res.Summary.Records)/sec, "records/s")
 }
 
-// BenchmarkSplit is BenchmarkCheck as a split check, in its steps: the
-// parts (each bucket, one after the other, as one worker would run
-// them), their encoding, and the decoding, merging and finishing of every
-// partial, the step that runs in one place. It reports the partials'
-// bytes per record (what a distributed run shuffles) and the heap the
-// decoded partials hold (what the finishing worker needs).
+// BenchmarkSplit is BenchmarkCheck as a split check, in its steps, as
+// stormaudit-beam runs it: the parts (each bucket, one after the other,
+// as one worker would run them) with their encoding and resync's fires
+// taken out in shards; KeepFires over every shard; and the decoding,
+// merging and finishing of every partial with the fires kept, the step
+// that runs in one place. It reports the bytes per record of the
+// partials and of the fires (what a distributed run shuffles), of the
+// fires kept, and the heap the decoded partials hold (what the
+// finishing worker needs).
 //
 //	STORMAUDIT_BENCH_DATASET=/tmp/ds64 go test ./analyze -run '^$' -bench Split -benchtime 1x -count 3
 func BenchmarkSplit(b *testing.B) {
@@ -44,18 +47,23 @@ func BenchmarkSplit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var parts, finish time.Duration
-	var size int
+	var parts, keep, finish time.Duration
+	var size, fireSize, keptSize int
 	var held uint64 // heap bytes in use once every partial is decoded
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
 		var encoded [][]byte
-		size = 0
+		shards := map[int][][]byte{}
+		size, fireSize, keptSize = 0, 0, 0
 		for i := range s.Parts() {
 			p, err := s.Part(i)
 			if err != nil {
 				b.Fatal(err)
+			}
+			for k, f := range p.TakeFires(1024) {
+				shards[k] = append(shards[k], f)
+				fireSize += len(f)
 			}
 			data, err := p.MarshalBinary()
 			if err != nil {
@@ -65,6 +73,16 @@ func BenchmarkSplit(b *testing.B) {
 			encoded = append(encoded, data)
 		}
 		t1 := time.Now()
+		var kept [][]byte
+		for _, shard := range shards {
+			k, err := s.KeepFires(shard)
+			if err != nil {
+				b.Fatal(err)
+			}
+			keptSize += len(k)
+			kept = append(kept, k)
+		}
+		t2 := time.Now()
 		var ps []*Partial
 		for _, data := range encoded {
 			p, err := s.Decode(data)
@@ -77,15 +95,18 @@ func BenchmarkSplit(b *testing.B) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		held = ms.HeapAlloc
-		if res, err = s.Finish(ps); err != nil {
+		if res, err = s.Finish(ps, kept...); err != nil {
 			b.Fatal(err)
 		}
-		parts, finish = parts+t1.Sub(t0), finish+time.Since(t1)
+		parts, keep, finish = parts+t1.Sub(t0), keep+t2.Sub(t1), finish+time.Since(t2)
 	}
 	n := float64(b.N)
 	recs := float64(res.Summary.Records)
 	b.ReportMetric(recs/(parts.Seconds()/n), "part-records/s")
+	b.ReportMetric(keep.Seconds()/n, "keep-s")
 	b.ReportMetric(finish.Seconds()/n, "finish-s")
 	b.ReportMetric(float64(size)/recs, "partial-B/record")
+	b.ReportMetric(float64(fireSize)/recs, "fires-B/record")
+	b.ReportMetric(float64(keptSize)/recs, "kept-B/record")
 	b.ReportMetric(float64(held)/recs, "decoded-heap-B/record")
 }

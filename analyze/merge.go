@@ -151,6 +151,9 @@ func (r *resync) merge(next Rule) {
 	n := next.(*resync)
 	base := int32(len(r.Names))
 	r.Names = append(r.Names, n.Names...)
+	for a := range r.FireDevices {
+		r.FireDevices[a] += n.FireDevices[a]
+	}
 	for a := range n.Fires {
 		for _, f := range n.Fires[a] {
 			f.Dev += base

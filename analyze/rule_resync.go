@@ -34,6 +34,9 @@ func newResync() *resync {
 type resync struct {
 	Names []string               // device names, by index
 	Fires [resyncAttempts][]fire // timer fires, by attempt number
+	// FireDevices counts the devices with a fire, by attempt number (a
+	// driver may take Fires out of a partial: see TakeFires)
+	FireDevices [resyncAttempts]int
 
 	// the thresholds (Tunable): resyncTick, resyncGroup, resyncShare and
 	// resyncRepeats unless set
@@ -94,6 +97,7 @@ func (r *resync) Device(c *Context, d *Device) {
 	dev := int32(len(r.Names))
 	r.Names = append(r.Names, d.ID)
 	capS, jittered := r.cap(c)
+	var fired uint16 // bit a: the device has a fire at attempt number a
 	for i := range d.Attempts {
 		a := &d.Attempts[i]
 		if a.Number < 0 || a.Number >= resyncAttempts || a.AfterErr == auditfmt.FailAuth {
@@ -103,6 +107,10 @@ func (r *resync) Device(c *Context, d *Device) {
 			continue // a jittered draw clamped to the cap: the cap is no evidence of a shared timer
 		}
 		r.Fires[a.Number] = append(r.Fires[a.Number], fire{Delay: a.Delay, At: a.Start + nanos(a.Delay), Dev: dev, Ref: d.Events[a.Backoff].Ref})
+		fired |= 1 << a.Number
+	}
+	for a := range r.FireDevices {
+		r.FireDevices[a] += int(fired >> a & 1)
 	}
 }
 
@@ -177,10 +185,11 @@ func sketch(fs []fire) *[resyncBuckets]uint32 {
 // their sketch, nil if there is none): runs of
 // fires with the same delay whose times lie within r.tick of the run's
 // first, of at least r.group devices and r.share of the devices
-// with a fire at attempt a. A device fires at one attempt number once per
+// with a fire at attempt a (FireDevices: fs may hold only the fires
+// whose delay enough others share, KeepFires). A device fires at one attempt number once per
 // outage, so it counts once.
 func (r *resync) lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32) []group {
-	least := max(r.group, int(math.Ceil(r.share*float64(devicesInOrder(fs)))))
+	least := max(r.group, int(math.Ceil(r.share*float64(r.FireDevices[a]))))
 	if sketch != nil {
 		fs = slices.DeleteFunc(fs, func(f fire) bool { return int(sketch[delayBucket(f.Delay)]) < least })
 	}
@@ -213,18 +222,6 @@ func sharedDelays(fs []fire, least int) []fire {
 		n[f.Delay]++
 	}
 	return slices.DeleteFunc(fs, func(f fire) bool { return int(n[f.Delay]) < least })
-}
-
-// devicesInOrder counts the devices among fs as Device collected them:
-// each device's fires together.
-func devicesInOrder(fs []fire) int {
-	n := 0
-	for i := range fs {
-		if i == 0 || fs[i].Dev != fs[i-1].Dev {
-			n++
-		}
-	}
-	return n
 }
 
 // distinctDevices counts the devices among fs.

@@ -95,9 +95,10 @@ func (s *Split) checker() *checker {
 // findings about single devices, what rules noted, and each rule's fleet
 // state. It encodes with MarshalBinary and decodes with Split.Decode.
 type Partial struct {
-	part    int // -1: every part
-	k       *checker
-	sources []string
+	part       int // -1: every part
+	k          *checker
+	sources    []string
+	firesTaken bool // TakeFires took resync's fires
 }
 
 // Index returns the part the partial holds (see Split.Part).
@@ -125,8 +126,12 @@ func (s *Split) run(i int, files []int) (*Partial, error) {
 
 // Finish merges the partials of every part, in part order, runs every
 // rule's Finish and returns the result. parts holds each part once, in
-// any order.
-func (s *Split) Finish(parts []*Partial) (*Result, error) {
+// any order; when their resync fires were taken (TakeFires), fires holds
+// what KeepFires kept of every shard.
+func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%s: expected the partials of %d parts, found none", s.dir, s.Parts())
+	}
 	parts = slices.Clone(parts)
 	slices.SortFunc(parts, func(a, b *Partial) int { return a.part - b.part })
 	if len(parts) != 1 || parts[0].part != -1 {
@@ -140,11 +145,29 @@ func (s *Split) Finish(parts []*Partial) (*Result, error) {
 		}
 	}
 	k, sources := parts[0].k, parts[0].sources
-	for _, p := range parts[1:] {
-		if !slices.Equal(p.sources, sources) {
+	var base []int32 // the first device number of each part, for resync's fires
+	var devices int32
+	for i, p := range parts {
+		if i > 0 && !slices.Equal(p.sources, sources) {
 			return nil, fmt.Errorf("%s: part %d names other inputs than part 0 (%d against %d): the manifest does not list every record's source", s.dir, p.part, len(p.sources), len(sources))
 		}
-		k.merge(p.k)
+		if p.firesTaken != parts[0].firesTaken {
+			return nil, fmt.Errorf("%s: part %d's resync fires were taken and part %d's were not", s.dir, parts[0].part, p.part)
+		}
+		if r := p.resync(); r != nil {
+			base = append(base, devices)
+			devices += int32(len(r.Names))
+		}
+		if i > 0 {
+			k.merge(p.k)
+		}
+	}
+	if parts[0].firesTaken {
+		if err := restoreFires(parts[0].resync(), fires, base); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.dir, err)
+		}
+	} else if len(fires) > 0 {
+		return nil, fmt.Errorf("%s: resync fires given, but no part's were taken", s.dir)
 	}
 	res := k.finish(s.dir, s.man, sources)
 	for _, file := range s.man.Files {
@@ -156,6 +179,7 @@ func (s *Split) Finish(parts []*Partial) (*Result, error) {
 // partialHead is what a Partial encodes before its rules' states.
 type partialHead struct {
 	Part                int
+	FiresTaken          bool
 	Sources             []string
 	End                 int64
 	Moved, MovedDevices int
@@ -175,7 +199,7 @@ type contextState struct {
 // the state of every rule that merges, in catalogue order.
 func (p *Partial) MarshalBinary() ([]byte, error) {
 	k := p.k
-	h := partialHead{Part: p.part, Sources: p.sources, End: k.c.End, Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
+	h := partialHead{Part: p.part, FiresTaken: p.firesTaken, Sources: p.sources, End: k.c.End, Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
 	for _, c := range k.ctxs {
 		h.Contexts = append(h.Contexts, contextState{c.findings, c.notes, c.skipped})
 	}
@@ -221,5 +245,5 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 			}
 		}
 	}
-	return &Partial{part: h.Part, k: k, sources: h.Sources}, nil
+	return &Partial{part: h.Part, k: k, sources: h.Sources, firesTaken: h.FiresTaken}, nil
 }

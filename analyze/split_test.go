@@ -17,9 +17,12 @@ import (
 
 // splitCheck checks dir as a split check whose parts cross processes:
 // each part runs in a Split of its own, its partial goes through bytes,
-// and a third Split decodes them, in reverse order, and finishes.
-func splitCheck(t *testing.T, dir string, opts Options) *Result {
+// and a third Split decodes them, in reverse order, and finishes. With
+// shards > 0 resync's fires travel apart, in that many shards, each
+// filtered by KeepFires.
+func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 	t.Helper()
+	gathered := map[int][][]byte{}
 	s, err := NewSplit(dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +37,11 @@ func splitCheck(t *testing.T, dir string, opts Options) *Result {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if shards > 0 {
+			for k, b := range p.TakeFires(shards) {
+				gathered[k] = append(gathered[k], b)
+			}
+		}
 		b, err := p.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
@@ -43,7 +51,17 @@ func splitCheck(t *testing.T, dir string, opts Options) *Result {
 		}
 		parts = append(parts, p)
 	}
-	res, err := s.Finish(parts)
+	var kept [][]byte
+	for _, shard := range gathered {
+		b, err := s.KeepFires(shard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b != nil {
+			kept = append(kept, b)
+		}
+	}
+	res, err := s.Finish(parts, kept...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +75,11 @@ func sameResult(t *testing.T, dir string, opts Options) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := splitCheck(t, dir, opts)
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s: the split check differs from Check:\n%s", dir, resultDiff(got, want))
+	for _, shards := range []int{0, 7} {
+		got := splitCheck(t, dir, opts, shards)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s, resync's fires in %d shards: the split check differs from Check:\n%s", dir, shards, resultDiff(got, want))
+		}
 	}
 	return want
 }
@@ -176,4 +196,74 @@ func TestSplitFinishNeedsEveryPart(t *testing.T) {
 	if _, err := s.Decode([]byte("not a partial")); err == nil {
 		t.Error("decoding garbage: no error")
 	}
+	if _, err := s.KeepFires([][]byte{{0, 1, 2}}); err == nil {
+		t.Error("keeping garbage fires: no error")
+	}
+	p1, err := s.Part(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Finish([]*Partial{p0, p1, p2}, []byte{0}); err == nil || !strings.Contains(err.Error(), "no part's were taken") {
+		t.Errorf("fires given, none taken: err = %v", err)
+	}
+	p1.TakeFires(3)
+	if _, err := s.Finish([]*Partial{p0, p1, p2}); err == nil || !strings.Contains(err.Error(), "fires were taken") {
+		t.Errorf("one part's fires taken: err = %v", err)
+	}
+}
+
+// A jittered fleet's timer fires almost all have delays of their own:
+// KeepFires drops them, so that the place that finishes gets next to none.
+func TestKeepFiresDropsDistinctDelays(t *testing.T) {
+	flat, _ := simDataset(t, simulate.Config{Devices: 500, Outage: time.Minute, Seed: 2, Policy: *declaredPreset(t, "full-jitter", "")})
+	src := filepath.Join(filepath.Dir(flat), "sim.ndjson")
+	s, err := NewSplit(bucketed(t, 4, src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards := map[int][][]byte{}
+	taken := 0
+	for i := range s.Parts() {
+		p, err := s.Part(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, b := range p.TakeFires(16) {
+			shards[k] = append(shards[k], b)
+			fs, _ := readFires(b)
+			taken += len(fs)
+		}
+	}
+	kept := 0
+	for _, shard := range shards {
+		b, err := s.KeepFires(shard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, _ := readFires(b)
+		kept += len(fs)
+	}
+	if taken < 1000 || kept*100 > taken {
+		t.Errorf("%d fires taken, %d kept: want over 1000 taken and under 1%% kept", taken, kept)
+	}
+}
+
+// readFires never panics, and reads back what appendFire wrote.
+func FuzzReadFires(f *testing.F) {
+	f.Add(appendFire(nil, shardFire{part: 3, attempt: 2, seq: 7, f: fire{Delay: 1.5, At: -9, Dev: 4, Ref: Ref{File: 1, Source: 2, Row: 3, Line: 4}}}))
+	f.Add([]byte{0, 1, 2})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fs, err := readFires(b)
+		if err != nil {
+			return
+		}
+		var again []byte
+		for _, x := range fs {
+			again = appendFire(again, x)
+		}
+		back, err := readFires(again)
+		if err != nil || len(back) != len(fs) {
+			t.Fatalf("%d fires read back as %d: %v", len(fs), len(back), err)
+		}
+	})
 }

@@ -76,10 +76,13 @@ func (f *partFn) Setup() error {
 	return err
 }
 
-func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte)) error {
+func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte)) error {
 	p, err := f.split.Part(part)
 	if err != nil {
 		return err
+	}
+	for shard, b := range p.TakeFires(FireShards) {
+		emitFires(shard, b)
 	}
 	b, err := p.MarshalBinary()
 	if err != nil {
@@ -89,14 +92,50 @@ func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []
 	return nil
 }
 
-// finishFn runs stage 2, once: with every part's partial as a side input
-// it merges them in part order, runs the rules' Finish and writes the
-// result in each format, and the exit status.
+// FireShards is the number of shards resync's timer fires travel in from
+// stage 1 to the stage that keeps the ones whose delay enough others
+// share: the parallelism of that stage.
+const FireShards = 1024
+
+// keepFn keeps the timer fires of one shard, gathered from every part,
+// whose delay enough fires share (analyze.Split.KeepFires): a jittered
+// fleet's fires are almost all dropped here, in parallel, rather than
+// shipped to the one worker that finishes.
+type keepFn struct {
+	Config Config
+	split  *analyze.Split
+}
+
+func (f *keepFn) Setup() error {
+	var err error
+	f.split, err = f.Config.split()
+	return err
+}
+
+func (f *keepFn) ProcessElement(ctx context.Context, _ int, parts func(*[]byte) bool, emit func([]byte)) error {
+	var shard [][]byte
+	var b []byte
+	for parts(&b) {
+		shard = append(shard, b)
+	}
+	kept, err := f.split.KeepFires(shard)
+	if err != nil {
+		return err
+	}
+	if kept != nil {
+		emit(kept)
+	}
+	return nil
+}
+
+// finishFn runs stage 2, once: with every part's partial and the fires
+// kept as side inputs it merges them in part order, runs the rules'
+// Finish and writes the result in each format, and the exit status.
 type finishFn struct {
 	Config Config
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool) error {
 	s, err := f.Config.split()
 	if err != nil {
 		return err
@@ -111,7 +150,11 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*
 		}
 		parts = append(parts, p)
 	}
-	res, err := s.Finish(parts)
+	var kept [][]byte
+	for fires(&b) {
+		kept = append(kept, b)
+	}
+	res, err := s.Finish(parts, kept...)
 	if err != nil {
 		return err
 	}
@@ -175,15 +218,20 @@ func writeFile(path string, fn func(*os.File) error) error {
 }
 
 func init() {
-	register.DoFn3x1[context.Context, int, func(int, []byte), error](&partFn{})
-	register.DoFn3x1[context.Context, []byte, func(*int, *[]byte) bool, error](&finishFn{})
+	register.DoFn4x1[context.Context, int, func(int, []byte), func(int, []byte), error](&partFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&keepFn{})
+	register.DoFn4x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, error](&finishFn{})
+	register.Emitter1[[]byte]()
 	register.Emitter2[int, []byte]()
+	register.Iter1[[]byte]()
 	register.Iter2[int, []byte]()
 }
 
-// Build adds the check of c, over parts parts, to the pipeline of s:
-// stage 1 runs every part on its own, stage 2 merges them and writes the
-// result.
+// Build adds the check of c, over parts parts, to the pipeline of s.
+// Stage 1 runs every part on its own and emits its partial and its
+// resync fires by shard; the fires are grouped by shard and filtered
+// (keepFn); stage 2 merges the partials and the fires kept, and writes
+// the result.
 func Build(s beam.Scope, c Config, parts int) {
 	ids := make([]int, parts)
 	for i := range ids {
@@ -191,6 +239,7 @@ func Build(s beam.Scope, c Config, parts int) {
 	}
 	// Reshuffle: the parts spread over the workers, not fused into the
 	// bundle that created them
-	partials := beam.ParDo(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
-	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials})
+	partials, fires := beam.ParDo2(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
+	kept := beam.ParDo(s, &keepFn{Config: c}, beam.GroupByKey(s, fires))
+	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept})
 }
