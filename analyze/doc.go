@@ -40,4 +40,16 @@
 // the policy inferred from the log, which the summary reports as inferred;
 // when neither has it, the rule says so once in the summary's notes
 // rather than guessing.
+//
+// # Split checks
+//
+// A check can be cut into parts that run apart (Split): each part, a
+// bucket of a dataset partitioned by device, runs every rule's Device
+// work and leaves a Partial (the findings about single devices and each
+// fleet rule's state, which encodes to bytes); Finish merges the partials
+// in part order and runs every rule's Finish. The result is the one
+// Check gives, and Check is the split of one part. resync's timer fires,
+// the largest state, may travel apart and be filtered in parallel
+// (Partial.TakeFires, Split.KeepFires). cmd/stormaudit-beam runs a split
+// check on Apache Beam; docs/scale.md describes it.
 package analyze

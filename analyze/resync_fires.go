@@ -39,9 +39,10 @@ func fireShard(a int, d float64, n int) int {
 }
 
 // TakeFires removes resync's timer fires from the partial and returns
-// them in at most shards shards (>= 1), encoded, by shard number. A
-// partial whose fires were taken needs them back, through KeepFires, in
-// its Split's Finish. Nil if resync does not run.
+// them in at most shards shards (>= 1), encoded, by shard number; every
+// part must take them in as many shards (KeepFires refuses a shard whose
+// parts do not). A partial whose fires were taken needs them back,
+// through KeepFires, in its Split's Finish. Nil if resync does not run.
 func (p *Partial) TakeFires(shards int) map[int][]byte {
 	r := p.resync()
 	if r == nil {
@@ -52,6 +53,9 @@ func (p *Partial) TakeFires(shards int) map[int][]byte {
 	for a := range r.Fires {
 		for seq, f := range r.Fires[a] {
 			k := fireShard(a, f.Delay, shards)
+			if out[k] == nil {
+				out[k] = binary.AppendUvarint(nil, uint64(shards))
+			}
 			out[k] = appendFire(out[k], shardFire{p.part, a, seq, f})
 		}
 		r.Fires[a] = nil
@@ -87,11 +91,16 @@ func (s *Split) KeepFires(shard [][]byte) ([]byte, error) {
 	}
 	n := map[key]int{}
 	var all []shardFire
+	shards := 0
 	for _, b := range shard {
-		fs, err := readFires(b)
+		k, fs, err := readFires(b)
 		if err != nil {
 			return nil, err
 		}
+		if shards != 0 && k != shards {
+			return nil, fmt.Errorf("resync fires: a shard of %d and one of %d: every part must take its fires in as many shards", shards, k)
+		}
+		shards = k
 		for _, f := range fs {
 			n[key{f.attempt, f.f.Delay}]++
 		}
@@ -100,35 +109,50 @@ func (s *Split) KeepFires(shard [][]byte) ([]byte, error) {
 	var out []byte
 	for _, f := range all {
 		if n[key{f.attempt, f.f.Delay}] >= group {
+			if out == nil {
+				out = binary.AppendUvarint(nil, uint64(shards))
+			}
 			out = appendFire(out, f)
 		}
 	}
 	return out, nil
 }
 
-// restoreFires puts the fires kept back into the merged resync rule r, in
-// the order they had, their devices numbered as the merge numbered them:
-// base[i] is the first device number of part i.
-func restoreFires(r *resync, kept [][]byte, base []int32) error {
+// keptFires reads the fires KeepFires kept, checks that each names a
+// part and one of its devices (counts[i]: the devices of part i), and
+// returns them in the order they had: by attempt number, part and place.
+func keptFires(kept [][]byte, counts []int32) ([]shardFire, error) {
 	var fs []shardFire
 	for _, b := range kept {
-		f, err := readFires(b)
+		_, f, err := readFires(b)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fs = append(fs, f...)
+	}
+	for _, f := range fs {
+		if f.part < 0 || f.part >= len(counts) || f.f.Dev < 0 || f.f.Dev >= counts[f.part] {
+			return nil, fmt.Errorf("resync fires: a fire of device %d of part %d: expected parts 0 to %d and a device they read", f.f.Dev, f.part, len(counts)-1)
+		}
 	}
 	slices.SortFunc(fs, func(x, y shardFire) int {
 		return cmp.Or(cmp.Compare(x.attempt, y.attempt), cmp.Compare(x.part, y.part), cmp.Compare(x.seq, y.seq))
 	})
+	return fs, nil
+}
+
+// restoreFires puts the fires keptFires returned back into the merged
+// resync rule r, their devices numbered as the merge numbered them: part
+// i's from the sum of counts before it.
+func restoreFires(r *resync, fs []shardFire, counts []int32) {
+	base := make([]int32, len(counts))
+	for i := 1; i < len(counts); i++ {
+		base[i] = base[i-1] + counts[i-1]
+	}
 	for _, f := range fs {
-		if f.part < 0 || f.part >= len(base) {
-			return fmt.Errorf("a fire of part %d: expected parts 0 to %d", f.part, len(base)-1)
-		}
 		f.f.Dev += base[f.part]
 		r.Fires[f.attempt] = append(r.Fires[f.attempt], f.f)
 	}
-	return nil
 }
 
 // appendFire appends f in varints (the delay as its 8 bytes).
@@ -147,8 +171,14 @@ func appendFire(b []byte, f shardFire) []byte {
 
 var errFires = errors.New("resync fires: truncated or corrupt")
 
-// readFires reads what appendFire wrote.
-func readFires(b []byte) ([]shardFire, error) {
+// readFires reads a shard: its number of shards, then what appendFire
+// wrote.
+func readFires(b []byte) (int, []shardFire, error) {
+	shards, n := binary.Uvarint(b)
+	if n <= 0 || shards == 0 || shards > math.MaxInt32 {
+		return 0, nil, errFires
+	}
+	b = b[n:]
 	var out []shardFire
 	for len(b) > 0 {
 		var f shardFire
@@ -173,12 +203,12 @@ func readFires(b []byte) ([]shardFire, error) {
 		}
 		next(false, 0)
 		if !ok || len(b) < 1 {
-			return nil, errFires
+			return 0, nil, errFires
 		}
 		f.attempt, b = int(b[0]), b[1:]
 		next(false, 1)
 		if !ok || len(b) < 8 || f.attempt >= resyncAttempts {
-			return nil, errFires
+			return 0, nil, errFires
 		}
 		f.f.Delay, b = math.Float64frombits(binary.LittleEndian.Uint64(b)), b[8:]
 		next(true, 0)
@@ -188,11 +218,11 @@ func readFires(b []byte) ([]shardFire, error) {
 		}
 		if !ok || u[0] > math.MaxInt32 || u[1] > math.MaxInt32 || u[2] > math.MaxInt32 ||
 			v[1] != int64(int32(v[1])) || v[2] != int64(int32(v[2])) {
-			return nil, errFires
+			return 0, nil, errFires
 		}
 		f.part, f.seq, f.f.Dev = int(u[0]), int(u[1]), int32(u[2])
 		f.f.At, f.f.Ref = v[0], Ref{File: int32(v[1]), Source: int32(v[2]), Row: v[3], Line: v[4]}
 		out = append(out, f)
 	}
-	return out, nil
+	return int(shards), out, nil
 }

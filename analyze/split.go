@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -34,6 +36,8 @@ type Split struct {
 	k    *checker // a template: its policy and what was inferred
 	// inference is what was inferred, when no policy was declared
 	inference *Inference
+	// fingerprint digests the options partials must share (optionsPrint)
+	fingerprint string
 }
 
 // NewSplit prepares a split check of the dataset in dir.
@@ -55,7 +59,26 @@ func NewSplit(dir string, opts Options) (*Split, error) {
 		s.k.inferred(in.Policy, in.Keys)
 		s.inference = in
 	}
+	s.fingerprint = s.optionsPrint()
 	return s, nil
+}
+
+// optionsPrint returns a digest of what a partial's meaning depends on
+// beside the dataset: the rules, their thresholds and severities, the
+// window, the policy and whether it was inferred.
+func (s *Split) optionsPrint() string {
+	var ids []string
+	for _, r := range s.k.rules {
+		ids = append(ids, r.Info().ID)
+	}
+	pol := "none"
+	if p := s.k.c.Policy; p != nil {
+		pol = string(p.AppendTOML(nil))
+	}
+	// fmt prints maps sorted by key
+	text := fmt.Sprintf("%v|%v|%v|%d|%q|%v|%v", ids, s.opts.Thresholds, s.opts.Severity, s.k.fc.Window, pol, s.k.c.Inferred, s.k.info.Inferred)
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:8])
 }
 
 // Inference returns the policy inferred from the dataset, nil when the
@@ -95,10 +118,11 @@ func (s *Split) checker() *checker {
 // findings about single devices, what rules noted, and each rule's fleet
 // state. It encodes with MarshalBinary and decodes with Split.Decode.
 type Partial struct {
-	part       int // -1: every part
-	k          *checker
-	sources    []string
-	firesTaken bool // TakeFires took resync's fires
+	part        int    // -1: every part
+	fingerprint string // its Split's
+	k           *checker
+	sources     []string
+	firesTaken  bool // TakeFires took resync's fires
 }
 
 // Index returns the part the partial holds (see Split.Part).
@@ -121,53 +145,51 @@ func (s *Split) run(i int, files []int) (*Partial, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Partial{part: i, k: k, sources: sources}, nil
+	return &Partial{part: i, fingerprint: s.fingerprint, k: k, sources: sources}, nil
 }
 
 // Finish merges the partials of every part, in part order, runs every
 // rule's Finish and returns the result. parts holds each part once, in
 // any order; when their resync fires were taken (TakeFires), fires holds
-// what KeepFires kept of every shard.
+// what KeepFires kept of every shard. Finish checks its inputs before it
+// merges anything: on an error the partials are as they were; once it
+// merges, they are used up.
 func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("%s: expected the partials of %d parts, found none", s.dir, s.Parts())
+	parts, err := s.inOrder(parts)
+	if err != nil {
+		return nil, err
 	}
-	parts = slices.Clone(parts)
-	slices.SortFunc(parts, func(a, b *Partial) int { return a.part - b.part })
-	if len(parts) != 1 || parts[0].part != -1 {
-		for i, p := range parts {
-			if p.part != i {
-				return nil, fmt.Errorf("%s: expected the partials of parts 0 to %d, found part %d where part %d belongs", s.dir, s.Parts()-1, p.part, i)
-			}
-		}
-		if len(parts) != s.Parts() {
-			return nil, fmt.Errorf("%s: expected the partials of %d parts, found %d", s.dir, s.Parts(), len(parts))
-		}
-	}
-	k, sources := parts[0].k, parts[0].sources
-	var base []int32 // the first device number of each part, for resync's fires
-	var devices int32
-	for i, p := range parts {
-		if i > 0 && !slices.Equal(p.sources, sources) {
-			return nil, fmt.Errorf("%s: part %d names other inputs than part 0 (%d against %d): the manifest does not list every record's source", s.dir, p.part, len(p.sources), len(sources))
+	sources := parts[0].sources
+	var counts []int32 // each part's devices, which resync's fires name
+	for _, p := range parts {
+		if !slices.Equal(p.sources, sources) {
+			return nil, fmt.Errorf("%s: part %d names other inputs than part %d (%d against %d): the manifest does not list every record's source", s.dir, p.part, parts[0].part, len(p.sources), len(sources))
 		}
 		if p.firesTaken != parts[0].firesTaken {
-			return nil, fmt.Errorf("%s: part %d's resync fires were taken and part %d's were not", s.dir, parts[0].part, p.part)
+			taken, not := p.part, parts[0].part
+			if parts[0].firesTaken {
+				taken, not = not, taken
+			}
+			return nil, fmt.Errorf("%s: the resync fires of part %d were taken and those of part %d were not", s.dir, taken, not)
 		}
 		if r := p.resync(); r != nil {
-			base = append(base, devices)
-			devices += int32(len(r.Names))
-		}
-		if i > 0 {
-			k.merge(p.k)
+			counts = append(counts, int32(len(r.Names)))
 		}
 	}
+	var kept []shardFire
 	if parts[0].firesTaken {
-		if err := restoreFires(parts[0].resync(), fires, base); err != nil {
+		if kept, err = keptFires(fires, counts); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.dir, err)
 		}
 	} else if len(fires) > 0 {
 		return nil, fmt.Errorf("%s: resync fires given, but no part's were taken", s.dir)
+	}
+	k := parts[0].k
+	for _, p := range parts[1:] {
+		k.merge(p.k)
+	}
+	if parts[0].firesTaken {
+		restoreFires(parts[0].resync(), kept, counts)
 	}
 	res := k.finish(s.dir, s.man, sources)
 	for _, file := range s.man.Files {
@@ -176,9 +198,32 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	return res, nil
 }
 
+// inOrder returns parts sorted by part, checking that they are every part
+// once (or one partial of every part, as Check makes).
+func (s *Split) inOrder(parts []*Partial) ([]*Partial, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%s: expected the partials of %d parts, found none", s.dir, s.Parts())
+	}
+	parts = slices.Clone(parts)
+	slices.SortFunc(parts, func(a, b *Partial) int { return a.part - b.part })
+	if len(parts) == 1 && parts[0].part == -1 {
+		return parts, nil
+	}
+	for i, p := range parts {
+		if p.part != i {
+			return nil, fmt.Errorf("%s: expected the partials of parts 0 to %d, found part %d where part %d belongs", s.dir, s.Parts()-1, p.part, i)
+		}
+	}
+	if len(parts) != s.Parts() {
+		return nil, fmt.Errorf("%s: expected the partials of %d parts, found %d", s.dir, s.Parts(), len(parts))
+	}
+	return parts, nil
+}
+
 // partialHead is what a Partial encodes before its rules' states.
 type partialHead struct {
 	Part                int
+	Options             string // the Split's fingerprint
 	FiresTaken          bool
 	Sources             []string
 	End                 int64
@@ -199,7 +244,7 @@ type contextState struct {
 // the state of every rule that merges, in catalogue order.
 func (p *Partial) MarshalBinary() ([]byte, error) {
 	k := p.k
-	h := partialHead{Part: p.part, FiresTaken: p.firesTaken, Sources: p.sources, End: k.c.End, Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
+	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, Sources: p.sources, End: k.c.End, Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
 	for _, c := range k.ctxs {
 		h.Contexts = append(h.Contexts, contextState{c.findings, c.notes, c.skipped})
 	}
@@ -227,8 +272,8 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("a partial: %w", err)
 	}
-	if len(h.Contexts) != len(k.ctxs) || h.Fleet == nil {
-		return nil, fmt.Errorf("partial of part %d: it has %d rules, this check %d: made with other options", h.Part, len(h.Contexts), len(k.ctxs))
+	if h.Options != s.fingerprint || len(h.Contexts) != len(k.ctxs) || h.Fleet == nil {
+		return nil, fmt.Errorf("partial of part %d: made with other options (rules, thresholds, severities, window or policy) than this check", h.Part)
 	}
 	k.c.End, k.moved, k.movedDevices, k.movedGap, k.fc = h.End, h.Moved, h.MovedDevices, h.MovedGap, h.Fleet
 	for i, cs := range h.Contexts {
@@ -245,5 +290,5 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 			}
 		}
 	}
-	return &Partial{part: h.Part, k: k, sources: h.Sources, firesTaken: h.FiresTaken}, nil
+	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken}, nil
 }

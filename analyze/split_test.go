@@ -2,10 +2,12 @@ package analyze
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -207,8 +209,39 @@ func TestSplitFinishNeedsEveryPart(t *testing.T) {
 		t.Errorf("fires given, none taken: err = %v", err)
 	}
 	p1.TakeFires(3)
-	if _, err := s.Finish([]*Partial{p0, p1, p2}); err == nil || !strings.Contains(err.Error(), "fires were taken") {
+	if _, err := s.Finish([]*Partial{p0, p1, p2}); err == nil || !strings.Contains(err.Error(), "fires of part 1 were taken and those of part 0 were not") {
 		t.Errorf("one part's fires taken: err = %v", err)
+	}
+	p0.TakeFires(3)
+	p2.TakeFires(3)
+	// a fire that names a device its part did not read
+	bad := appendFire(binary.AppendUvarint(nil, 3), shardFire{part: 1, f: fire{Dev: 1 << 20}})
+	if _, err := s.Finish([]*Partial{p0, p1, p2}, bad); err == nil || !strings.Contains(err.Error(), "device 1048576 of part 1") {
+		t.Errorf("a fire of no device: err = %v", err)
+	}
+	if _, err := s.KeepFires([][]byte{binary.AppendUvarint(nil, 3), binary.AppendUvarint(nil, 4)}); err == nil || !strings.Contains(err.Error(), "as many shards") {
+		t.Errorf("shards of two counts: err = %v", err)
+	}
+	// the errors left the partials as they were: they still finish
+	want, err := Check(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Finish([]*Partial{p2, p0, p1})
+	if err != nil || !reflect.DeepEqual(got.Summary, want.Summary) {
+		t.Errorf("after the errors: %v, summary %+v, want %+v", err, got.Summary, want.Summary)
+	}
+	// a partial made with other options is refused
+	b, err := p0.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewSplit(dir, Options{Window: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Decode(b); err == nil || !strings.Contains(err.Error(), "other options") {
+		t.Errorf("a partial of another window: err = %v", err)
 	}
 }
 
@@ -230,7 +263,7 @@ func TestKeepFiresDropsDistinctDelays(t *testing.T) {
 		}
 		for k, b := range p.TakeFires(16) {
 			shards[k] = append(shards[k], b)
-			fs, _ := readFires(b)
+			_, fs, _ := readFires(b)
 			taken += len(fs)
 		}
 	}
@@ -240,7 +273,7 @@ func TestKeepFiresDropsDistinctDelays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, _ := readFires(b)
+		_, fs, _ := readFires(b)
 		kept += len(fs)
 	}
 	if taken < 1000 || kept*100 > taken {
@@ -250,20 +283,20 @@ func TestKeepFiresDropsDistinctDelays(t *testing.T) {
 
 // readFires never panics, and reads back what appendFire wrote.
 func FuzzReadFires(f *testing.F) {
-	f.Add(appendFire(nil, shardFire{part: 3, attempt: 2, seq: 7, f: fire{Delay: 1.5, At: -9, Dev: 4, Ref: Ref{File: 1, Source: 2, Row: 3, Line: 4}}}))
+	f.Add(appendFire([]byte{7}, shardFire{part: 3, attempt: 2, seq: 7, f: fire{Delay: 1.5, At: -9, Dev: 4, Ref: Ref{File: 1, Source: 2, Row: 3, Line: 4}}}))
 	f.Add([]byte{0, 1, 2})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fs, err := readFires(b)
+		shards, fs, err := readFires(b)
 		if err != nil {
 			return
 		}
-		var again []byte
+		again := binary.AppendUvarint(nil, uint64(shards))
 		for _, x := range fs {
 			again = appendFire(again, x)
 		}
-		back, err := readFires(again)
-		if err != nil || len(back) != len(fs) {
-			t.Fatalf("%d fires read back as %d: %v", len(fs), len(back), err)
+		k, back, err := readFires(again)
+		if err != nil || k != shards || !slices.Equal(back, fs) {
+			t.Fatalf("%d fires in %d shards read back as %d in %d: %v", len(fs), shards, len(back), k, err)
 		}
 	})
 }

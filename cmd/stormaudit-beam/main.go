@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -71,6 +72,17 @@ func run(args []string, stdout io.Writer) (int, error) {
 		fmt.Fprint(flag.CommandLine.Output(), usage)
 		flag.PrintDefaults()
 	}
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		// a worker: a runner that starts workers of its own (Dataflow, or
+		// a DOCKER or PROCESS environment) starts this binary with Beam's
+		// flags (--worker=true --id=...), and beam.Init runs the worker
+		// harness, then exits
+		if err := flag.CommandLine.Parse(args); err != nil {
+			return 2, err
+		}
+		beamlog.LogLevel = *logLevel
+		beam.Init()
+	}
 	if len(args) == 0 || args[0] != "check" {
 		flag.Usage()
 		return 2, errors.New("expected the command check")
@@ -84,6 +96,9 @@ func run(args []string, stdout io.Writer) (int, error) {
 	}
 	beamlog.LogLevel = *logLevel
 	beam.Init() // after the flags are parsed: it reads Beam's
+	if f := flag.Lookup("async"); f != nil && f.Value.String() == "true" {
+		return 2, errors.New("check: --async: the result is read once the job is done; run it synchronously")
+	}
 	c, parts, cleanup, err := configure(rest[0])
 	if cleanup != nil {
 		defer cleanup()
@@ -99,9 +114,13 @@ func run(args []string, stdout io.Writer) (int, error) {
 	return finish(c, stdout)
 }
 
-// parseFlags parses the flags in args, before and after the arguments,
-// and returns the arguments.
+// parseFlags parses the flags in args, before and after the arguments
+// (all that follows "--" is arguments), and returns the arguments.
 func parseFlags(args []string) ([]string, error) {
+	var after []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, after = args[:i], args[i+1:]
+	}
 	var rest []string
 	for {
 		if err := flag.CommandLine.Parse(args); err != nil {
@@ -109,10 +128,7 @@ func parseFlags(args []string) ([]string, error) {
 		}
 		args = flag.Args()
 		if len(args) == 0 {
-			return rest, nil
-		}
-		if args[0] == "--" {
-			return append(rest, args[1:]...), nil
+			return append(rest, after...), nil
 		}
 		rest, args = append(rest, args[0]), args[1:]
 	}
@@ -138,10 +154,13 @@ func configure(dir string) (Config, int, func(), error) {
 		if err != nil {
 			return c, 0, nil, fmt.Errorf("check: --policy: %w", err)
 		}
-		c.Policy, c.PolicyName = string(p.AppendTOML(nil)), *policyFlag
+		c.Policy, c.PolicyName = string(p.AppendTOML(nil)), *policyFlag // as TOML, whatever the file was
 	}
 	var cleanup func()
 	work := *workDir
+	if work == "" && !local() {
+		return c, 0, nil, errors.New("check: --work_dir: this runner's workers write the result elsewhere: give a directory they and this process share")
+	}
 	if work == "" {
 		if work, err = os.MkdirTemp("", "stormaudit-beam-"); err != nil {
 			return c, 0, nil, err
@@ -154,6 +173,12 @@ func configure(dir string) (Config, int, func(), error) {
 	c.Status = filepath.Join(work, "status")
 	if c.Outputs, err = outputs(*formatFlag, *outputFlag, work); err != nil {
 		return c, 0, cleanup, err
+	}
+	// a result left by an earlier run is not this run's
+	for _, f := range []string{c.Status, filepath.Join(work, "stdout")} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return c, 0, cleanup, fmt.Errorf("check: --work_dir: %w", err)
+		}
 	}
 	// the driver reads the dataset too: a bad one fails here, named,
 	// before any worker starts
@@ -198,6 +223,20 @@ func outputs(formats, paths, work string) ([]Output, error) {
 	return outs, nil
 }
 
+// local reports whether the workers run in this process: on Prism in
+// process, or through a job server with the LOOPBACK environment.
+func local() bool {
+	runner, env := flag.Lookup("runner"), flag.Lookup("environment_type")
+	if runner == nil || env == nil {
+		return true
+	}
+	switch strings.ToLower(runner.Value.String()) {
+	case "", "prism", "direct":
+		return true
+	}
+	return strings.EqualFold(env.Value.String(), "LOOPBACK")
+}
+
 // parseFailOn reads --fail-on.
 func parseFailOn(s string) (analyze.Severity, error) {
 	if s == "none" {
@@ -235,7 +274,11 @@ func finish(c Config, stdout io.Writer) (int, error) {
 		}
 	}
 	if code != 0 {
-		return code, fmt.Errorf("check: %d findings at or above --fail-on %s", failing, *failOnFlag)
+		noun := "findings"
+		if failing == 1 {
+			noun = "finding"
+		}
+		return code, fmt.Errorf("check: %d %s at or above --fail-on %s", failing, noun, *failOnFlag)
 	}
 	return 0, nil
 }

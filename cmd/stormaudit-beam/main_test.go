@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,9 +24,11 @@ import (
 
 // The test binary is the command too: with STORMAUDIT_BEAM_MAIN set it
 // runs main, so that each test runs the command in a process of its own,
-// flags and all, as a user does.
+// flags and all, as a user does; and started as a Beam worker (by Beam's
+// boot program, which passes flags, not this environment) it is one.
 func TestMain(m *testing.M) {
-	if os.Getenv("STORMAUDIT_BEAM_MAIN") == "1" {
+	worker := slices.ContainsFunc(os.Args[1:], func(a string) bool { return strings.HasPrefix(a, "--worker=") })
+	if os.Getenv("STORMAUDIT_BEAM_MAIN") == "1" || worker {
 		main()
 	}
 	os.Exit(m.Run())
@@ -34,10 +38,13 @@ func TestMain(m *testing.M) {
 // stderr and exit status.
 func beamCheck(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"check"}, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a job that hangs fails
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"check"}, args...)...)
 	cmd.Env = append(os.Environ(), "STORMAUDIT_BEAM_MAIN=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.WaitDelay = 10 * time.Second // what it started may hold its output open
 	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -124,6 +131,16 @@ func TestDemoSameAsCheck(t *testing.T) {
 			t.Errorf("%d buckets: no findings on the demo's incident", n)
 		}
 	}
+	// a policy file in JSON travels to the workers too
+	p, err := policy.Preset("full-jitter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(t.TempDir(), "fleet.json")
+	if err := os.WriteFile(js, p.AppendJSON(nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sameAsCheck(t, ingestLogs(t, 2, log), js)
 }
 
 // On the logs real MQTT clients wrote against a real broker.
@@ -195,13 +212,19 @@ func TestJobServer(t *testing.T) {
 	}
 	job, web := freePort(t), freePort(t)
 	prism := exec.Command(bin, "--job_port", job, "--web_port", web)
-	var logs bytes.Buffer
-	prism.Stdout, prism.Stderr = &logs, &logs
+	// a file, not a pipe: the workers prism starts inherit it and outlive it
+	logs, err := os.Create(filepath.Join(t.TempDir(), "prism.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	prism.Stdout, prism.Stderr = logs, logs
+	prism.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers with it
 	if err := prism.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		prism.Process.Kill()
+		syscall.Kill(-prism.Process.Pid, syscall.SIGKILL)
 		prism.Wait()
 	})
 	endpoint := "localhost:" + job
@@ -213,7 +236,7 @@ func TestJobServer(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("prism did not listen on %s: %v\n%s", endpoint, err, logs.String())
+			t.Fatalf("prism did not listen on %s: %v\n%s", endpoint, err, readLog(logs.Name()))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -221,10 +244,33 @@ func TestJobServer(t *testing.T) {
 	if err := os.WriteFile(log, demodata.Incident, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sameAsCheck(t, ingestLogs(t, 4, log), "", "--runner", "universal", "--endpoint", endpoint, "--environment_type", "LOOPBACK")
-	if !strings.Contains(logs.String(), "job") && testing.Verbose() {
-		t.Logf("prism: %s", logs.String())
+	ds := ingestLogs(t, 4, log)
+	sameAsCheck(t, ds, "", "--runner", "universal", "--endpoint", endpoint, "--environment_type", "LOOPBACK")
+
+	// the PROCESS environment: Beam's boot program starts a worker process
+	// of its own, this binary with Beam's flags, as a DOCKER environment
+	// or Dataflow does in a container
+	boot := filepath.Join(t.TempDir(), "boot")
+	if out, err := exec.Command("go", "build", "-o", boot, "github.com/apache/beam/sdks/v2/go/container").CombinedOutput(); err != nil {
+		t.Fatalf("building boot: %v\n%s", err, out)
 	}
+	// Prism 2.77 passes the worker id quoted (--id='...'), without a shell
+	wrapper := filepath.Join(t.TempDir(), "boot.sh")
+	script := "#!/bin/sh\nfor a in \"$@\"; do set -- \"$@\" \"$(printf %s \"$a\" | tr -d \"'\")\"; shift; done\nexec " + boot + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sameAsCheck(t, ds, "", "--runner", "universal", "--endpoint", endpoint, "--environment_type", "PROCESS",
+		"--environment_config", `{"command":"`+wrapper+`"}`, "--worker_binary", os.Args[0], "--work_dir", t.TempDir())
+	if t.Failed() {
+		t.Logf("prism: %s", readLog(logs.Name()))
+	}
+}
+
+// readLog returns the log file's text.
+func readLog(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }
 
 // freePort returns a TCP port nothing listens on now.
@@ -257,6 +303,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--fail-on", "loud", dir}, `--fail-on: expected none, info, warning or error, found "loud"`},
 		{[]string{}, "expected one DATASET, found 0"},
 		{[]string{"--window", "0s", dir}, "--window: expected a duration > 0"},
+		{[]string{"--async", dir}, "--async: the result is read once the job is done"},
+		{[]string{"--runner", "dataflow", dir}, "--work_dir: this runner's workers write the result elsewhere"},
 	} {
 		_, stderr, code := beamCheck(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -44,7 +44,7 @@ type Output struct {
 func (c Config) options() (analyze.Options, error) {
 	opts := analyze.Options{Window: c.Window, PolicyName: c.PolicyName, Inference: c.Inference}
 	if c.Policy != "" {
-		p, err := policy.Parse(c.PolicyName, []byte(c.Policy))
+		p, err := policy.Parse("policy.toml", []byte(c.Policy)) // the driver sends TOML
 		if err != nil {
 			return opts, err
 		}
