@@ -124,6 +124,9 @@ func (s *Split) KeepFires(shard [][]byte) ([]byte, error) {
 func keptFires(kept [][]byte, counts []int32) ([]shardFire, error) {
 	var fs []shardFire
 	for _, b := range kept {
+		if len(b) == 0 {
+			continue // a shard KeepFires kept nothing of
+		}
 		_, f, err := readFires(b)
 		if err != nil {
 			return nil, err
