@@ -59,9 +59,7 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b != nil {
-			kept = append(kept, b)
-		}
+		kept = append(kept, b) // nil too: Finish skips what KeepFires kept nothing of
 	}
 	res, err := s.Finish(parts, kept...)
 	if err != nil {
