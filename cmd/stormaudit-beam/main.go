@@ -174,6 +174,12 @@ func configure(dir string) (Config, int, func(), error) {
 	if c.Outputs, err = outputs(*formatFlag, *outputFlag, work); err != nil {
 		return c, 0, cleanup, err
 	}
+	// the last stage writes these: none may land in the dataset it reads
+	for _, p := range append([]string{work}, outputPaths(c.Outputs)...) {
+		if inside(p, c.Dataset) {
+			return c, 0, cleanup, fmt.Errorf("check: --output or --work_dir: %s is in the dataset %s, which the check reads; write it elsewhere", p, dir)
+		}
+	}
 	// a result left by an earlier run is not this run's
 	for _, f := range []string{c.Status, filepath.Join(work, "stdout")} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -221,6 +227,21 @@ func outputs(formats, paths, work string) ([]Output, error) {
 		outs = append(outs, Output{Format: f, Path: abs})
 	}
 	return outs, nil
+}
+
+// outputPaths returns the paths of outs.
+func outputPaths(outs []Output) []string {
+	var ps []string
+	for _, o := range outs {
+		ps = append(ps, o.Path)
+	}
+	return ps
+}
+
+// inside reports whether path (absolute) is dir (absolute) or in it.
+func inside(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // local reports whether the workers run in this process: on Prism in

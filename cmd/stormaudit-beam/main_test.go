@@ -288,6 +288,11 @@ func freePort(t *testing.T) string {
 // error that names what was wrong.
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
+	log := filepath.Join(dir, "incident.ndjson")
+	if err := os.WriteFile(log, demodata.Incident, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds := ingestLogs(t, 0, log)
 	bad := filepath.Join(dir, "bad.toml")
 	if err := os.WriteFile(bad, []byte("delay = \"sometimes\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -304,6 +309,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{}, "expected one DATASET, found 0"},
 		{[]string{"--window", "0s", dir}, "--window: expected a duration > 0"},
 		{[]string{"--async", dir}, "--async: the result is read once the job is done"},
+		{[]string{"--output", filepath.Join(ds, "manifest.json"), ds}, "is in the dataset"},
+		{[]string{"--work_dir", filepath.Join(ds, "tmp"), ds}, "is in the dataset"},
 		{[]string{"--runner", "dataflow", dir}, "--work_dir: this runner's workers write the result elsewhere"},
 	} {
 		_, stderr, code := beamCheck(t, c.args...)
