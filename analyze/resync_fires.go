@@ -158,6 +158,19 @@ func restoreFires(r *resync, fs []shardFire, counts []int32) {
 	}
 }
 
+// valid checks that every fire names a device the rule saw: Finish
+// indexes by them.
+func (r *resync) valid() error {
+	for a := range r.Fires {
+		for _, f := range r.Fires[a] {
+			if f.Dev < 0 || int(f.Dev) >= len(r.Names) {
+				return fmt.Errorf("resync: a fire of device %d of %d", f.Dev, len(r.Names))
+			}
+		}
+	}
+	return nil
+}
+
 // appendFire appends f in varints (the delay as its 8 bytes).
 func appendFire(b []byte, f shardFire) []byte {
 	b = binary.AppendUvarint(b, uint64(f.part))

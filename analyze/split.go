@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/policy"
 )
 
 // A Split is a check cut into parts, for a driver that spreads the work
@@ -73,10 +75,17 @@ func (s *Split) optionsPrint() string {
 	}
 	pol := "none"
 	if p := s.k.c.Policy; p != nil {
-		pol = string(p.AppendTOML(nil))
+		pol = string(p.AppendTOML(nil)) + fmt.Sprint(declaredKeys(p))
 	}
-	// fmt prints maps sorted by key
-	text := fmt.Sprintf("%v|%v|%v|%d|%q|%v|%v", ids, s.opts.Thresholds, s.opts.Severity, s.k.fc.Window, pol, s.k.c.Inferred, s.k.info.Inferred)
+	thresholds := map[string]map[string]float64{}
+	for id, ts := range s.opts.Thresholds {
+		if len(ts) > 0 {
+			thresholds[id] = ts
+		}
+	}
+	// fmt prints maps sorted by key; severities are applied when the
+	// check finishes, not in partials
+	text := fmt.Sprintf("%v|%v|%d|%q|%v|%v", ids, thresholds, s.k.fc.Window, pol, s.k.c.Inferred, s.k.info.Inferred)
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
 }
@@ -84,6 +93,19 @@ func (s *Split) optionsPrint() string {
 // Inference returns the policy inferred from the dataset, nil when the
 // options declare one.
 func (s *Split) Inference() *Inference { return s.inference }
+
+// declaredKeys returns the keys p declares: a key declared and the same
+// value set in Go are told apart by some rules.
+func declaredKeys(p *policy.Policy) []string {
+	var keys []string
+	t := reflect.TypeFor[policy.Policy]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); name != "" && p.Declared(name) {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
 
 // Parts returns the number of parts: the dataset's buckets, or 1.
 func (s *Split) Parts() int { return max(s.man.Buckets, 1) }
@@ -206,10 +228,13 @@ func (s *Split) inOrder(parts []*Partial) ([]*Partial, error) {
 	}
 	parts = slices.Clone(parts)
 	slices.SortFunc(parts, func(a, b *Partial) int { return a.part - b.part })
-	if len(parts) == 1 && parts[0].part == -1 {
+	if len(parts) == 1 && parts[0].part == -1 && parts[0].fingerprint == s.fingerprint {
 		return parts, nil
 	}
 	for i, p := range parts {
+		if p.fingerprint != s.fingerprint {
+			return nil, fmt.Errorf("%s: part %d: made with other options (rules, thresholds, window or policy) than this check", s.dir, p.part)
+		}
 		if p.part != i {
 			return nil, fmt.Errorf("%s: expected the partials of parts 0 to %d, found part %d where part %d belongs", s.dir, s.Parts()-1, p.part, i)
 		}
@@ -273,7 +298,7 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 		return nil, fmt.Errorf("a partial: %w", err)
 	}
 	if h.Options != s.fingerprint || len(h.Contexts) != len(k.ctxs) || h.Fleet == nil {
-		return nil, fmt.Errorf("partial of part %d: made with other options (rules, thresholds, severities, window or policy) than this check", h.Part)
+		return nil, fmt.Errorf("partial of part %d: made with other options (rules, thresholds, window or policy) than this check", h.Part)
 	}
 	k.c.End, k.moved, k.movedDevices, k.movedGap, k.fc = h.End, h.Moved, h.MovedDevices, h.MovedGap, h.Fleet
 	for i, cs := range h.Contexts {
@@ -287,6 +312,11 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 		if m, ok := r.(merger); ok {
 			if err := dec.Decode(m); err != nil {
 				return nil, fmt.Errorf("partial of part %d: %s: %w", h.Part, r.Info().ID, err)
+			}
+		}
+		if rs, ok := r.(*resync); ok {
+			if err := rs.valid(); err != nil {
+				return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
 			}
 		}
 	}

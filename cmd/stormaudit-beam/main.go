@@ -19,12 +19,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
@@ -73,15 +73,20 @@ func run(args []string, stdout io.Writer) (int, error) {
 		flag.PrintDefaults()
 	}
 	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		// a worker: a runner that starts workers of its own (Dataflow, or
-		// a DOCKER or PROCESS environment) starts this binary with Beam's
-		// flags (--worker=true --id=...), and beam.Init runs the worker
-		// harness, then exits
 		if err := flag.CommandLine.Parse(args); err != nil {
 			return 2, err
 		}
-		beamlog.LogLevel = *logLevel
-		beam.Init()
+		if worker := flag.Lookup("worker"); worker != nil && worker.Value.String() == "true" {
+			// a runner that starts workers of its own (Dataflow, or a
+			// DOCKER or PROCESS environment) starts this binary with
+			// Beam's flags (--worker=true --id=...): beam.Init runs the
+			// worker harness, and then waits to be killed
+			go exitWithParent()
+			beamlog.LogLevel = *logLevel
+			beam.Init()
+			return 0, nil
+		}
+		args = flag.Args() // flags before the command
 	}
 	if len(args) == 0 || args[0] != "check" {
 		flag.Usage()
@@ -112,6 +117,18 @@ func run(args []string, stdout io.Writer) (int, error) {
 		return 2, fmt.Errorf("check: the pipeline failed: %w", err)
 	}
 	return finish(c, stdout)
+}
+
+// exitWithParent exits once the process that started this one is gone: a
+// worker whose boot program was killed (Beam's harness, done, waits to be
+// killed itself) is not left behind.
+func exitWithParent() {
+	parent := os.Getppid()
+	for range time.Tick(time.Second) {
+		if os.Getppid() != parent {
+			os.Exit(0)
+		}
+	}
 }
 
 // parseFlags parses the flags in args, before and after the arguments
@@ -156,34 +173,36 @@ func configure(dir string) (Config, int, func(), error) {
 		}
 		c.Policy, c.PolicyName = string(p.AppendTOML(nil)), *policyFlag // as TOML, whatever the file was
 	}
-	var cleanup func()
 	work := *workDir
 	if work == "" && !local() {
 		return c, 0, nil, errors.New("check: --work_dir: this runner's workers write the result elsewhere: give a directory they and this process share")
 	}
 	if work == "" {
-		if work, err = os.MkdirTemp("", "stormaudit-beam-"); err != nil {
-			return c, 0, nil, err
-		}
-		cleanup = func() { os.RemoveAll(work) }
+		work = os.TempDir()
 	}
 	if work, err = filepath.Abs(work); err != nil {
-		return c, 0, cleanup, err
-	}
-	c.Status = filepath.Join(work, "status")
-	if c.Outputs, err = outputs(*formatFlag, *outputFlag, work); err != nil {
-		return c, 0, cleanup, err
+		return c, 0, nil, err
 	}
 	// the last stage writes these: none may land in the dataset it reads
+	if c.Outputs, err = outputs(*formatFlag, *outputFlag); err != nil {
+		return c, 0, nil, err
+	}
 	for _, p := range append([]string{work}, outputPaths(c.Outputs)...) {
 		if inside(p, c.Dataset) {
-			return c, 0, cleanup, fmt.Errorf("check: --output or --work_dir: %s is in the dataset %s, which the check reads; write it elsewhere", p, dir)
+			return c, 0, nil, fmt.Errorf("check: --output or --work_dir: %s is in the dataset %s, which the check reads; write it elsewhere", p, dir)
 		}
 	}
-	// a result left by an earlier run is not this run's
-	for _, f := range []string{c.Status, filepath.Join(work, "stdout")} {
-		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return c, 0, cleanup, fmt.Errorf("check: --work_dir: %w", err)
+	// a directory of this run's own: no earlier or concurrent run's
+	// result is taken for this one's, and no file of the user's is touched
+	run, err := os.MkdirTemp(work, "stormaudit-beam-")
+	if err != nil {
+		return c, 0, nil, fmt.Errorf("check: --work_dir: %w", err)
+	}
+	cleanup := func() { os.RemoveAll(run) }
+	c.Status, c.Stdout = filepath.Join(run, "status"), filepath.Join(run, "stdout")
+	for i := range c.Outputs {
+		if c.Outputs[i].Path == "-" {
+			c.Outputs[i].Path = c.Stdout
 		}
 	}
 	// the driver reads the dataset too: a bad one fails here, named,
@@ -196,9 +215,9 @@ func configure(dir string) (Config, int, func(), error) {
 	return c, s.Parts(), cleanup, nil
 }
 
-// outputs pairs the formats with the output paths; stdout is a file in
-// work that finish copies.
-func outputs(formats, paths, work string) ([]Output, error) {
+// outputs pairs the formats with the output paths, absolute, "-" for
+// stdout.
+func outputs(formats, paths string) ([]Output, error) {
 	fs := strings.Split(formats, ",")
 	ps := strings.Split(paths, ",")
 	if paths == "" {
@@ -218,22 +237,25 @@ func outputs(formats, paths, work string) ([]Output, error) {
 			if stdout {
 				return nil, errors.New("check: --output: two formats go to stdout; give --output a file for all but one")
 			}
-			stdout, p = true, filepath.Join(work, "stdout")
+			stdout = true
+		} else {
+			var err error
+			if p, err = filepath.Abs(p); err != nil {
+				return nil, err
+			}
 		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, err
-		}
-		outs = append(outs, Output{Format: f, Path: abs})
+		outs = append(outs, Output{Format: f, Path: p})
 	}
 	return outs, nil
 }
 
-// outputPaths returns the paths of outs.
+// outputPaths returns the paths of outs' files.
 func outputPaths(outs []Output) []string {
 	var ps []string
 	for _, o := range outs {
-		ps = append(ps, o.Path)
+		if o.Path != "-" {
+			ps = append(ps, o.Path)
+		}
 	}
 	return ps
 }
@@ -244,18 +266,27 @@ func inside(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// local reports whether the workers run in this process: on Prism in
-// process, or through a job server with the LOOPBACK environment.
+// local reports whether the workers run in this process, and so can
+// write the result to its temporary directory: Prism or the direct runner
+// in process (no --endpoint), or a job server with the LOOPBACK
+// environment.
 func local() bool {
-	runner, env := flag.Lookup("runner"), flag.Lookup("environment_type")
-	if runner == nil || env == nil {
-		return true
+	value := func(name string) string {
+		if f := flag.Lookup(name); f != nil {
+			return strings.ToLower(f.Value.String())
+		}
+		return ""
 	}
-	switch strings.ToLower(runner.Value.String()) {
-	case "", "prism", "direct":
+	env := value("environment_type")
+	switch value("runner") {
+	case "", "prism", "prismrunner":
+		return value("endpoint") == "" && (env == "" || env == "loopback")
+	case "direct", "directrunner":
 		return true
+	case "universal", "portable", "portablerunner", "flink", "spark":
+		return env == "loopback"
 	}
-	return strings.EqualFold(env.Value.String(), "LOOPBACK")
+	return false
 }
 
 // parseFailOn reads --fail-on.
@@ -282,7 +313,7 @@ func finish(c Config, stdout io.Writer) (int, error) {
 		return 2, fmt.Errorf("check: %s: %w", c.Status, err)
 	}
 	for _, o := range c.Outputs {
-		if filepath.Base(o.Path) == "stdout" && filepath.Dir(o.Path) == filepath.Dir(c.Status) {
+		if o.Path == c.Stdout {
 			f, err := os.Open(o.Path)
 			if err != nil {
 				return 2, err

@@ -207,11 +207,10 @@ func TestJobServer(t *testing.T) {
 		t.Skip("builds and starts the Prism job server")
 	}
 	bin := filepath.Join(t.TempDir(), "prism")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/apache/beam/sdks/v2/go/cmd/prism").CombinedOutput(); err != nil {
-		t.Fatalf("building prism: %v\n%s", err, out)
-	}
-	job, web := freePort(t), freePort(t)
-	prism := exec.Command(bin, "--job_port", job, "--web_port", web)
+	goBuild(t, bin, "github.com/apache/beam/sdks/v2/go/cmd/prism")
+	job := freePort(t)
+	// it shuts itself down if this test dies before its cleanup
+	prism := exec.Command(bin, "--job_port", job, "--serve_http=false", "--idle_shutdown_timeout=2m")
 	// a file, not a pipe: the workers prism starts inherit it and outlive it
 	logs, err := os.Create(filepath.Join(t.TempDir(), "prism.log"))
 	if err != nil {
@@ -223,9 +222,20 @@ func TestJobServer(t *testing.T) {
 	if err := prism.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// boot copies the worker binary into a /tmp/binNNN of its own choosing
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "bin*", "worker"))
 	t.Cleanup(func() {
 		syscall.Kill(-prism.Process.Pid, syscall.SIGKILL)
 		prism.Wait()
+		after, _ := filepath.Glob(filepath.Join(os.TempDir(), "bin*", "worker"))
+		for _, w := range after {
+			if !slices.Contains(before, w) {
+				os.RemoveAll(filepath.Dir(w))
+			}
+		}
+		if t.Failed() {
+			t.Logf("prism: %s", readLog(logs.Name()))
+		}
 	})
 	endpoint := "localhost:" + job
 	deadline := time.Now().Add(30 * time.Second)
@@ -251,19 +261,26 @@ func TestJobServer(t *testing.T) {
 	// of its own, this binary with Beam's flags, as a DOCKER environment
 	// or Dataflow does in a container
 	boot := filepath.Join(t.TempDir(), "boot")
-	if out, err := exec.Command("go", "build", "-o", boot, "github.com/apache/beam/sdks/v2/go/container").CombinedOutput(); err != nil {
-		t.Fatalf("building boot: %v\n%s", err, out)
-	}
-	// Prism 2.77 passes the worker id quoted (--id='...'), without a shell
+	goBuild(t, boot, "github.com/apache/beam/sdks/v2/go/container")
+	// Prism 2.77 passes the worker id quoted (--id='...'), without a
+	// shell; and boot stages what it fetches in --semi_persist_dir (/tmp)
 	wrapper := filepath.Join(t.TempDir(), "boot.sh")
-	script := "#!/bin/sh\nfor a in \"$@\"; do set -- \"$@\" \"$(printf %s \"$a\" | tr -d \"'\")\"; shift; done\nexec " + boot + " \"$@\"\n"
+	script := "#!/bin/sh\nfor a in \"$@\"; do set -- \"$@\" \"$(printf %s \"$a\" | tr -d \"'\")\"; shift; done\nexec " + boot +
+		" --semi_persist_dir=" + t.TempDir() + " \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	sameAsCheck(t, ds, "", "--runner", "universal", "--endpoint", endpoint, "--environment_type", "PROCESS",
 		"--environment_config", `{"command":"`+wrapper+`"}`, "--worker_binary", os.Args[0], "--work_dir", t.TempDir())
-	if t.Failed() {
-		t.Logf("prism: %s", readLog(logs.Name()))
+}
+
+// goBuild builds pkg, a package of Beam, into bin.
+func goBuild(t *testing.T, bin, pkg string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", pkg, err, out)
 	}
 }
 
@@ -312,6 +329,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--output", filepath.Join(ds, "manifest.json"), ds}, "is in the dataset"},
 		{[]string{"--work_dir", filepath.Join(ds, "tmp"), ds}, "is in the dataset"},
 		{[]string{"--runner", "dataflow", dir}, "--work_dir: this runner's workers write the result elsewhere"},
+		{[]string{"--runner", "prism", "--endpoint", "localhost:1", dir}, "--work_dir: this runner's workers write the result elsewhere"},
 	} {
 		_, stderr, code := beamCheck(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

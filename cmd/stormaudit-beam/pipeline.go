@@ -33,6 +33,7 @@ type Config struct {
 	PerRule    int
 	Version    string
 	Status     string // where the finishing stage writes the exit status
+	Stdout     string // the output the driver copies to its stdout
 }
 
 // Output is one format and the file it goes to.
