@@ -65,8 +65,11 @@ func (p *Partial) TakeFires(shards int) map[int][]byte {
 }
 
 // resync returns the partial's resync rule, nil if it does not run.
-func (p *Partial) resync() *resync {
-	for _, r := range p.k.rules {
+func (p *Partial) resync() *resync { return p.k.resync() }
+
+// resync returns the checker's resync rule, nil if it does not run.
+func (k *checker) resync() *resync {
+	for _, r := range k.rules {
 		if rs, ok := r.(*resync); ok {
 			return rs
 		}
@@ -80,10 +83,8 @@ func (p *Partial) resync() *resync {
 // if none.
 func (s *Split) KeepFires(shard [][]byte) ([]byte, error) {
 	group := resyncGroup
-	for _, r := range s.k.rules {
-		if rs, ok := r.(*resync); ok {
-			group = rs.group
-		}
+	if rs := s.k.resync(); rs != nil {
+		group = rs.group
 	}
 	type key struct {
 		attempt int

@@ -314,10 +314,10 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 				return nil, fmt.Errorf("partial of part %d: %s: %w", h.Part, r.Info().ID, err)
 			}
 		}
-		if rs, ok := r.(*resync); ok {
-			if err := rs.valid(); err != nil {
-				return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
-			}
+	}
+	if rs := k.resync(); rs != nil {
+		if err := rs.valid(); err != nil {
+			return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
 		}
 	}
 	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken}, nil
