@@ -193,6 +193,9 @@ func (k *checker) consumers() []func(*Device) {
 func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *Result {
 	c := k.c
 	c.Dataset, c.Manifest = dir, man
+	if p := c.Policy; p != nil && !c.Inferred && p.Declared("keepalive_s") && p.KeepaliveS > 0 {
+		k.fc.Inc.keepalive = seconds(p.KeepaliveS)
+	}
 	c.Fleet = k.fc.stats()
 	if k.moved > 0 {
 		c.Note("timelines", fmt.Sprintf("%s on %s came just after a counter reset it caused, written up to %s before it "+

@@ -38,8 +38,11 @@ type FleetStats struct {
 	Fairness float64
 
 	// Incidents are the losses that took many devices down together, in
-	// time order (see Incident).
+	// time order (see Incident), on times corrected by ClockOffsets.
 	Incidents []Incident
+	// ClockOffsets are the devices whose clocks the incidents show to be
+	// off (see ClockOffset), in the order they were found.
+	ClockOffsets []ClockOffset
 
 	// Flushed counts the messages the devices flushed from their outboxes,
 	// placed in time as Device.Flushes places them. FlushFirst is the
@@ -104,7 +107,7 @@ func (fc *fleetCounter) add(d *Device) {
 
 // recovery returns the time a loss took to recover: from the loss to the
 // connect that ended it (0 for a clock stepped back: clock-anomaly says so).
-func (e *Episode) recovery() time.Duration { return time.Duration(max(0, e.End-e.Start)) }
+func (e *Episode) recovery() time.Duration { return time.Duration(max(0, e.End-e.Lost)) }
 
 // stats returns the figures, once every device is added.
 func (fc *fleetCounter) stats() *FleetStats {
@@ -127,7 +130,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 			}
 		}
 	}
-	st.Incidents = fc.Inc.incidents()
+	st.Incidents, st.ClockOffsets = fc.Inc.incidents()
 	fc.Flush.stats(st)
 	slices.Sort(st.TTR)
 	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)

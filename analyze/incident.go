@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -12,9 +13,20 @@ import (
 // records whether or not they record disconnects (docs/rules.md,
 // "Incidents").
 type Incident struct {
-	// LostAt is the first loss of the incident, LastLoss the last loss
-	// counted in it (Unix ns).
-	LostAt, LastLoss int64
+	// LostAt is when the incident began (Unix ns): its first loss, but for
+	// a silent outage the estimate of when the link died (see Basis);
+	// LostAtEarliest and LostAtLatest bound it. FirstLoss and LastLoss
+	// are the first and last losses counted in it.
+	LostAt, LostAtEarliest, LostAtLatest int64
+	FirstLoss, LastLoss                  int64
+	// Basis says how LostAt was derived: BasisFirstLoss, BasisKeepalive
+	// or BasisSpread.
+	Basis string
+	// Silent is true for a silent outage: losses noticed one by one, over
+	// up to a keepalive, with none of its devices back in between. Its
+	// times to recover run from LostAt, not from each device's own
+	// detection.
+	Silent bool
 	// DevicesLost counts the devices it took down; LossInferred is true
 	// when none of them recorded the loss (a disconnected record): the
 	// losses are inferred from new attempts after connected records.
@@ -26,6 +38,14 @@ type Incident struct {
 	// their loss, whatever they did later.
 	FirstConnectAt int64
 	Recovered      int
+	// RecoveredBeforeNext counts its devices that connected after their
+	// loss and before the next incident's LostAt (all that recovered, for
+	// the last incident): a device that came back only after the next
+	// loss has a time to recover that spans both.
+	RecoveredBeforeNext int
+	// Corrected counts its devices whose times were corrected for their
+	// clock offsets (FleetStats.ClockOffsets).
+	Corrected int
 	// TTR holds each recovered device's time to recover, from its own
 	// loss to its first successful connect after it, sorted; TTR50 ...
 	// TTRMax are its nearest-rank percentiles.
@@ -63,13 +83,18 @@ type lossEvent struct {
 }
 
 // incidentCounter gathers the losses and connects of every device and
-// finds the incidents among them. It keeps 24 bytes per loss and 8 per
-// connect.
+// finds the incidents among them. It keeps 24 bytes per loss, 12 per
+// connect, and the name of each device with a loss (to report its clock
+// offset).
 type incidentCounter struct {
 	Losses   []lossEvent
 	Connects []int64 // every connected record of the session stage
-	Devices  int32   // devices read
-	Known    int     // devices known to have been connected: a session, or a loss
+	ConnDevs []int32 // the device of each of Connects
+	Names    map[int32]string
+	Devices  int32 // devices read
+	Known    int   // devices known to have been connected: a session, or a loss
+
+	keepalive time.Duration // the declared keepalive, 0 if none: set before incidents
 }
 
 func (ic *incidentCounter) add(d *Device) {
@@ -78,30 +103,93 @@ func (ic *incidentCounter) add(d *Device) {
 	last := int64(NoTime)
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
-		if !ep.Loss() || last != NoTime && ep.Start < addSat(last, int64(IncidentWindow)) {
+		if !ep.Loss() || last != NoTime && ep.Lost < addSat(last, int64(IncidentWindow)) {
 			continue // a device counts once in a window
 		}
-		last = ep.Start
-		ic.Losses = append(ic.Losses, lossEvent{At: ep.Start, Back: ep.End, Dev: dev, Explicit: !ep.Inferred})
+		last = ep.Lost
+		ic.Losses = append(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Dev: dev, Explicit: !ep.Inferred})
 	}
 	for i := range d.Sessions {
 		ic.Connects = append(ic.Connects, d.Sessions[i].Up)
+		ic.ConnDevs = append(ic.ConnDevs, dev)
+	}
+	if last != NoTime {
+		if ic.Names == nil {
+			ic.Names = map[int32]string{}
+		}
+		ic.Names[dev] = strings.Clone(d.ID)
 	}
 	if last != NoTime || len(d.Sessions) > 0 {
 		ic.Known++
 	}
 }
 
-// incidents returns the incidents, in time order.
-func (ic *incidentCounter) incidents() []Incident {
+// maxCorrections bounds the rounds of clock corrections.
+const maxCorrections = 16
+
+// incidents returns the incidents, in time order, on times corrected for
+// the clock offsets it finds (see offsets.go), and those offsets.
+func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset) {
 	ls := ic.Losses
-	slices.SortFunc(ls, func(a, b lossEvent) int { return cmp.Compare(a.At, b.At) })
-	slices.Sort(ic.Connects)
-	need := IncidentMinDevices(ic.Known)
+	var offs []ClockOffset
 	var out []Incident
+	var spans [][2]int
+	for round := 0; ; round++ {
+		slices.SortFunc(ls, func(a, b lossEvent) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Dev, b.Dev)) })
+		out, spans = ic.findIncidents(ls)
+		if round == maxCorrections {
+			break
+		}
+		found := ic.correct(out, spans)
+		if len(found) == 0 {
+			break
+		}
+		offs = append(offs, found...)
+	}
+	corrected := map[int32]bool{}
+	for _, o := range offs {
+		corrected[o.dev] = true
+	}
+	slices.Sort(ic.Connects)
+	for k := range out {
+		next := int64(NoTime)
+		if k+1 < len(out) {
+			next = out[k+1].LostAt
+		}
+		out[k].RecoveredBeforeNext = recoveredBefore(ls[spans[k][0]:spans[k][1]], next)
+		out[k].Corrected = len(firstLosses(slices.DeleteFunc(slices.Clone(ls[spans[k][0]:spans[k][1]]), func(l lossEvent) bool { return !corrected[l.Dev] })))
+		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.Connects, out[k].LostAt, next, int64(time.Second))
+	}
+	ic.Losses, ic.Connects, ic.ConnDevs, ic.Names = nil, nil, nil, nil
+	return out, offs
+}
+
+// findIncidents returns the incidents among the losses ls, sorted by
+// time, and the span of ls each holds: the tight ones (IncidentWindow),
+// and the silent outages (silent.go) that replace the tight ones they
+// hold.
+func (ic *incidentCounter) findIncidents(ls []lossEvent) ([]Incident, [][2]int) {
+	need := IncidentMinDevices(ic.Known)
+	spans := chainLosses(ls, need, int64(IncidentWindow))
+	spans, silent := ic.silentOutages(ls, need, spans)
+	out := make([]Incident, len(spans))
+	for k, sp := range spans {
+		out[k] = newIncident(ls[sp[0]:sp[1]])
+		if silent[k] {
+			ic.silentEstimate(&out[k], ls[sp[0]:sp[1]])
+		}
+	}
+	return out, spans
+}
+
+// chainLosses returns the spans of ls (sorted by time) in which every
+// loss begins a window of width w that holds at least need losses,
+// overlapping windows chained into one span.
+func chainLosses(ls []lossEvent, need int, w int64) [][2]int {
+	var spans [][2]int
 	lo, hi, until := -1, -1, int64(0)
 	for i, j := 0, 0; i < len(ls); i++ {
-		for j < len(ls) && ls[j].At < addSat(ls[i].At, int64(IncidentWindow)) {
+		for j < len(ls) && ls[j].At < addSat(ls[i].At, w) {
 			j++
 		}
 		if j-i < need {
@@ -111,29 +199,23 @@ func (ic *incidentCounter) incidents() []Incident {
 			hi = max(hi, j)
 		} else {
 			if lo >= 0 {
-				out = append(out, newIncident(ls[lo:hi]))
+				spans = append(spans, [2]int{lo, hi})
 			}
 			lo, hi = i, j
 		}
-		until = addSat(ls[i].At, int64(IncidentWindow))
+		until = addSat(ls[i].At, w)
 	}
 	if lo >= 0 {
-		out = append(out, newIncident(ls[lo:hi]))
+		spans = append(spans, [2]int{lo, hi})
 	}
-	for k := range out {
-		next := int64(NoTime)
-		if k+1 < len(out) {
-			next = out[k+1].LostAt
-		}
-		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.Connects, out[k].LostAt, next, int64(time.Second))
-	}
-	ic.Losses, ic.Connects = nil, nil
-	return out
+	return spans
 }
 
 // newIncident sums up the losses of one incident, each device once.
 func newIncident(ls []lossEvent) Incident {
-	inc := Incident{LostAt: ls[0].At, LastLoss: ls[len(ls)-1].At, LossInferred: true, FirstConnectAt: NoTime, ConnectsPeakAt: NoTime, FlushPeakAt: NoTime}
+	first := ls[0].At
+	inc := Incident{LostAt: first, FirstLoss: first, LostAtEarliest: first, LostAtLatest: first, Basis: BasisFirstLoss,
+		LastLoss: ls[len(ls)-1].At, LossInferred: true, FirstConnectAt: NoTime, ConnectsPeakAt: NoTime, FlushPeakAt: NoTime}
 	seen := map[int32]bool{}
 	for _, l := range ls {
 		if seen[l.Dev] {
@@ -154,6 +236,23 @@ func newIncident(ls []lossEvent) Incident {
 	slices.Sort(inc.TTR)
 	inc.TTR50, inc.TTR90, inc.TTR99, inc.TTRMax = rank(inc.TTR, 0.5), rank(inc.TTR, 0.9), rank(inc.TTR, 0.99), rank(inc.TTR, 1)
 	return inc
+}
+
+// recoveredBefore counts the devices of losses ls that connected before
+// next (NoTime: at all), each device once.
+func recoveredBefore(ls []lossEvent, next int64) int {
+	seen := map[int32]bool{}
+	n := 0
+	for _, l := range ls {
+		if seen[l.Dev] {
+			continue
+		}
+		seen[l.Dev] = true
+		if l.Back != NoTime && (next == NoTime || l.Back < next) {
+			n++
+		}
+	}
+	return n
 }
 
 // peakPerWindow returns the most of the sorted times ts in one window

@@ -67,6 +67,15 @@ func (ic *incidentCounter) merge(next *incidentCounter) {
 		ic.Losses = append(ic.Losses, l)
 	}
 	ic.Connects = append(ic.Connects, next.Connects...)
+	for _, d := range next.ConnDevs {
+		ic.ConnDevs = append(ic.ConnDevs, d+ic.Devices)
+	}
+	for d, id := range next.Names {
+		if ic.Names == nil {
+			ic.Names = map[int32]string{}
+		}
+		ic.Names[d+ic.Devices] = id
+	}
 	ic.Devices += next.Devices
 	ic.Known += next.Known
 }

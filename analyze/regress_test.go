@@ -85,10 +85,10 @@ func TestResetBeforeItsOwnConnect(t *testing.T) {
 func TestIncidentsCenturiesApart(t *testing.T) {
 	var ic incidentCounter
 	for i, at := range []int64{-8520336000e9, -8520336000e9 + 1e6, -8520336000e9 + 2e6, 1764500000e9} {
-		d := &Device{ID: fmt.Sprint("d", i), Episodes: []Episode{{Start: at, End: NoTime, First: 0, Last: -1}}}
+		d := &Device{ID: fmt.Sprint("d", i), Episodes: []Episode{{Start: at, Lost: at, End: NoTime, First: 0, Last: -1}}}
 		ic.add(d)
 	}
-	incs := ic.incidents()
+	incs, _ := ic.incidents()
 	if len(incs) != 1 || incs[0].DevicesLost != 3 || incs[0].LastLoss != -8520336000e9+2e6 {
 		t.Errorf("incidents %+v, want one of the 3 devices in 1700", incs)
 	}

@@ -147,9 +147,10 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 }
 
 func (r *reconnectWhileConnected) Finish(c *Context) {
-	incs := c.Fleet.Incidents
+	incs, offs := c.Fleet.Incidents, c.Fleet.offsets()
 	for _, cd := range r.Devs {
-		kept := slices.DeleteFunc(slices.Clone(cd.Occ), func(o churnOcc) bool { return inIncident(incs, o.At) })
+		off := int64(offs[cd.ID])
+		kept := slices.DeleteFunc(slices.Clone(cd.Occ), func(o churnOcc) bool { return inIncident(incs, o.At-off) })
 		if len(kept) > 0 {
 			c.Report(r.finding(cd.ID, kept, len(cd.Occ)-len(kept), cd.Flaps))
 		}

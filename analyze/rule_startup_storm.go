@@ -16,14 +16,36 @@ const startupStormID = "startup-storm"
 // long as no such gap opens.
 const StartupGap = 10 * time.Second
 
-func init() { register(func() Rule { return &startupStorm{} }) }
+// DefaultStartupSpread is the startup spread a boot is judged against
+// when the policy declares none (threshold default_spread_s of
+// [rules.startup-storm]): the field guides ask devices to spread their
+// first connects, and a fleet that opens them all within a second is a
+// storm whether or not its broker coped.
+const DefaultStartupSpread = 5 * time.Second
+
+func init() {
+	register(func() Rule { return &startupStorm{defaultSpread: DefaultStartupSpread.Seconds()} })
+}
 
 // startupStorm flags cold boots whose first socket-opens bunch beyond a
 // uniform spread: over the declared startup_spread_s, or without one,
-// over the time the boot took to bring its devices up. Device keeps each
-// start; Finish groups them into boots and judges each.
+// over the default spread or the time the boot took to bring its devices
+// up, whichever is longer. Device keeps each start; Finish groups them
+// into boots and judges each.
 type startupStorm struct {
-	Starts []fleetStart
+	Starts        []fleetStart
+	defaultSpread float64 // s
+}
+
+func (r *startupStorm) Thresholds() []Threshold {
+	return []Threshold{{Name: "default_spread_s", Default: DefaultStartupSpread.Seconds(), Min: 0, Max: 86400,
+		Help: "the startup spread a boot is judged against when the policy declares no startup_spread_s"}}
+}
+
+func (r *startupStorm) SetThreshold(name string, v float64) {
+	if name == "default_spread_s" {
+		r.defaultSpread = v
+	}
 }
 
 // fleetStart is one start of a device: when its first record was written
@@ -75,8 +97,8 @@ func (r *startupStorm) Finish(c *Context) {
 		for hi < len(r.Starts) && r.Starts[hi].Boot-r.Starts[hi-1].Boot <= int64(StartupGap) {
 			hi++
 		}
-		if b, ok := judgeBoot(r.Starts[lo:hi], spread, declared); ok {
-			c.Report(b.finding(declared))
+		if b, ok := judgeBoot(r.Starts[lo:hi], spread, declared, r.defaultSpread); ok {
+			c.Report(b.finding(declared, r.defaultSpread))
 		}
 		lo = hi
 	}
@@ -100,8 +122,9 @@ type boot struct {
 
 // judgeBoot judges the starts of one boot against a uniform spread of
 // their first socket-opens over spread seconds (declared), or over the
-// boot's own span from its first start to its last first connect.
-func judgeBoot(ss []fleetStart, spread float64, declared bool) (boot, bool) {
+// longer of byDefault seconds and the boot's own span from its first
+// start to its last first connect.
+func judgeBoot(ss []fleetStart, spread float64, declared bool, byDefault float64) (boot, bool) {
 	b := boot{devices: len(ss), first: ss[0].Boot, up: math.MinInt64}
 	if len(ss) < StormMin {
 		return b, false
@@ -120,7 +143,7 @@ func judgeBoot(ss []fleetStart, spread float64, declared bool) (boot, bool) {
 	b.observed, b.at = peakPerWindow(opens, math.MinInt64+1, NoTime, w)
 	b.spread = spread
 	if !declared {
-		b.spread = float64(b.up-b.first) / 1e9
+		b.spread = max(float64(b.up-b.first)/1e9, byDefault)
 	}
 	span := max(b.spread, StormWindow.Seconds())
 	b.expected = min(float64(len(ss)), float64(len(ss))*StormWindow.Seconds()/span)
@@ -137,12 +160,17 @@ func judgeBoot(ss []fleetStart, spread float64, declared bool) (boot, bool) {
 	return b, true
 }
 
-func (b boot) finding(declared bool) Finding {
+func (b boot) finding(declared bool, byDefault float64) Finding {
 	f := Finding{Rule: startupStormID, Severity: Warning, Device: Fleet, Start: b.at, End: b.at + int64(StormWindow), Records: b.refs}
 	over := fmt.Sprintf("the policy's startup_spread_s of %s s", fmtSeconds(b.spread))
-	if !declared {
+	switch {
+	case declared:
+	case b.spread > byDefault:
 		over = fmt.Sprintf("the %s s the boot took to bring its devices up (from its first start to its last first connect; "+
 			"declare startup_spread_s to judge against the spread the fleet promises)", fmtSeconds(b.spread))
+	default:
+		over = fmt.Sprintf("the default startup spread of %s s (the policy declares no startup_spread_s; "+
+			"[rules.startup-storm] default_spread_s sets the default)", fmtSeconds(b.spread))
 	}
 	notUp := "all of them connected"
 	if b.notUpCount > 0 {

@@ -32,6 +32,17 @@ func simFindings(t *testing.T, cfg simulate.Config, pol *policy.Policy, rule str
 	return of(res, rule), st
 }
 
+// simFindingsWith is simFindings with options.
+func simFindingsWith(t *testing.T, cfg simulate.Config, opts Options, rule string) []Finding {
+	t.Helper()
+	dir, _ := simDataset(t, cfg)
+	res, err := Check(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return of(res, rule)
+}
+
 func TestSimSpacing(t *testing.T) {
 	pol := declaredPreset(t, "full-jitter", "")
 	cfg := simulate.Config{Devices: 400, Outage: 20 * time.Second, Policy: *pol, Seed: 5, DevicesPerHost: 4, Capacity: 50}

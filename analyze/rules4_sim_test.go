@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +22,10 @@ func TestStartupStormSimulated(t *testing.T) {
 	}{
 		{"no spread, judged against 60 s", simulate.Config{Policy: *plain}, true, true},
 		{"no spread, the broker takes 20 a second", simulate.Config{Policy: *plain, Capacity: 20}, false, true},
-		{"no spread, the broker takes all at once", simulate.Config{Policy: *plain}, false, false},
+		// a boot that brings every device up in one second is a storm
+		// against the default spread even when the broker took them all
+		{"no spread, the broker takes all at once", simulate.Config{Policy: *plain}, false, true},
+		{"no spread, judged against a default spread of 0", simulate.Config{Policy: *plain}, false, false},
 		{"a 60 s spread", simulate.Config{Policy: *spread}, true, false},
 		{"a 60 s spread, the broker takes 20 a second", simulate.Config{Policy: *spread, Capacity: 20}, true, false},
 	}
@@ -33,7 +37,12 @@ func TestStartupStormSimulated(t *testing.T) {
 			if tc.checkAs {
 				pol = spread
 			}
-			got, _ := simFindings(t, cfg, pol, startupStormID)
+			var got []Finding
+			if strings.Contains(tc.name, "default spread of 0") {
+				got = simFindingsWith(t, cfg, Options{Policy: pol, Thresholds: map[string]map[string]float64{startupStormID: {"default_spread_s": 0}}}, startupStormID)
+			} else {
+				got, _ = simFindings(t, cfg, pol, startupStormID)
+			}
 			if (len(got) > 0) != tc.wantFlag {
 				t.Errorf("flagged %d cold boots, want flagged %v:%s", len(got), tc.wantFlag, describe(got))
 			}

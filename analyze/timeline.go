@@ -101,10 +101,20 @@ type Episode struct {
 	First, Last int
 	Starting    bool // a start, not a loss
 	Inferred    bool // a loss the log has no record of
+	// Churn is true for an inferred loss without evidence: its one attempt
+	// connected within PromptConnect of its socket-open, and nothing
+	// failed. The device reconnected while connected; it lost nothing.
+	Churn bool
+	// Lost is when the connection was lost, as best the records say: Start,
+	// but for an inferred loss of a device that churns (its backoff_wait
+	// is a reconnect it chose, not the loss noticed), the socket-open of the
+	// episode's first attempt, the first sign that the broker was gone.
+	Lost int64
 }
 
-// Loss reports whether the episode is a lost connection (not a start).
-func (e *Episode) Loss() bool { return !e.Starting }
+// Loss reports whether the episode is a lost connection: not a start,
+// and not churn.
+func (e *Episode) Loss() bool { return !e.Starting && !e.Churn }
 
 // StageLine is the timeline of one stage other than the MQTT session: a
 // device that records its link (Wi-Fi, modem) or address (DHCP, DNS)
@@ -228,6 +238,10 @@ func (d *Device) Build() {
 			k = auditfmt.StageSession
 		}
 		d.step(&st[k], i)
+	}
+	d.judgeLosses(d.Episodes)
+	for i := range d.Stages {
+		d.judgeLosses(d.Stages[i].Episodes)
 	}
 	d.summarise()
 }
@@ -412,7 +426,7 @@ func (d *Device) Lost() bool {
 // Outage returns the session-stage episode the device is still in at the
 // end of its records (a loss, or a start that never connected), if any.
 func (d *Device) Outage() (*Episode, bool) {
-	if k := len(d.Episodes) - 1; k >= 0 && d.Episodes[k].End == NoTime {
+	if k := len(d.Episodes) - 1; k >= 0 && d.Episodes[k].End == NoTime && !d.Episodes[k].Churn {
 		return &d.Episodes[k], true
 	}
 	return nil, false

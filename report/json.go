@@ -63,17 +63,35 @@ type jsonFleet struct {
 	FlushPeak   int64  `json:"flush_peak"`
 	FlushPeakAt string `json:"flush_peak_at,omitempty"`
 
-	Incidents []jsonIncident `json:"incidents"`
+	Incidents    []jsonIncident    `json:"incidents"`
+	ClockOffsets []jsonClockOffset `json:"clock_offsets"`
+}
+
+// jsonClockOffset is one device of summary.fleet.clock_offsets.
+type jsonClockOffset struct {
+	Device      string  `json:"device"`
+	OffsetS     float64 `json:"offset_s"`
+	ResolutionS float64 `json:"resolution_s"`
+	LostAt      string  `json:"lost_at"`
+	Basis       string  `json:"basis"`
 }
 
 // jsonIncident is one incident of summary.fleet.incidents.
 type jsonIncident struct {
 	LostAt           string  `json:"lost_at"`
+	LostAtEarliest   string  `json:"lost_at_earliest"`
+	LostAtLatest     string  `json:"lost_at_latest"`
+	LostAtBasis      string  `json:"lost_at_basis"`
+	Silent           bool    `json:"silent"`
+	TTRFrom          string  `json:"ttr_from"`
+	FirstLossAt      string  `json:"first_loss_at"`
 	LastLossAt       string  `json:"last_loss_at"`
 	DevicesLost      int     `json:"devices_lost"`
 	LossInferred     bool    `json:"loss_inferred"`
 	FirstConnectAt   *string `json:"first_connect_at"`
 	Recovered        int     `json:"recovered"`
+	RecoveredBefore  int     `json:"recovered_before_next"`
+	Corrected        int     `json:"clock_corrected"`
 	TTR50S           float64 `json:"ttr_p50_s"`
 	TTR90S           float64 `json:"ttr_p90_s"`
 	TTR99S           float64 `json:"ttr_p99_s"`
@@ -249,17 +267,26 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 	for i := range st.Incidents {
 		jf.Incidents = append(jf.Incidents, jsonIncidentOf(&st.Incidents[i]))
 	}
+	jf.ClockOffsets = make([]jsonClockOffset, 0, len(st.ClockOffsets))
+	for _, o := range st.ClockOffsets {
+		jf.ClockOffsets = append(jf.ClockOffsets, jsonClockOffset{Device: o.Device, OffsetS: o.Offset.Seconds(),
+			ResolutionS: o.Resolution.Seconds(), LostAt: Time(o.LostAt), Basis: "audit"})
+	}
 	return jf
 }
 
 func jsonIncidentOf(in *analyze.Incident) jsonIncident {
-	ji := jsonIncident{LostAt: Time(in.LostAt), LastLossAt: Time(in.LastLoss), DevicesLost: in.DevicesLost,
+	ji := jsonIncident{LostAt: Time(in.LostAt), LostAtEarliest: Time(in.LostAtEarliest), LostAtLatest: Time(in.LostAtLatest),
+		LostAtBasis: in.Basis, Silent: in.Silent, TTRFrom: "each device's loss", FirstLossAt: Time(in.FirstLoss), LastLossAt: Time(in.LastLoss), DevicesLost: in.DevicesLost,
 		LossInferred: in.LossInferred, FirstConnectAt: optTime(in.FirstConnectAt), Recovered: in.Recovered,
-		TTR50S: in.TTR50.Seconds(), TTR90S: in.TTR90.Seconds(), TTR99S: in.TTR99.Seconds(), TTRMaxS: in.TTRMax.Seconds(),
+		RecoveredBefore: in.RecoveredBeforeNext, Corrected: in.Corrected, TTR50S: in.TTR50.Seconds(), TTR90S: in.TTR90.Seconds(), TTR99S: in.TTR99.Seconds(), TTRMaxS: in.TTRMax.Seconds(),
 		ConnectsPeakPerS: in.ConnectsPeak, ConnectsPeakAt: optTime(in.ConnectsPeakAt),
 		FlushPeakPerS: in.FlushPeak, FlushPeakAt: optTime(in.FlushPeakAt)}
 	if in.FlushPeak == 0 {
 		ji.FlushPeakAt = nil
+	}
+	if in.Silent {
+		ji.TTRFrom = "lost_at"
 	}
 	return ji
 }

@@ -47,12 +47,20 @@ type decodedDoc struct {
 			FlushPeak                int64  `json:"flush_peak"`
 			FlushPeakAt              string `json:"flush_peak_at"`
 			Incidents                []struct {
-				LostAt           string  `json:"lost_at"`
+				LostAt           string `json:"lost_at"`
+				LostAtEarliest   string `json:"lost_at_earliest"`
+				LostAtLatest     string `json:"lost_at_latest"`
+				LostAtBasis      string `json:"lost_at_basis"`
+				Silent           bool
+				TTRFrom          string  `json:"ttr_from"`
+				FirstLossAt      string  `json:"first_loss_at"`
 				LastLossAt       string  `json:"last_loss_at"`
 				DevicesLost      int     `json:"devices_lost"`
 				LossInferred     bool    `json:"loss_inferred"`
 				FirstConnectAt   *string `json:"first_connect_at"`
 				Recovered        int
+				RecoveredBefore  int     `json:"recovered_before_next"`
+				ClockCorrected   int     `json:"clock_corrected"`
 				TTR50S           float64 `json:"ttr_p50_s"`
 				TTR90S           float64 `json:"ttr_p90_s"`
 				TTR99S           float64 `json:"ttr_p99_s"`
@@ -62,6 +70,13 @@ type decodedDoc struct {
 				FlushPeakPerS    int64   `json:"flush_peak_per_s"`
 				FlushPeakAt      *string `json:"flush_peak_at"`
 			}
+			ClockOffsets []struct {
+				Device      string
+				OffsetS     float64 `json:"offset_s"`
+				ResolutionS float64 `json:"resolution_s"`
+				LostAt      string  `json:"lost_at"`
+				Basis       string
+			} `json:"clock_offsets"`
 		}
 		Notes   []string
 		Skipped []struct{ Rule, Reason string }
@@ -131,8 +146,13 @@ func TestJSON(t *testing.T) {
 	}
 	if in := s.Fleet.Incidents; len(in) != 1 || in[0].LostAt != "2026-11-30T14:17:30Z" || in[0].DevicesLost != 5 || !in[0].LossInferred ||
 		*in[0].FirstConnectAt != "2026-11-30T14:17:31Z" || in[0].Recovered != 4 || in[0].TTR50S != 2 || in[0].TTRMaxS != 4 ||
-		in[0].ConnectsPeakPerS != 3 || *in[0].ConnectsPeakAt != "2026-11-30T14:17:32Z" || in[0].FlushPeakAt != nil {
+		in[0].ConnectsPeakPerS != 3 || *in[0].ConnectsPeakAt != "2026-11-30T14:17:32Z" || in[0].FlushPeakAt != nil ||
+		in[0].LostAtEarliest != in[0].LostAt || in[0].LostAtLatest != in[0].LostAt || in[0].LostAtBasis != "first loss" || in[0].Silent ||
+		in[0].TTRFrom != "each device's loss" || in[0].FirstLossAt != in[0].LostAt || in[0].RecoveredBefore != 4 {
 		t.Errorf("incidents = %+v", in)
+	}
+	if len(s.Fleet.ClockOffsets) != 1 || s.Fleet.ClockOffsets[0].Device != "dev-0005" || s.Fleet.ClockOffsets[0].OffsetS != 4 || s.Fleet.ClockOffsets[0].Basis != "audit" {
+		t.Errorf("clock offsets = %+v", s.Fleet.ClockOffsets)
 	}
 	if len(s.Rules) != 3 || s.Rules[1].ID != "delay-bounds" || s.Rules[1].Severity != "error" || s.Rules[1].Help == "" {
 		t.Errorf("rules = %+v", s.Rules)

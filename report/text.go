@@ -41,6 +41,9 @@ func Text(w io.Writer, r *analyze.Result, opts TextOptions) error {
 		for i := range st.Incidents {
 			fmt.Fprintln(bw, IncidentText(&st.Incidents[i]))
 		}
+		if len(st.ClockOffsets) > 0 {
+			fmt.Fprintln(bw, ClockText(st.ClockOffsets))
+		}
 	}
 	textHeader(bw, r)
 	groups := groupByRule(r)
@@ -273,6 +276,28 @@ func fleetText(st *analyze.FleetStats) string {
 	return s
 }
 
+// ClockText says which devices' clocks the incidents showed to be off,
+// naming up to five.
+func ClockText(offs []analyze.ClockOffset) string {
+	lo, hi := offs[0].Offset, offs[0].Offset
+	var res time.Duration
+	for _, o := range offs {
+		lo, hi, res = min(lo, o.Offset), max(hi, o.Offset), max(res, o.Resolution)
+	}
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	s := fmt.Sprintf("clocks:   %s lost the connection and got it back together with the rest of the fleet, "+
+		"but stamped both %v to %v later (a negative offset is earlier; resolution %v): their clocks are off, "+
+		"and the incidents are on corrected times:", plural(len(offs), "device"), r(lo), r(hi), r(res))
+	for i, o := range offs {
+		if i == 5 {
+			s += fmt.Sprintf(" and %d more", len(offs)-5)
+			break
+		}
+		s += fmt.Sprintf(" %s %+.3fs", safe.Text(o.Device), o.Offset.Seconds())
+	}
+	return s + "."
+}
+
 // IncidentText says what an incident was in two lines a reviewer can read
 // aloud.
 func IncidentText(in *analyze.Incident) string {
@@ -282,6 +307,12 @@ func IncidentText(in *analyze.Incident) string {
 		how = "no disconnect recorded: inferred from the new attempts"
 	}
 	s := fmt.Sprintf("incident: at %s %s lost the connection together (%s)", Time(in.LostAt), plural(in.DevicesLost, "device"), how)
+	if in.Silent {
+		s = fmt.Sprintf("incident: at %s (between %s and %s, from the %s) %s lost the connection together: a silent outage, "+
+			"noticed one by one from %s to %s (%s), times to recover counted from %s",
+			Time(in.LostAt), Time(in.LostAtEarliest), Time(in.LostAtLatest), in.Basis, plural(in.DevicesLost, "device"),
+			Time(in.FirstLoss), Time(in.LastLoss), how, Time(in.LostAt))
+	}
 	if in.FirstConnectAt == analyze.NoTime {
 		return s + ";\n          none had connected again when the log ends."
 	}
@@ -292,6 +323,12 @@ func IncidentText(in *analyze.Incident) string {
 	}
 	if in.FlushPeak > 0 {
 		s += fmt.Sprintf(", outbox flush at %d messages in 1s at %s", in.FlushPeak, Time(in.FlushPeakAt))
+	}
+	if in.Corrected > 0 {
+		s += fmt.Sprintf("; on corrected times: %s' clocks were off (below)", plural(in.Corrected, "device"))
+	}
+	if in.RecoveredBeforeNext < in.Recovered {
+		s += fmt.Sprintf("; %d of them before the next incident (the others' times to recover span both)", in.RecoveredBeforeNext)
 	}
 	return s + "."
 }

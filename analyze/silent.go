@@ -1,0 +1,128 @@
+package analyze
+
+import (
+	"slices"
+	"time"
+)
+
+// The ways an incident's LostAt is derived (Incident.Basis).
+const (
+	// BasisFirstLoss: LostAt is the incident's first loss, as the devices
+	// recorded or inferred it (a reset reaches every device at once).
+	BasisFirstLoss = "first loss"
+	// BasisKeepalive: a silent outage dated from the declared keepalive K.
+	// A client notices a dead link when a ping goes unanswered, between
+	// 0 and 2K after the link died, so the link died in
+	// [last detection - 2K, first detection]; LostAt is the middle.
+	BasisKeepalive = "keepalive"
+	// BasisSpread: a silent outage with no keepalive declared, dated as
+	// under BasisKeepalive with K taken to be the spread of the
+	// detections (first to last): [first - spread, first], and its middle.
+	BasisSpread = "spread of the detections"
+)
+
+// DefaultDetectSpread is how far apart the detections of one silent
+// outage may lie when no keepalive is declared: two keepalives of 60 s,
+// the common default.
+const DefaultDetectSpread = 2 * time.Minute
+
+// silentOutages finds the silent outages among the losses ls (sorted by
+// time) and returns the incidents' spans: the silent outages, and the
+// tight incidents (spans of chainLosses over IncidentWindow) that no
+// silent outage holds; and which of them are silent.
+//
+// A silent outage is a chain of windows of twice the declared keepalive
+// (DefaultDetectSpread without one), each beginning at a loss and holding
+// at least need losses, in which the losses are spread out (the tight
+// incidents it holds have fewer than half its devices, and its losses
+// span more than 2 s) and the outage was common: the first tenth of its
+// devices to come back came back after nine tenths of its losses.
+func (ic *incidentCounter) silentOutages(ls []lossEvent, need int, tight [][2]int) ([][2]int, []bool) {
+	w := int64(DefaultDetectSpread)
+	if ic.keepalive > 0 {
+		w = 2 * int64(ic.keepalive)
+	}
+	var silent [][2]int
+	for _, c := range chainLosses(ls, need, w) {
+		if isSilent(ls[c[0]:c[1]], tightDevices(ls, tight, c)) {
+			silent = append(silent, c)
+		}
+	}
+	if len(silent) == 0 {
+		return tight, make([]bool, len(tight))
+	}
+	var spans [][2]int
+	var is []bool
+	for _, t := range tight {
+		if !slices.ContainsFunc(silent, func(s [2]int) bool { return t[0] < s[1] && s[0] < t[1] }) {
+			spans, is = append(spans, t), append(is, false)
+		}
+	}
+	for _, s := range silent {
+		k, _ := slices.BinarySearchFunc(spans, s, func(a, b [2]int) int { return a[0] - b[0] })
+		spans, is = slices.Insert(spans, k, s), slices.Insert(is, k, true)
+	}
+	return spans, is
+}
+
+// tightDevices counts the devices of the tight spans inside c.
+func tightDevices(ls []lossEvent, tight [][2]int, c [2]int) int {
+	n := 0
+	for _, t := range tight {
+		if t[0] >= c[0] && t[1] <= c[1] {
+			n += len(firstLosses(ls[t[0]:t[1]]))
+		}
+	}
+	return n
+}
+
+// isSilent reports whether the losses ls, of which tight devices lie in
+// tight incidents, are a silent outage (see silentOutages).
+func isSilent(ls []lossEvent, tight int) bool {
+	first := firstLosses(ls)
+	if 2*tight >= len(first) || ls[len(ls)-1].At-ls[0].At <= 2*int64(IncidentWindow) {
+		return false
+	}
+	losses, backs := make([]time.Duration, 0, len(first)), make([]time.Duration, 0, len(first))
+	for _, l := range ls {
+		if at, ok := first[l.Dev]; !ok || at != l.At {
+			continue
+		}
+		delete(first, l.Dev) // each device once
+		back := time.Duration(1<<63 - 1)
+		if l.Back != NoTime {
+			back = time.Duration(l.Back)
+		}
+		losses, backs = append(losses, time.Duration(l.At)), append(backs, back)
+	}
+	slices.Sort(losses)
+	slices.Sort(backs)
+	return rank(backs, 0.1) >= rank(losses, 0.9)
+}
+
+// silentEstimate dates a silent outage inc of losses ls (see the Basis
+// constants) and measures its times to recover from that date.
+func (ic *incidentCounter) silentEstimate(inc *Incident, ls []lossEvent) {
+	inc.Silent = true
+	first, last := inc.FirstLoss, inc.LastLoss
+	if ic.keepalive > 0 {
+		inc.LostAtEarliest, inc.Basis = last-2*int64(ic.keepalive), BasisKeepalive
+	} else {
+		inc.LostAtEarliest, inc.Basis = first-(last-first), BasisSpread
+	}
+	inc.LostAtLatest = first
+	inc.LostAtEarliest = min(inc.LostAtEarliest, first)
+	inc.LostAt = inc.LostAtEarliest + (inc.LostAtLatest-inc.LostAtEarliest)/2
+	inc.TTR = inc.TTR[:0]
+	seen := map[int32]bool{}
+	for _, l := range ls {
+		if seen[l.Dev] || l.Back == NoTime {
+			seen[l.Dev] = true
+			continue
+		}
+		seen[l.Dev] = true
+		inc.TTR = append(inc.TTR, time.Duration(max(0, l.Back-inc.LostAt)))
+	}
+	slices.Sort(inc.TTR)
+	inc.TTR50, inc.TTR90, inc.TTR99, inc.TTRMax = rank(inc.TTR, 0.5), rank(inc.TTR, 0.9), rank(inc.TTR, 0.99), rank(inc.TTR, 1)
+}
