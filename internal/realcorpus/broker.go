@@ -17,6 +17,8 @@ const (
 	KillMark    = markPrefix + "SIGKILL sent to the broker"
 	RestartMark = markPrefix + "restarting the broker"
 	StopMark    = markPrefix + "stopping the fleet"
+	FreezeMark  = markPrefix + "link frozen"   // the proxy stopped forwarding
+	RestoreMark = markPrefix + "link restored" // the proxy reset what it held and forwards again
 )
 
 // StampTime is the layout of a broker.log line's stamp.

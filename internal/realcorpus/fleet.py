@@ -20,6 +20,18 @@ Modes:
            (outcome "disconnected"). --churn F makes that fraction of the
            devices restart a healthy connection now and then without
            recording why (a stale-callback bug): reconnect churn.
+  churn    as library (loop_start(), the library's own reconnect beside
+           the manager, no disconnects recorded), but the manager churns:
+           after a successful connect its loop goes straight back to
+           drawing a delay and connecting again (it checks is_connected()
+           and continues into the next backoff instead of waiting for a
+           loss), so every device tears down its live session every half
+           second or so (the delay is drawn below 1 s).
+
+--clock-skew FRACTION:SECONDS sets that fraction of the devices' clocks
+SECONDS ahead (each device drawn from the seed and its client id): their
+recorded_at stamps are that far from the true time. --clock-offsets PATH
+writes the offsets drawn, {"client-id": seconds, ...}, as JSON.
 
 SIGTERM or SIGINT stops the fleet: every manager writes "stopped" and
 disconnects. Run by internal/realcorpus/gen (see docs/corpus.md); it needs
@@ -32,7 +44,7 @@ import signal
 import sys
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import paho.mqtt.client as mqtt
 
@@ -44,12 +56,16 @@ class Audit:
         self.f = open(path, "a", buffering=1)
         self.lock = threading.Lock()
 
-    def write(self, cid, outcome, attempt, delay, clean, **extra):
+    def write(self, cid, outcome, attempt, delay, clean, offset=0.0, **extra):
         # The time is taken before the lock, as a logging call does: two
-        # threads of one device may write in the other order.
+        # threads of one device may write in the other order. offset is how
+        # far the device's clock is ahead.
+        now = datetime.now(timezone.utc)
+        if offset:
+            now += timedelta(seconds=offset)
         rec = {"client_id": cid, "attempt": attempt, "backoff_delay_s": round(delay, 6),
                "outcome": outcome, "clean_session": clean,
-               "recorded_at": datetime.now(timezone.utc).isoformat()}
+               "recorded_at": now.isoformat()}
         rec.update(extra)
         line = json.dumps(rec)
         with self.lock:
@@ -68,8 +84,12 @@ class Policy:
 
 
 class Device:
-    def __init__(self, cid, args, audit, stop, rng):
+    def __init__(self, cid, args, audit, stop, rng, offset=0.0):
         self.cid, self.args, self.audit, self.stop, self.rng = cid, args, audit, stop, rng
+        self.offset = offset
+        # library and churn: paho's loop_start() thread runs the network
+        # loop (and its own automatic reconnect)
+        self.threaded = args.mode in ("library", "churn")
         self.policy = Policy(args.base, args.cap, args.multiplier)
         self.up = threading.Event()
         self.lost = threading.Event()
@@ -83,7 +103,7 @@ class Device:
         self.c = c
 
     def rec(self, outcome, delay=0.0, **extra):
-        self.audit.write(self.cid, outcome, self.attempt, delay, False, **extra)
+        self.audit.write(self.cid, outcome, self.attempt, delay, False, self.offset, **extra)
 
     def on_connect(self, client, userdata, flags, rc):
         if rc == 0:
@@ -104,7 +124,7 @@ class Device:
 
     def wait_connack(self, timeout):
         """Waits for the CONNACK of a connect just sent."""
-        if self.args.mode == "library":
+        if self.threaded:
             return self.up.wait(timeout)
         end = time.monotonic() + timeout
         while time.monotonic() < end and not self.up.is_set():
@@ -122,7 +142,7 @@ class Device:
                 self.c.reconnect()
         except OSError:
             return False
-        if self.args.mode == "library" and not self.looping:
+        if self.threaded and not self.looping:
             self.looping = True
             self.c.loop_start()
         return self.wait_connack(5)
@@ -147,6 +167,9 @@ class Device:
             self.rec("attempt_failed", delay)
 
     def run(self):
+        if self.args.mode == "churn":
+            self.run_churn()
+            return
         self.backoff()
         next_churn = time.monotonic() + self.rng.uniform(8, 16)
         while not self.stop.is_set():
@@ -173,6 +196,30 @@ class Device:
         except OSError:
             pass
 
+    def run_churn(self):
+        """The churning manager: its loop never waits for a loss. After a
+        successful connect it goes straight back to the next backoff and
+        connects again, tearing down the session it has."""
+        self.attempt = 0
+        while not self.stop.is_set():
+            delay = self.policy.draw(self.rng, self.attempt)
+            self.rec("backoff_wait", delay)
+            if self.stop.wait(delay):
+                break
+            self.up.clear()
+            if self.open_socket():
+                continue  # connected: on to the next backoff (the bug)
+            if self.c.is_connected():
+                continue  # the library's reconnect got there: the same
+            self.attempt += 1
+            self.rec("attempt_failed", delay)
+        self.rec("stopped")
+        try:
+            self.c.disconnect()
+            self.c.loop_stop()
+        except OSError:
+            pass
+
     def churn(self):
         """Restarts a healthy connection without recording why."""
         delay = self.policy.draw(self.rng, 0)
@@ -191,7 +238,7 @@ def main():
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--devices", type=int, default=100)
     ap.add_argument("--prefix", default="py")
-    ap.add_argument("--mode", choices=["library", "manual"], required=True)
+    ap.add_argument("--mode", choices=["library", "manual", "churn"], required=True)
     ap.add_argument("--audit", required=True)
     ap.add_argument("--base", type=float, default=1.0)
     ap.add_argument("--cap", type=float, default=30.0)
@@ -200,7 +247,14 @@ def main():
     ap.add_argument("--boot-spread", type=float, default=4.0, help="devices boot over this many seconds")
     ap.add_argument("--churn", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--clock-skew", default="", metavar="FRACTION:SECONDS",
+                    help="that fraction of the devices have clocks SECONDS ahead")
+    ap.add_argument("--clock-offsets", default="", metavar="PATH", help="write the clock offsets drawn here (JSON)")
     args = ap.parse_args()
+    skew_fraction, skew_s = 0.0, 0.0
+    if args.clock_skew:
+        f, _, sec = args.clock_skew.partition(":")
+        skew_fraction, skew_s = float(f), float(sec)
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -208,10 +262,19 @@ def main():
     audit = Audit(args.audit)
     master = random.Random(args.seed)
     threads = []
+    offsets = {}
     for i in range(args.devices):
-        d = Device("%s-%04d" % (args.prefix, i + 1), args, audit, stop, random.Random(master.getrandbits(64)))
+        cid = "%s-%04d" % (args.prefix, i + 1)
+        # the clock is drawn apart from the device's own random numbers, so
+        # that a skew leaves every delay as it was
+        if skew_fraction > 0 and random.Random("clock:%d:%s" % (args.seed, cid)).random() < skew_fraction:
+            offsets[cid] = skew_s
+        d = Device(cid, args, audit, stop, random.Random(master.getrandbits(64)), offsets.get(cid, 0.0))
         t = threading.Thread(target=d.run, daemon=True)
         threads.append(t)
+    if args.clock_offsets:
+        with open(args.clock_offsets, "w") as f:
+            json.dump(offsets, f, indent=1, sort_keys=True)
     gap = args.boot_spread / max(1, args.devices)
     for t in threads:
         t.start()

@@ -55,31 +55,63 @@ func Record(sc Scenario, dir string, tools Tools) error {
 		return err
 	}
 	defer os.Remove(conf) // the restart reads it again
+	fleetPort := port
+	var px *Proxy
+	if sc.proxied() {
+		if px, err = StartProxy("127.0.0.1:0", fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
+			b.Kill()
+			return err
+		}
+		defer px.Close()
+		fleetPort = px.Port()
+	}
 	time.Sleep(300 * time.Millisecond)
-	stop, err := startFleet(sc, tools, port, filepath.Join(dir, ClientLog))
+	offsets := filepath.Join(dir, ".clock-offsets.json")
+	stop, err := startFleet(sc, tools, fleetPort, filepath.Join(dir, ClientLog), offsets)
 	if err != nil {
 		b.Kill()
 		return err
 	}
 	time.Sleep(sc.Boot + sc.Settle)
-	log.Mark(KillMark)
-	b.Kill()
-	time.Sleep(sc.Down)
-	log.Mark(RestartMark)
-	if b, err = StartBroker(tools.Mosquitto, conf, log); err != nil {
-		stop()
-		return err
+	for _, o := range sc.Outages {
+		time.Sleep(o.Before)
+		switch o.Kind {
+		case Kill:
+			log.Mark(KillMark)
+			b.Kill()
+			time.Sleep(o.Down)
+			log.Mark(RestartMark)
+			if b, err = StartBroker(tools.Mosquitto, conf, log); err != nil {
+				stop()
+				return err
+			}
+		case Freeze:
+			log.Mark(FreezeMark)
+			px.Freeze()
+			time.Sleep(o.Down)
+			log.Mark(RestoreMark)
+			px.Restore()
+		default:
+			stop()
+			b.Kill()
+			return fmt.Errorf("%s: unknown outage kind %q", sc.Name, o.Kind)
+		}
 	}
 	time.Sleep(sc.After)
 	log.Mark(StopMark)
 	stop()
 	time.Sleep(time.Second)
 	b.Stop()
-	return writeMeta(sc, dir, tools)
+	var clock map[string]float64
+	if raw, err := os.ReadFile(offsets); err == nil {
+		if err := json.Unmarshal(raw, &clock); err != nil {
+			return fmt.Errorf("%s: %w", offsets, err)
+		}
+		os.Remove(offsets)
+	}
+	return writeMeta(sc, dir, tools, clock)
 }
 
-// startFleet starts sc's clients; the function it returns stops them and
-// waits until they have written their last records.
 // startOnFreePort starts mosquitto on a port that was free a moment ago,
 // with its configuration file conf; when another process took the port
 // in that moment, on another (three tries).
@@ -103,8 +135,14 @@ func startOnFreePort(mosquitto string, log *StampedLog) (b *Broker, port int, co
 	return nil, 0, "", err
 }
 
-func startFleet(sc Scenario, tools Tools, port int, audit string) (func(), error) {
+// startFleet starts sc's clients; the function it returns stops them and
+// waits until they have written their last records. A fleet with
+// skewed clocks writes the offsets it drew to the file offsets.
+func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (func(), error) {
 	if sc.Client == GoPaho {
+		if sc.Skew.Fraction > 0 {
+			return nil, fmt.Errorf("%s: the Go fleet has no clock skew", sc.Name)
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- RunGoFleet(ctx, sc, fmt.Sprintf("tcp://127.0.0.1:%d", port), audit) }()
@@ -122,6 +160,9 @@ func startFleet(sc Scenario, tools Tools, port int, audit string) (func(), error
 		"--mode", sc.Mode, "--audit", audit, "--base", fmt.Sprint(sc.Policy.BaseDelayS), "--cap", fmt.Sprint(sc.Policy.MaxDelayS),
 		"--multiplier", fmt.Sprint(sc.Policy.Multiplier), "--keepalive", fmt.Sprint(sc.Keepalive),
 		"--boot-spread", fmt.Sprint(sc.Boot.Seconds()), "--churn", fmt.Sprint(sc.Churn), "--seed", fmt.Sprint(sc.Seed)}
+	if sc.Skew.Fraction > 0 {
+		args = append(args, "--clock-skew", fmt.Sprintf("%g:%g", sc.Skew.Fraction, sc.Skew.Offset.Seconds()), "--clock-offsets", offsets)
+	}
 	cmd := exec.Command(tools.Python, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -133,10 +174,13 @@ func startFleet(sc Scenario, tools Tools, port int, audit string) (func(), error
 	}, nil
 }
 
-func writeMeta(sc Scenario, dir string, tools Tools) error {
+func writeMeta(sc Scenario, dir string, tools Tools, clock map[string]float64) error {
 	m := Meta{Scenario: sc.Name, Description: sc.Description, Devices: sc.Devices, Client: sc.Client,
-		Mode: sc.Mode, Churn: sc.Churn, DownS: sc.Down.Seconds(), Recorded: time.Now().UTC().Format(time.RFC3339),
-		Versions: versions(tools)}
+		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
+		Recorded: time.Now().UTC().Format(time.RFC3339), Versions: versions(tools)}
+	for _, o := range sc.Outages {
+		m.Outages = append(m.Outages, MetaOutage{Kind: o.Kind, BeforeS: o.Before.Seconds(), DownS: o.Down.Seconds()})
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

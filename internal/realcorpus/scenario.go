@@ -23,28 +23,98 @@ const (
 // GoPahoVersion is the paho.mqtt.golang the Go fleet is built with (go.mod).
 const GoPahoVersion = "v1.5.1"
 
-// Scenario is one recording: a fleet, its clients, and the outage.
+// OutageKind is how the recorder takes the broker away from the fleet.
+type OutageKind string
+
+const (
+	// Kill kills the broker with SIGKILL and restarts it after the
+	// outage: every client sees its socket reset at once.
+	Kill OutageKind = "kill"
+	// Freeze makes the link between the fleet and the broker silent: the
+	// proxy between them stops forwarding in both directions and closes
+	// nothing, so the broker stays up and each side finds out only by its
+	// keepalive. After the outage the proxy resets the frozen connections
+	// (as a NAT that lost its state would) and forwards new ones again.
+	Freeze OutageKind = "freeze"
+)
+
+// Outage is one fault the recorder injects.
+type Outage struct {
+	Kind OutageKind
+	// Before is how long the recorder waits before the fault: counted from
+	// the end of the fleet's Boot+Settle for the first outage, from the end
+	// of the previous outage (the broker running again, or the link
+	// restored) for the others.
+	Before time.Duration
+	// Down is how long the broker stays dead or the link frozen.
+	Down time.Duration
+}
+
+// ClockSkew sets some devices' clocks off: a Fraction of them, chosen by
+// the fleet's seeded random numbers, stamp their records Offset late
+// (ahead of the true time when Offset is positive).
+type ClockSkew struct {
+	Fraction float64
+	Offset   time.Duration
+}
+
+// Scenario is one recording: a fleet, its clients, and the outages.
 type Scenario struct {
 	Name        string
 	Description string
 	Client      string // PythonPaho or GoPaho
-	Mode        string // for PythonPaho: "library" or "manual" (fleet.py)
-	Prefix      string // client ids are Prefix-0001 ...
-	Devices     int
-	Churn       float64 // fraction of devices that restart healthy connections (manual mode)
-	Keepalive   int     // seconds
-	Seed        int64
-	Policy      policy.Policy // the managers' policy
+	// Mode is, for PythonPaho, fleet.py's mode: "library", "manual" or
+	// "churn".
+	Mode      string
+	Prefix    string // client ids are Prefix-0001 ...
+	Devices   int
+	Churn     float64 // fraction of devices that restart healthy connections (manual mode)
+	Keepalive int     // seconds
+	Seed      int64
+	Policy    policy.Policy // the managers' policy
+	Skew      ClockSkew     // devices whose clocks are off (PythonPaho only)
 	// Boot is the time the devices boot over, Settle the time the fleet
-	// runs connected before the broker is killed, Down how long it stays
-	// dead, After how long the recorder waits once it is back.
-	Boot, Settle, Down, After time.Duration
+	// runs connected before the first outage, After how long the recorder
+	// waits once the last outage is over.
+	Boot, Settle time.Duration
+	Outages      []Outage
+	After        time.Duration
+	// Live marks the scenarios whose Short variant TestRecordLive records.
+	Live bool
+}
+
+// Down is how long the first outage lasts.
+func (sc Scenario) Down() time.Duration {
+	if len(sc.Outages) == 0 {
+		return 0
+	}
+	return sc.Outages[0].Down
+}
+
+// proxied reports whether sc's fleet reaches the broker through the
+// recorder's proxy (a Freeze needs it).
+func (sc Scenario) proxied() bool {
+	for _, o := range sc.Outages {
+		if o.Kind == Freeze {
+			return true
+		}
+	}
+	return false
 }
 
 // managerPolicy is the reference manager's policy every scenario runs:
 // full jitter from 1 s, doubling, capped at 30 s.
 var managerPolicy = policy.Policy{Name: "corpus manager", Delay: policy.FullJitter, BaseDelayS: 1, MaxDelayS: 30,
 	Multiplier: 2, KeepaliveS: 30, CleanSession: false}
+
+// withKeepalive returns p with keepalive s seconds.
+func withKeepalive(p policy.Policy, s int) policy.Policy {
+	p.KeepaliveS = float64(s)
+	return p
+}
+
+// kill is a single SIGKILL outage of d, right after the fleet settled.
+func kill(d time.Duration) []Outage { return []Outage{{Kind: Kill, Down: d}} }
 
 // Scenarios are the recordings of the corpus.
 var Scenarios = []Scenario{
@@ -53,40 +123,104 @@ var Scenarios = []Scenario{
 		Description: "Python paho-mqtt 1.6 with loop_start(): the library's own automatic reconnect (1, 2, 4 ... s, no jitter) " +
 			"runs beside the reference manager, which does not record disconnects. Both own the connection.",
 		Client: PythonPaho, Mode: "library", Prefix: "pylib", Devices: 150, Keepalive: 30, Seed: 11, Policy: managerPolicy,
-		Boot: 4 * time.Second, Settle: 6 * time.Second, Down: 14 * time.Second, After: 60 * time.Second,
+		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: kill(14 * time.Second), After: 60 * time.Second, Live: true,
 	},
 	{
 		Name: "paho-py-manual",
 		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop() in the manager's thread), " +
 			"which records disconnects; 5% of the devices restart a healthy connection every 8-16 s without recording why.",
 		Client: PythonPaho, Mode: "manual", Prefix: "pyman", Devices: 100, Churn: 0.05, Keepalive: 30, Seed: 12, Policy: managerPolicy,
-		Boot: 4 * time.Second, Settle: 6 * time.Second, Down: 20 * time.Second, After: 70 * time.Second,
+		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: kill(20 * time.Second), After: 70 * time.Second, Live: true,
 	},
 	{
 		Name: "paho-go",
 		Description: "Go paho.mqtt.golang with AutoReconnect off, driven by the reference manager alone, " +
 			"which does not record disconnects: the loss is in the log only as the new attempts.",
 		Client: GoPaho, Prefix: "gopaho", Devices: 200, Keepalive: 30, Seed: 13, Policy: managerPolicy,
-		Boot: 4 * time.Second, Settle: 6 * time.Second, Down: 25 * time.Second, After: 80 * time.Second,
+		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: kill(25 * time.Second), After: 80 * time.Second, Live: true,
+	},
+	{
+		Name: "paho-py-churn",
+		Description: "Python paho-mqtt 1.6 with loop_start() (the library's own automatic reconnect runs beside the manager) " +
+			"and a reference manager that churns: after a successful connect it goes straight back to drawing a delay and " +
+			"connecting again instead of waiting for a loss, so every device tears down its live session every half second or so " +
+			"(a delay drawn below 1 s). It does not record disconnects.",
+		Client: PythonPaho, Mode: "churn", Prefix: "pychurn", Devices: 200, Keepalive: 30, Seed: 14, Policy: managerPolicy,
+		Boot: 4 * time.Second, Settle: 11 * time.Second, Outages: kill(30 * time.Second), After: 25 * time.Second,
+	},
+	{
+		Name: "paho-py-clockskew",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects; " +
+			"a quarter of the devices have clocks 4 s fast and stamp their records 4 s ahead (meta.json's clock_offsets_s).",
+		Client: PythonPaho, Mode: "manual", Prefix: "pyskew", Devices: 200, Keepalive: 30, Seed: 15, Policy: managerPolicy,
+		Skew: ClockSkew{Fraction: 0.25, Offset: 4 * time.Second},
+		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: kill(30 * time.Second), After: 70 * time.Second,
+	},
+	{
+		Name: "paho-py-silent",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects, " +
+			"through a proxy that goes silent for 60 s: the broker stays up and times each session out after 1.5 keepalives, " +
+			"each client finds out only when a ping goes unanswered (paho reason code 16, MQTT_ERR_KEEPALIVE); then the proxy resets the dead connections.",
+		Client: PythonPaho, Mode: "manual", Prefix: "pysilent", Devices: 200, Keepalive: 20, Seed: 16,
+		Policy: withKeepalive(managerPolicy, 20),
+		Boot:   20 * time.Second, Settle: 25 * time.Second, Outages: []Outage{{Kind: Freeze, Down: 60 * time.Second}},
+		After: 60 * time.Second,
+	},
+	{
+		Name: "paho-go-twice",
+		Description: "Go paho.mqtt.golang with AutoReconnect off, driven by the reference manager alone, which does not " +
+			"record disconnects; the broker dies twice: down 15 s, up 12 s (part of the fleet not back yet), down 15 s again.",
+		Client: GoPaho, Prefix: "gotwice", Devices: 200, Keepalive: 30, Seed: 17, Policy: managerPolicy,
+		Boot: 4 * time.Second, Settle: 6 * time.Second,
+		Outages: []Outage{{Kind: Kill, Down: 15 * time.Second}, {Kind: Kill, Before: 12 * time.Second, Down: 15 * time.Second}},
+		After:   60 * time.Second,
 	},
 }
 
 // Meta is a scenario's meta.json.
 type Meta struct {
-	Scenario    string            `json:"scenario"`
-	Description string            `json:"description"`
-	Devices     int               `json:"devices"`
-	Client      string            `json:"client"`
-	Mode        string            `json:"mode,omitempty"`
-	Churn       float64           `json:"churn,omitempty"`
-	DownS       float64           `json:"down_s"`
-	Recorded    string            `json:"recorded"`
-	Versions    map[string]string `json:"versions"`
+	Scenario    string  `json:"scenario"`
+	Description string  `json:"description"`
+	Devices     int     `json:"devices"`
+	Client      string  `json:"client"`
+	Mode        string  `json:"mode,omitempty"`
+	Churn       float64 `json:"churn,omitempty"`
+	KeepaliveS  int     `json:"keepalive_s,omitempty"`
+	DownS       float64 `json:"down_s"` // the first outage's
+	// Outages are the faults in the order they were injected; the three
+	// first scenarios were recorded before this field and have none.
+	Outages []MetaOutage `json:"outages,omitempty"`
+	// ClockOffsetsS holds, for each device whose clock was off, how far
+	// ahead (seconds) its recorded_at stamps are of the true time.
+	ClockOffsetsS map[string]float64 `json:"clock_offsets_s,omitempty"`
+	Recorded      string             `json:"recorded"`
+	Versions      map[string]string  `json:"versions"`
 }
 
-// Short returns sc shrunk to a 40-device fleet through a 6 s outage, about
-// 35 s in all: the live test's variant.
+// MetaOutage is one outage of a meta.json.
+type MetaOutage struct {
+	Kind    OutageKind `json:"kind"`
+	BeforeS float64    `json:"before_s"`
+	DownS   float64    `json:"down_s"`
+}
+
+// Short returns sc shrunk to a 40-device fleet through 6 s outages, about
+// 35 s in all for one outage: the live test's variant. A Freeze outage
+// keeps its shape with a 4 s keepalive (it must outlast the keepalive
+// timeouts of both sides).
 func (sc Scenario) Short() Scenario {
-	sc.Devices, sc.Boot, sc.Settle, sc.Down, sc.After = 40, 2*time.Second, 2*time.Second, 6*time.Second, 25*time.Second
+	sc.Devices, sc.Boot, sc.Settle, sc.After = 40, 2*time.Second, 2*time.Second, 25*time.Second
+	out := make([]Outage, len(sc.Outages))
+	for i, o := range sc.Outages {
+		o.Before, o.Down = min(o.Before, 6*time.Second), 6*time.Second
+		if o.Kind == Freeze {
+			sc.Keepalive = min(sc.Keepalive, 4)
+			sc.Policy = withKeepalive(sc.Policy, sc.Keepalive)
+			sc.Boot, sc.Settle = time.Duration(sc.Keepalive)*time.Second, time.Duration(sc.Keepalive+1)*time.Second
+			o.Down = time.Duration(3*sc.Keepalive) * time.Second
+		}
+		out[i] = o
+	}
+	sc.Outages = out
 	return sc
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/stormaudit/stormaudit/internal/realcorpus"
 )
@@ -34,7 +35,11 @@ func main() {
 		if *short {
 			sc = sc.Short()
 		}
-		fmt.Fprintf(os.Stderr, "gen: %s: %d devices, broker down %s\n", sc.Name, sc.Devices, sc.Down)
+		var outages []string
+		for _, o := range sc.Outages {
+			outages = append(outages, fmt.Sprintf("%s %s", o.Kind, o.Down))
+		}
+		fmt.Fprintf(os.Stderr, "gen: %s: %d devices, outages: %s\n", sc.Name, sc.Devices, strings.Join(outages, ", "))
 		if err := realcorpus.Record(sc, filepath.Join(*out, sc.Name), tools); err != nil {
 			fmt.Fprintf(os.Stderr, "gen: %s: %v\n", sc.Name, err)
 			os.Exit(1)
