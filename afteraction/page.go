@@ -65,7 +65,7 @@ type inputView struct {
 type incidentView struct {
 	N                             int
 	LostAt, How, Return, Recovery string
-	Peak                          string
+	Peak, Broker, Clocks          string
 	Chart                         chartView
 }
 

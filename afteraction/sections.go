@@ -25,7 +25,11 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 	}
 	fleetOf(pg, st)
 	for i := range st.Incidents[:min(len(st.Incidents), maxListed)] {
-		pg.Incidents = append(pg.Incidents, incidentOf(&st.Incidents[i], i+1))
+		v := incidentOf(&st.Incidents[i], i+1)
+		if v.Clocks != "" {
+			v.Clocks += " " + strings.TrimSpace(strings.ReplaceAll(report.ClockText(st.ClockOffsets), "clocks:   ", ""))
+		}
+		pg.Incidents = append(pg.Incidents, v)
 	}
 	pg.MoreIncidents = len(st.Incidents) - len(pg.Incidents)
 	var err error
@@ -192,6 +196,18 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 	v.How = fmt.Sprintf("%d devices lost the connection together (recorded disconnects)", in.DevicesLost)
 	if in.LossInferred {
 		v.How = fmt.Sprintf("%d devices lost the connection together (no disconnect recorded: inferred from the new attempts)", in.DevicesLost)
+	}
+	if in.Silent {
+		v.How = fmt.Sprintf("%d devices lost the connection together in a silent outage, noticed one by one from %s to %s; "+
+			"the link died at %s, between %s and %s (from the %s), and times to recover are counted from then",
+			in.DevicesLost, report.Time(in.FirstLoss), report.Time(in.LastLoss), report.Time(in.LostAt),
+			report.Time(in.LostAtEarliest), report.Time(in.LostAtLatest), in.Basis)
+	}
+	if in.Broker != nil {
+		v.Broker = report.BrokerView(in)
+	}
+	if in.Corrected > 0 {
+		v.Clocks = fmt.Sprintf("%d of its devices' clocks were off; its times are corrected.", in.Corrected)
 	}
 	if in.FirstConnectAt == analyze.NoTime {
 		v.Return = "none had connected again when the log ends"

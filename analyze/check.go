@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"fmt"
+	"github.com/stormaudit/stormaudit/brokerlog"
 	"runtime"
 	"slices"
 	"sync"
@@ -40,6 +41,11 @@ type Options struct {
 	// dataset inferred (Split.Inference), taken instead of inferring it
 	// again: the workers of a split check take their driver's.
 	Inference *Inference
+	// Broker holds the broker's own logs, the second witness: with them
+	// the check pairs each device's connected records with the broker's
+	// accepts (clock offsets, and the rules that need a broker log), and
+	// says what the broker saw of each incident.
+	Broker []*brokerlog.Log
 }
 
 // Inference is the policy inferred from a log: nil when none could be,
@@ -130,6 +136,9 @@ type checker struct {
 func newChecker(opts Options) *checker {
 	var rules []Rule
 	for _, r := range Rules() {
+		if _, ok := r.(brokerRule); ok && len(opts.Broker) == 0 {
+			continue // it judges nothing without a broker log
+		}
 		if !opts.Disabled[r.Info().ID] {
 			rules = append(rules, r)
 		}
@@ -137,6 +146,7 @@ func newChecker(opts Options) *checker {
 	setThresholds(rules, opts.Thresholds)
 	k := &checker{opts: opts, c: &Context{Policy: opts.Policy, End: NoTime}, rules: rules, fc: newFleetCounter(opts.Window),
 		info: PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}}
+	k.fc.Wit.On, k.fc.broker = len(opts.Broker) > 0, opts.Broker
 	return k
 }
 

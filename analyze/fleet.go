@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"github.com/stormaudit/stormaudit/brokerlog"
 	"math"
 	"slices"
 	"time"
@@ -40,9 +41,13 @@ type FleetStats struct {
 	// Incidents are the losses that took many devices down together, in
 	// time order (see Incident), on times corrected by ClockOffsets.
 	Incidents []Incident
-	// ClockOffsets are the devices whose clocks the incidents show to be
-	// off (see ClockOffset), in the order they were found.
+	// ClockOffsets are the devices whose clocks the broker's log or the
+	// incidents show to be off (see ClockOffset): the broker's first, by
+	// device, then the audit's in the order they were found.
 	ClockOffsets []ClockOffset
+	// Witness is what the broker's logs say beside the audit; nil when
+	// the check had none.
+	Witness *Witness
 
 	// Flushed counts the messages the devices flushed from their outboxes,
 	// placed in time as Device.Flushes places them. FlushFirst is the
@@ -71,6 +76,9 @@ type fleetCounter struct {
 	Opens  map[int64]int64 // window index -> socket-opens
 	Inc    incidentCounter
 	Flush  flushCounter
+	Wit    witnessCounter
+
+	broker []*brokerlog.Log // the broker's logs, set before stats
 }
 
 func newFleetCounter(window time.Duration) *fleetCounter {
@@ -90,6 +98,7 @@ func (fc *fleetCounter) add(d *Device) {
 		}
 	}
 	fc.Inc.add(d)
+	fc.Wit.add(d, fc.Inc.Devices-1)
 	fc.Flush.add(d)
 	if !d.Lost() {
 		return
@@ -130,7 +139,24 @@ func (fc *fleetCounter) stats() *FleetStats {
 			}
 		}
 	}
-	st.Incidents, st.ClockOffsets = fc.Inc.incidents()
+	var wit *Witness
+	var boffs []ClockOffset
+	if fc.Wit.On {
+		wit, fc.Inc.pre, boffs = fc.Wit.judge(fc.broker)
+		fc.Wit.Devs = nil
+	}
+	var members []map[string]bool
+	st.Incidents, st.ClockOffsets, members = fc.Inc.incidents()
+	if wit != nil {
+		st.Witness, st.ClockOffsets = wit, append(boffs, st.ClockOffsets...)
+		for k := range st.Incidents {
+			next := int64(NoTime)
+			if k+1 < len(st.Incidents) {
+				next = st.Incidents[k+1].LostAt
+			}
+			st.Incidents[k].Broker = wit.incident(&st.Incidents[k], members[k], next)
+		}
+	}
 	fc.Flush.stats(st)
 	slices.Sort(st.TTR)
 	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)

@@ -46,6 +46,8 @@ type Incident struct {
 	// Corrected counts its devices whose times were corrected for their
 	// clock offsets (FleetStats.ClockOffsets).
 	Corrected int
+	// Broker is what the broker's logs say of it; nil without them.
+	Broker *IncidentBroker
 	// TTR holds each recovered device's time to recover, from its own
 	// loss to its first successful connect after it, sorted; TTR50 ...
 	// TTRMax are its nearest-rank percentiles.
@@ -94,7 +96,8 @@ type incidentCounter struct {
 	Devices  int32 // devices read
 	Known    int   // devices known to have been connected: a session, or a loss
 
-	keepalive time.Duration // the declared keepalive, 0 if none: set before incidents
+	keepalive time.Duration   // the declared keepalive, 0 if none: set before incidents
+	pre       map[int32]int64 // clock offsets known before (the broker's), by device: set before incidents
 }
 
 func (ic *incidentCounter) add(d *Device) {
@@ -129,8 +132,9 @@ const maxCorrections = 16
 
 // incidents returns the incidents, in time order, on times corrected for
 // the clock offsets it finds (see offsets.go), and those offsets.
-func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset) {
+func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]bool) {
 	ls := ic.Losses
+	ic.move(ic.pre)
 	var offs []ClockOffset
 	var out []Incident
 	var spans [][2]int
@@ -150,6 +154,9 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset) {
 	for _, o := range offs {
 		corrected[o.dev] = true
 	}
+	for dev := range ic.pre {
+		corrected[dev] = true
+	}
 	slices.Sort(ic.Connects)
 	for k := range out {
 		next := int64(NoTime)
@@ -160,8 +167,15 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset) {
 		out[k].Corrected = len(firstLosses(slices.DeleteFunc(slices.Clone(ls[spans[k][0]:spans[k][1]]), func(l lossEvent) bool { return !corrected[l.Dev] })))
 		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.Connects, out[k].LostAt, next, int64(time.Second))
 	}
+	members := make([]map[string]bool, len(out))
+	for k, sp := range spans {
+		members[k] = map[string]bool{}
+		for _, l := range ls[sp[0]:sp[1]] {
+			members[k][ic.Names[l.Dev]] = true
+		}
+	}
 	ic.Losses, ic.Connects, ic.ConnDevs, ic.Names = nil, nil, nil, nil
-	return out, offs
+	return out, offs, members
 }
 
 // findIncidents returns the incidents among the losses ls, sorted by

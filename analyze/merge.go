@@ -45,6 +45,7 @@ func (fc *fleetCounter) merge(next *fleetCounter) {
 	st.Lost, st.Recovered = st.Lost+ns.Lost, st.Recovered+ns.Recovered
 	st.TTR = append(st.TTR, ns.TTR...)
 	fc.Opens = addCounts(fc.Opens, next.Opens)
+	fc.Wit.merge(&next.Wit, fc.Inc.Devices)
 	fc.Inc.merge(&next.Inc)
 	fc.Flush.Total = addSat(fc.Flush.Total, next.Flush.Total)
 	fc.Flush.Seconds = addCounts(fc.Flush.Seconds, next.Flush.Seconds)

@@ -6,6 +6,12 @@ import (
 	"time"
 )
 
+// The evidence of a clock offset (ClockOffset.Basis).
+const (
+	BasisAudit  = "audit"
+	BasisBroker = "broker"
+)
+
 // MaxClockOffset bounds the clock offsets the incident inference corrects
 // for: devices whose clocks disagree by more are left as they are
 // (clock-anomaly is the rule for clocks years off).
@@ -30,8 +36,12 @@ type ClockOffset struct {
 	// how far the two groups' losses lie from their own medians.
 	Resolution time.Duration
 	// LostAt is the loss the offset was estimated from, on the fleet's
-	// clock.
+	// clock (NoTime for an offset from the broker's log).
 	LostAt int64
+	// Basis is BasisAudit (two groups of the fleet, see correct) or
+	// BasisBroker (the device's connected records against the broker's
+	// accepts: its clock minus the broker's).
+	Basis string
 
 	dev int32
 }
@@ -77,9 +87,19 @@ func (ic *incidentCounter) shift(ref, grp map[int32]int64) []ClockOffset {
 	var out []ClockOffset
 	for dev, at := range grp {
 		by[dev] = at - mRef
-		out = append(out, ClockOffset{Device: ic.Names[dev], Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, dev: dev})
+		out = append(out, ClockOffset{Device: ic.Names[dev], Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, Basis: BasisAudit, dev: dev})
 	}
 	slices.SortFunc(out, func(x, y ClockOffset) int { return strings.Compare(x.Device, y.Device) })
+	ic.move(by)
+	return out
+}
+
+// move shifts the losses, recoveries and connects of the devices in by
+// back by their offsets.
+func (ic *incidentCounter) move(by map[int32]int64) {
+	if len(by) == 0 {
+		return
+	}
 	for i := range ic.Losses {
 		if o, ok := by[ic.Losses[i].Dev]; ok {
 			l := &ic.Losses[i]
@@ -94,7 +114,6 @@ func (ic *incidentCounter) shift(ref, grp map[int32]int64) []ClockOffset {
 			ic.Connects[i] -= o
 		}
 	}
-	return out
 }
 
 // firstLosses returns each device's first loss among ls.

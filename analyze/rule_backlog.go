@@ -57,7 +57,7 @@ func (r *backlog) Device(c *Context, d *Device) {
 	})
 	for i := range d.Episodes {
 		if ep := &d.Episodes[i]; ep.Loss() && ep.End != NoTime {
-			r.Losses = append(r.Losses, [2]int64{ep.Start, ep.End})
+			r.Losses = append(r.Losses, [2]int64{ep.Lost, ep.End})
 		}
 	}
 	if limit, ok := r.limit(c); ok {

@@ -71,7 +71,7 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 		if !ep.Loss() || ep.End == NoTime {
 			continue
 		}
-		l := stormLoss{LossAt: ep.Start, Conn: ep.End, Ref: d.Events[ep.Last].Ref}
+		l := stormLoss{LossAt: ep.Lost, Conn: ep.End, Ref: d.Events[ep.Last].Ref}
 		// the pending attempt: the last of the session stage begun within
 		// the episode, before the connect that ended it
 		for ; k < len(d.Attempts) && d.Attempts[k].Backoff < ep.Last; k++ {

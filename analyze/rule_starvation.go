@@ -87,7 +87,7 @@ func (r *starvation) Device(_ *Context, d *Device) {
 				worst = ep
 			}
 		}
-		s.From, s.Until, s.Lost, s.Ref = worst.Start, worst.End, d.Events[worst.First].Ref, d.Events[worst.Last].Ref
+		s.From, s.Until, s.Lost, s.Ref = worst.Lost, worst.End, d.Events[worst.First].Ref, d.Events[worst.Last].Ref
 		var w time.Duration
 		for i := range d.Attempts {
 			w = max(w, time.Duration(nanos(d.Attempts[i].Delay)+nanos(d.Attempts[i].Wait)))

@@ -12,14 +12,22 @@ const (
 	BasisFirstLoss = "first loss"
 	// BasisKeepalive: a silent outage dated from the declared keepalive K.
 	// A client notices a dead link when a ping goes unanswered, between
-	// 0 and 2K after the link died, so the link died in
-	// [last detection - 2K, first detection]; LostAt is the middle.
+	// 0 and 2K after the link died, and up to its network loop's period
+	// later (DetectSlack), so the link died in
+	// [last detection - 2K - DetectSlack, first detection]; LostAt is the
+	// middle.
 	BasisKeepalive = "keepalive"
 	// BasisSpread: a silent outage with no keepalive declared, dated as
 	// under BasisKeepalive with K taken to be the spread of the
-	// detections (first to last): [first - spread, first], and its middle.
+	// detections (first to last): [first - spread - DetectSlack, first],
+	// and its middle.
 	BasisSpread = "spread of the detections"
 )
+
+// DetectSlack is how much later than two keepalives a client may notice
+// a dead link: its network loop runs every so often (paho 1.6 in the
+// corpus: 55 ms past 2K).
+const DetectSlack = time.Second
 
 // DefaultDetectSpread is how far apart the detections of one silent
 // outage may lie when no keepalive is declared: two keepalives of 60 s,
@@ -106,9 +114,9 @@ func (ic *incidentCounter) silentEstimate(inc *Incident, ls []lossEvent) {
 	inc.Silent = true
 	first, last := inc.FirstLoss, inc.LastLoss
 	if ic.keepalive > 0 {
-		inc.LostAtEarliest, inc.Basis = last-2*int64(ic.keepalive), BasisKeepalive
+		inc.LostAtEarliest, inc.Basis = last-2*int64(ic.keepalive)-int64(DetectSlack), BasisKeepalive
 	} else {
-		inc.LostAtEarliest, inc.Basis = first-(last-first), BasisSpread
+		inc.LostAtEarliest, inc.Basis = first-(last-first)-int64(DetectSlack), BasisSpread
 	}
 	inc.LostAtLatest = first
 	inc.LostAtEarliest = min(inc.LostAtEarliest, first)

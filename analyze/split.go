@@ -85,7 +85,7 @@ func (s *Split) optionsPrint() string {
 	}
 	// fmt prints maps sorted by key; severities are applied when the
 	// check finishes, not in partials
-	text := fmt.Sprintf("%v|%v|%d|%q|%v|%v", ids, thresholds, s.k.fc.Window, pol, s.k.c.Inferred, s.k.info.Inferred)
+	text := fmt.Sprintf("%v|%v|%d|%q|%v|%v|%v", ids, thresholds, s.k.fc.Window, pol, s.k.c.Inferred, s.k.info.Inferred, s.k.fc.Wit.On)
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
 }

@@ -51,7 +51,7 @@ func fixture() *analyze.Result {
 		Fleet: &analyze.FleetStats{Devices: 5, Records: 40, Attempts: 20, Window: time.Second, Peak: 5, PeakAt: t0 + 5e9,
 			Lost: 5, Recovered: 4, TTR: []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second},
 			TTR50: 2 * time.Second, TTR90: 4 * time.Second, TTR99: 4 * time.Second, TTRMax: 4 * time.Second, Fairness: 0.83,
-			ClockOffsets: []analyze.ClockOffset{{Device: "dev-0005", Offset: 4 * time.Second, Resolution: 20 * time.Millisecond, LostAt: t0}},
+			ClockOffsets: []analyze.ClockOffset{{Device: "dev-0005", Offset: 4 * time.Second, Resolution: 20 * time.Millisecond, LostAt: t0, Basis: analyze.BasisAudit}},
 			Incidents: []analyze.Incident{{LostAt: t0, LostAtEarliest: t0, LostAtLatest: t0, FirstLoss: t0, Basis: analyze.BasisFirstLoss,
 				LastLoss: t0 + 2e6, DevicesLost: 5, LossInferred: true, RecoveredBeforeNext: 4, Corrected: 1,
 				FirstConnectAt: t0 + 1e9, Recovered: 4, TTR50: 2 * time.Second, TTR90: 4 * time.Second, TTR99: 4 * time.Second,

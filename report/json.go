@@ -65,6 +65,49 @@ type jsonFleet struct {
 
 	Incidents    []jsonIncident    `json:"incidents"`
 	ClockOffsets []jsonClockOffset `json:"clock_offsets"`
+	Broker       *jsonWitness      `json:"broker,omitempty"`
+}
+
+// jsonWitness is summary.fleet.broker: what the broker's logs say beside
+// the audit.
+type jsonWitness struct {
+	Logs      []jsonBrokerLog `json:"logs"`
+	Paired    int             `json:"paired"`
+	Unaudited int             `json:"unaudited"`
+	Unseen    int             `json:"unseen"`
+	Takeovers int             `json:"takeovers"`
+	Strangers int             `json:"strangers"`
+}
+
+type jsonBrokerLog struct {
+	Name          string         `json:"name"`
+	Format        string         `json:"format"`
+	Lines         int            `json:"lines"`
+	Events        int            `json:"events"`
+	Skipped       int            `json:"skipped"`
+	Rejected      int            `json:"rejected"`
+	First         *string        `json:"first_at"`
+	Last          *string        `json:"last_at"`
+	Accepts       int            `json:"accepts"`
+	Closes        int            `json:"closes"`
+	ClosedBy      map[string]int `json:"closed_by"`
+	AcceptsPeak   int            `json:"accepts_peak_per_s"`
+	AcceptsPeakAt *string        `json:"accepts_peak_at"`
+}
+
+// jsonIncidentBroker is an incident's broker member.
+type jsonIncidentBroker struct {
+	LostAt         *string        `json:"lost_at"`
+	LostAtEarliest *string        `json:"lost_at_earliest"`
+	LostAtLatest   *string        `json:"lost_at_latest"`
+	LostAtBasis    string         `json:"lost_at_basis"`
+	DownAt         *string        `json:"down_at"`
+	UpAt           *string        `json:"up_at"`
+	FirstAcceptAt  *string        `json:"first_accept_at"`
+	Timeouts       int            `json:"keepalive_timeouts"`
+	ClosedBy       map[string]int `json:"closed_by"`
+	AcceptsPeak    int            `json:"accepts_peak_per_s"`
+	AcceptsPeakAt  *string        `json:"accepts_peak_at"`
 }
 
 // jsonClockOffset is one device of summary.fleet.clock_offsets.
@@ -72,34 +115,35 @@ type jsonClockOffset struct {
 	Device      string  `json:"device"`
 	OffsetS     float64 `json:"offset_s"`
 	ResolutionS float64 `json:"resolution_s"`
-	LostAt      string  `json:"lost_at"`
+	LostAt      *string `json:"lost_at"`
 	Basis       string  `json:"basis"`
 }
 
 // jsonIncident is one incident of summary.fleet.incidents.
 type jsonIncident struct {
-	LostAt           string  `json:"lost_at"`
-	LostAtEarliest   string  `json:"lost_at_earliest"`
-	LostAtLatest     string  `json:"lost_at_latest"`
-	LostAtBasis      string  `json:"lost_at_basis"`
-	Silent           bool    `json:"silent"`
-	TTRFrom          string  `json:"ttr_from"`
-	FirstLossAt      string  `json:"first_loss_at"`
-	LastLossAt       string  `json:"last_loss_at"`
-	DevicesLost      int     `json:"devices_lost"`
-	LossInferred     bool    `json:"loss_inferred"`
-	FirstConnectAt   *string `json:"first_connect_at"`
-	Recovered        int     `json:"recovered"`
-	RecoveredBefore  int     `json:"recovered_before_next"`
-	Corrected        int     `json:"clock_corrected"`
-	TTR50S           float64 `json:"ttr_p50_s"`
-	TTR90S           float64 `json:"ttr_p90_s"`
-	TTR99S           float64 `json:"ttr_p99_s"`
-	TTRMaxS          float64 `json:"ttr_max_s"`
-	ConnectsPeakPerS int     `json:"connects_peak_per_s"`
-	ConnectsPeakAt   *string `json:"connects_peak_at"`
-	FlushPeakPerS    int64   `json:"flush_peak_per_s"`
-	FlushPeakAt      *string `json:"flush_peak_at"`
+	LostAt           string              `json:"lost_at"`
+	LostAtEarliest   string              `json:"lost_at_earliest"`
+	LostAtLatest     string              `json:"lost_at_latest"`
+	LostAtBasis      string              `json:"lost_at_basis"`
+	Silent           bool                `json:"silent"`
+	TTRFrom          string              `json:"ttr_from"`
+	FirstLossAt      string              `json:"first_loss_at"`
+	LastLossAt       string              `json:"last_loss_at"`
+	DevicesLost      int                 `json:"devices_lost"`
+	LossInferred     bool                `json:"loss_inferred"`
+	FirstConnectAt   *string             `json:"first_connect_at"`
+	Recovered        int                 `json:"recovered"`
+	RecoveredBefore  int                 `json:"recovered_before_next"`
+	Corrected        int                 `json:"clock_corrected"`
+	TTR50S           float64             `json:"ttr_p50_s"`
+	TTR90S           float64             `json:"ttr_p90_s"`
+	TTR99S           float64             `json:"ttr_p99_s"`
+	TTRMaxS          float64             `json:"ttr_max_s"`
+	ConnectsPeakPerS int                 `json:"connects_peak_per_s"`
+	ConnectsPeakAt   *string             `json:"connects_peak_at"`
+	FlushPeakPerS    int64               `json:"flush_peak_per_s"`
+	FlushPeakAt      *string             `json:"flush_peak_at"`
+	Broker           *jsonIncidentBroker `json:"broker,omitempty"`
 }
 
 type jsonRuleEntry struct {
@@ -267,10 +311,20 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 	for i := range st.Incidents {
 		jf.Incidents = append(jf.Incidents, jsonIncidentOf(&st.Incidents[i]))
 	}
+	if w := st.Witness; w != nil {
+		jw := &jsonWitness{Logs: []jsonBrokerLog{}, Paired: w.Paired, Unaudited: len(w.Unaudited), Unseen: len(w.Unseen),
+			Takeovers: len(w.Takeovers), Strangers: w.Strangers}
+		for _, l := range w.Logs {
+			jw.Logs = append(jw.Logs, jsonBrokerLog{Name: l.Name, Format: l.Format, Lines: l.Lines, Events: l.Events, Skipped: l.Skipped,
+				Rejected: l.Rejected, First: optTime(l.First), Last: optTime(l.Last), Accepts: l.Accepts, Closes: l.Closes,
+				ClosedBy: l.ClosedBy, AcceptsPeak: l.AcceptsPeak, AcceptsPeakAt: optTime(l.AcceptsPeakAt)})
+		}
+		jf.Broker = jw
+	}
 	jf.ClockOffsets = make([]jsonClockOffset, 0, len(st.ClockOffsets))
 	for _, o := range st.ClockOffsets {
 		jf.ClockOffsets = append(jf.ClockOffsets, jsonClockOffset{Device: o.Device, OffsetS: o.Offset.Seconds(),
-			ResolutionS: o.Resolution.Seconds(), LostAt: Time(o.LostAt), Basis: "audit"})
+			ResolutionS: o.Resolution.Seconds(), LostAt: optTime(o.LostAt), Basis: o.Basis})
 	}
 	return jf
 }
@@ -287,6 +341,11 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 	}
 	if in.Silent {
 		ji.TTRFrom = "lost_at"
+	}
+	if b := in.Broker; b != nil {
+		ji.Broker = &jsonIncidentBroker{LostAt: optTime(b.LostAt), LostAtEarliest: optTime(b.LostAtEarliest), LostAtLatest: optTime(b.LostAtLatest),
+			LostAtBasis: b.Basis, DownAt: optTime(b.DownAt), UpAt: optTime(b.UpAt), FirstAcceptAt: optTime(b.FirstAcceptAt),
+			Timeouts: b.Timeouts, ClosedBy: b.ClosedBy, AcceptsPeak: b.AcceptsPeak, AcceptsPeakAt: optTime(b.AcceptsPeakAt)}
 	}
 	return ji
 }

@@ -74,7 +74,7 @@ type decodedDoc struct {
 				Device      string
 				OffsetS     float64 `json:"offset_s"`
 				ResolutionS float64 `json:"resolution_s"`
-				LostAt      string  `json:"lost_at"`
+				LostAt      *string `json:"lost_at"`
 				Basis       string
 			} `json:"clock_offsets"`
 		}

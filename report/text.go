@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +42,9 @@ func Text(w io.Writer, r *analyze.Result, opts TextOptions) error {
 	if st := r.Summary.Fleet; st != nil {
 		for i := range st.Incidents {
 			fmt.Fprintln(bw, IncidentText(&st.Incidents[i]))
+			if b := st.Incidents[i].Broker; b != nil {
+				fmt.Fprintln(bw, IncidentBrokerText(&st.Incidents[i]))
+			}
 		}
 		if len(st.ClockOffsets) > 0 {
 			fmt.Fprintln(bw, ClockText(st.ClockOffsets))
@@ -276,26 +281,85 @@ func fleetText(st *analyze.FleetStats) string {
 	return s
 }
 
-// ClockText says which devices' clocks the incidents showed to be off,
-// naming up to five.
+// ClockText says which devices' clocks the broker's log or the incidents
+// showed to be off, naming up to five of each.
 func ClockText(offs []analyze.ClockOffset) string {
-	lo, hi := offs[0].Offset, offs[0].Offset
-	var res time.Duration
-	for _, o := range offs {
-		lo, hi, res = min(lo, o.Offset), max(hi, o.Offset), max(res, o.Resolution)
-	}
-	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	s := fmt.Sprintf("clocks:   %s lost the connection and got it back together with the rest of the fleet, "+
-		"but stamped both %v to %v later (a negative offset is earlier; resolution %v): their clocks are off, "+
-		"and the incidents are on corrected times:", plural(len(offs), "device"), r(lo), r(hi), r(res))
-	for i, o := range offs {
-		if i == 5 {
-			s += fmt.Sprintf(" and %d more", len(offs)-5)
-			break
+	var lines []string
+	for _, basis := range []string{analyze.BasisBroker, analyze.BasisAudit} {
+		var some []analyze.ClockOffset
+		for _, o := range offs {
+			if o.Basis == basis {
+				some = append(some, o)
+			}
 		}
-		s += fmt.Sprintf(" %s %+.3fs", safe.Text(o.Device), o.Offset.Seconds())
+		if len(some) == 0 {
+			continue
+		}
+		lo, hi := some[0].Offset, some[0].Offset
+		var res time.Duration
+		for _, o := range some {
+			lo, hi, res = min(lo, o.Offset), max(hi, o.Offset), max(res, o.Resolution)
+		}
+		r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+		s := fmt.Sprintf("clocks:   %s stamped their connects %v to %v off the broker's accepts of them", plural(len(some), "device"), r(lo), r(hi))
+		if basis == analyze.BasisAudit {
+			s = fmt.Sprintf("clocks:   %s lost the connection and got it back together with the rest of the fleet, but stamped both %v to %v off",
+				plural(len(some), "device"), r(lo), r(hi))
+		}
+		s += fmt.Sprintf(" (positive: ahead; resolution %v): their clocks are off, and the incidents are on corrected times:", r(res))
+		for i, o := range some {
+			if i == 5 {
+				s += fmt.Sprintf(" and %d more", len(some)-5)
+				break
+			}
+			s += fmt.Sprintf(" %s %+.3fs", safe.Text(o.Device), o.Offset.Seconds())
+		}
+		lines = append(lines, s+".")
 	}
-	return s + "."
+	return strings.Join(lines, "\n")
+}
+
+// IncidentBrokerText says what the broker's log saw of an incident, beside
+// the audit's times, as a line under IncidentText.
+func IncidentBrokerText(in *analyze.Incident) string {
+	return "          broker: " + BrokerView(in) + "."
+}
+
+// BrokerView says what the broker's log saw of an incident (which must
+// have a Broker), beside the audit's times.
+func BrokerView(in *analyze.Incident) string {
+	b := in.Broker
+	var parts []string
+	switch b.Basis {
+	case analyze.BasisBrokerDown:
+		parts = append(parts, fmt.Sprintf("went down at %s (the audit: %s)", Time(b.LostAt), Time(in.LostAt)))
+	case analyze.BasisTimeouts:
+		parts = append(parts, fmt.Sprintf("timed out %s's sessions from %s to %s (keepalive timeouts): the link died at %s, between %s and %s (the audit: %s)",
+			plural(b.Timeouts, "device"), Time(b.FirstTimeout), Time(b.LastTimeout), Time(b.LostAt), Time(b.LostAtEarliest), Time(b.LostAtLatest), Time(in.LostAt)))
+	default:
+		parts = append(parts, "has no line of the loss itself")
+	}
+	if b.UpAt != analyze.NoTime {
+		parts = append(parts, fmt.Sprintf("was running again at %s", Time(b.UpAt)))
+	}
+	if b.FirstAcceptAt != analyze.NoTime {
+		audit := "none"
+		if in.FirstConnectAt != analyze.NoTime {
+			audit = Time(in.FirstConnectAt)
+		}
+		parts = append(parts, fmt.Sprintf("first accepted one of them again at %s (the audit: %s)", Time(b.FirstAcceptAt), audit))
+	}
+	if b.AcceptsPeak > 0 {
+		parts = append(parts, fmt.Sprintf("its accepts peaked at %d in 1s at %s", b.AcceptsPeak, Time(b.AcceptsPeakAt)))
+	}
+	if len(b.ClosedBy) > 0 {
+		var cs []string
+		for _, r := range slices.Sorted(maps.Keys(b.ClosedBy)) {
+			cs = append(cs, fmt.Sprintf("%s %d", r, b.ClosedBy[r]))
+		}
+		parts = append(parts, "sessions it closed: "+strings.Join(cs, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // IncidentText says what an incident was in two lines a reviewer can read

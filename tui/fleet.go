@@ -422,6 +422,17 @@ func (v *fleetView) incidents() []string {
 		first += fmt.Sprintf("; ^ the first back %s later", dur(time.Duration(inc.FirstConnectAt-inc.LostAt)))
 	}
 	second := fmt.Sprintf("  %s recovered: time to recover p50 %s, p99 %s, max %s", count(inc.Recovered), dur(inc.TTR50), dur(inc.TTR99), dur(inc.TTRMax))
+	if inc.Silent {
+		first += fmt.Sprintf(" (silent: noticed %s to %s)", clock(inc.FirstLoss), clock(inc.LastLoss))
+	}
+	if b := inc.Broker; b != nil {
+		if b.LostAt != analyze.NoTime {
+			second += fmt.Sprintf(" · broker: lost %s", clock(b.LostAt))
+		}
+		if b.FirstAcceptAt != analyze.NoTime {
+			second += fmt.Sprintf(", first accept %s, accepts peak %d/s", clock(b.FirstAcceptAt), b.AcceptsPeak)
+		}
+	}
 	return []string{first, second}
 }
 

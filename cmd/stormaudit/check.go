@@ -38,7 +38,7 @@ stdout, at most once): --format text,sarif --output -,check.sarif.
 Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 2 usage, input or I/O errors.`,
 		OnUsageError: onUsageError,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "policy", Usage: "the declared policy: a policy file or a preset name (default: inferred from the log)", Sources: cli.EnvVars("STORMAUDIT_POLICY")},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "comma-separated output formats: text, json, sarif, junit, github", Sources: cli.EnvVars("STORMAUDIT_FORMAT")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: `comma-separated output paths, one per format ("-" for stdout; default "-")`, Sources: cli.EnvVars("STORMAUDIT_OUTPUT")},
@@ -51,7 +51,7 @@ Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 			&cli.StringFlag{Name: "write-baseline", Usage: "write every finding of this check to a baseline file", TakesFile: true},
 			&cli.IntFlag{Name: "max-results", Value: report.DefaultSARIFMax, Usage: "results in sarif, the worst first (0: all; GitHub keeps 5,000 of a run with more than 25,000)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
-		},
+		}, brokerFlags()...),
 		Action: runCheck,
 	}
 }
@@ -85,7 +85,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	for _, o := range outs {
 		paths = append(paths, o.path)
 	}
-	if err := refuseClobber("check: --output", paths, cmd.Args().Slice()); err != nil {
+	if err := refuseClobber("check: --output", paths, append(cmd.Args().Slice(), cmd.StringSlice("broker-log")...)); err != nil {
 		return err
 	}
 	// a baseline is an input too, and the one written is an output
@@ -138,7 +138,7 @@ func checkOptions(cmd *cli.Command, name string) (analyze.Options, error) {
 		}
 		opts.Policy, opts.PolicyName = &p, pol
 	}
-	return opts, nil
+	return opts, readBrokerLogs(cmd, name, &opts)
 }
 
 // checkOutputs pairs the formats with the outputs. No format (an empty

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,29 +34,54 @@ type corpusDoc struct {
 	Summary struct {
 		Fleet struct {
 			Incidents []struct {
-				LostAt         time.Time `json:"lost_at"`
-				DevicesLost    int       `json:"devices_lost"`
-				LossInferred   bool      `json:"loss_inferred"`
-				FirstConnectAt time.Time `json:"first_connect_at"`
-				Recovered      int
-				TTR50S         float64 `json:"ttr_p50_s"`
-				TTR90S         float64 `json:"ttr_p90_s"`
-				TTRMaxS        float64 `json:"ttr_max_s"`
-				ConnectsPeak   int     `json:"connects_peak_per_s"`
+				LostAt          time.Time `json:"lost_at"`
+				LostAtEarliest  time.Time `json:"lost_at_earliest"`
+				LostAtLatest    time.Time `json:"lost_at_latest"`
+				Silent          bool
+				DevicesLost     int       `json:"devices_lost"`
+				LossInferred    bool      `json:"loss_inferred"`
+				FirstConnectAt  time.Time `json:"first_connect_at"`
+				Recovered       int
+				RecoveredBefore int     `json:"recovered_before_next"`
+				TTR50S          float64 `json:"ttr_p50_s"`
+				TTR90S          float64 `json:"ttr_p90_s"`
+				TTRMaxS         float64 `json:"ttr_max_s"`
+				ConnectsPeak    int     `json:"connects_peak_per_s"`
+				Broker          *struct {
+					LostAt         *time.Time `json:"lost_at"`
+					LostAtEarliest *time.Time `json:"lost_at_earliest"`
+					LostAtLatest   *time.Time `json:"lost_at_latest"`
+					FirstAcceptAt  *time.Time `json:"first_accept_at"`
+				}
+			}
+			ClockOffsets []struct {
+				Device      string
+				OffsetS     float64 `json:"offset_s"`
+				ResolutionS float64 `json:"resolution_s"`
+				Basis       string
+			} `json:"clock_offsets"`
+			Broker *struct {
+				Paired int
 			}
 		}
 	}
 }
 
+// offsetTolerance is how close a reported clock offset must be to the
+// truth (docs/corpus.md).
+const offsetTolerance = 600 * time.Millisecond
+
 // TestRealClientCorpus checks what check says of each outage of the
-// real-client corpus against the broker's own log: when the broker died,
-// when the devices came back, how long they took and how hard they hit
-// it, and which rules fire. Each log is checked raw and as a dataset,
-// against its declared policy and the inferred one, in every format.
+// real-client corpus against the broker's own log: when the broker died
+// or the link went silent, when the devices came back, how long they took
+// and how hard they hit it, whose clocks were off, and which rules fire.
+// Each log is checked raw and as a dataset, against its declared policy
+// and the inferred one, with and without the broker's log as a second
+// witness, in every format.
 func TestRealClientCorpus(t *testing.T) {
 	logs, _ := filepath.Glob(filepath.Join(corpusDir, "*", realcorpus.BrokerLog))
-	if len(logs) < 3 {
-		t.Fatalf("the corpus in %s has %d scenarios, want 3 or more", corpusDir, len(logs))
+	if len(logs) < 7 {
+		t.Fatalf("the corpus in %s has %d scenarios, want 7 or more", corpusDir, len(logs))
 	}
 	for _, blog := range logs {
 		dir := filepath.Dir(blog)
@@ -67,12 +93,15 @@ func TestRealClientCorpus(t *testing.T) {
 				t.Fatalf("ingest: exit %d: %s", code, stderr)
 			}
 			for _, tc := range []struct {
-				name string
-				args []string
+				name   string
+				args   []string
+				broker bool
 			}{
-				{"raw-declared", []string{"--policy", pol, clients}},
-				{"raw-inferred", []string{clients}},
-				{"dataset-declared", []string{"--policy", pol, ds}},
+				{"raw-declared", []string{"--policy", pol, clients}, false},
+				{"raw-inferred", []string{clients}, false},
+				{"dataset-declared", []string{"--policy", pol, ds}, false},
+				{"raw-declared-broker", []string{"--policy", pol, "--broker-log", blog, clients}, true},
+				{"dataset-inferred-broker", []string{"--broker-log", blog, ds}, true},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					out := t.TempDir()
@@ -87,9 +116,11 @@ func TestRealClientCorpus(t *testing.T) {
 					if err := json.Unmarshal(stdout, &doc); err != nil {
 						t.Fatal(err)
 					}
-					compareIncident(t, &doc, truth)
-					compareRules(t, &doc, truth, meta)
-					compareFormats(t, &doc, out)
+					declared := !strings.Contains(tc.name, "inferred")
+					compareIncidents(t, &doc, truth, meta, declared, tc.broker)
+					compareOffsets(t, &doc, meta, tc.broker)
+					compareRules(t, &doc, truth, meta, tc.broker)
+					compareFormats(t, &doc, out, tc.broker)
 				})
 			}
 		})
@@ -124,92 +155,218 @@ func runArgs(t *testing.T, args ...string) (int, []byte, string) {
 	return code, stdout.Bytes(), stderr.String()
 }
 
-// compareIncident holds check's incident to the broker's log.
-func compareIncident(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth) {
+// compareIncidents holds check's incidents to the broker's log: one per
+// outage, each within the tolerances of docs/corpus.md.
+func compareIncidents(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, meta realcorpus.Meta, declared, broker bool) {
 	incs := doc.Summary.Fleet.Incidents
-	if len(incs) != 1 {
-		t.Fatalf("%d incidents, want 1: %+v", len(incs), incs)
+	var corrected time.Duration // a loss moved by a clock offset may be off by its resolution
+	for _, o := range doc.Summary.Fleet.ClockOffsets {
+		corrected = max(corrected, time.Duration(o.ResolutionS*1e9))
 	}
-	in := incs[0]
-	if d := in.LostAt.Sub(truth.Died); d < 0 || d > lossTolerance {
-		t.Errorf("lost_at %v is %v after the broker's death at %v, want within [0, %v]", in.LostAt, d, truth.Died, lossTolerance)
+	if len(incs) != len(truth.Outages) {
+		t.Fatalf("%d incidents, the broker's log has %d outages: %+v", len(incs), len(truth.Outages), incs)
 	}
-	if in.DevicesLost != truth.Lost {
-		t.Errorf("devices_lost %d, the broker had %d clients connected when it died", in.DevicesLost, truth.Lost)
-	}
-	var firstBack time.Time
-	for _, at := range truth.Reconnected {
-		if firstBack.IsZero() || at.Before(firstBack) {
-			firstBack = at
+	for k := range incs {
+		in, o := &incs[k], &truth.Outages[k]
+		end := truth.Stopped
+		if k+1 < len(truth.Outages) {
+			end = truth.Outages[k+1].Start
+		}
+		var shift time.Duration // check's times to recover run from its lost_at for a silent outage
+		if o.Kind == realcorpus.Freeze {
+			keepalive := time.Duration(meta.KeepaliveS) * time.Second
+			if d := in.LostAt.Sub(o.Start).Abs(); !in.Silent || d > keepalive || in.LostAtEarliest.After(o.Start) || in.LostAtLatest.Before(o.Start) {
+				t.Errorf("incident %d: lost_at %v (silent %v, in [%v, %v]), the link died at %v: want a silent incident within the keepalive %v whose bound holds it",
+					k, in.LostAt, in.Silent, in.LostAtEarliest, in.LostAtLatest, o.Start, keepalive)
+			}
+			shift = in.LostAt.Sub(o.Start)
+		} else if d := in.LostAt.Sub(o.Start); d < -corrected || d > lossTolerance {
+			t.Errorf("incident %d: lost_at %v is %v after the broker's death at %v, want within [-%v, %v]", k, in.LostAt, d, o.Start, corrected, lossTolerance)
+		}
+		if in.DevicesLost != len(o.Lost) {
+			t.Errorf("incident %d: devices_lost %d, the broker had %d clients connected when it began", k, in.DevicesLost, len(o.Lost))
+		}
+		var firstBack time.Time
+		for _, at := range o.Reconnected {
+			if firstBack.IsZero() || at.Before(firstBack) {
+				firstBack = at
+			}
+		}
+		if d := in.FirstConnectAt.Sub(firstBack).Abs(); d > connectTolerance {
+			t.Errorf("incident %d: first_connect_at %v, the broker accepted the first reconnect at %v (%v apart)", k, in.FirstConnectAt, firstBack, d)
+		}
+		if in.RecoveredBefore != len(o.Reconnected) {
+			t.Errorf("incident %d: recovered_before_next %d, the broker accepted %d of the lost clients again before the next outage", k, in.RecoveredBefore, len(o.Reconnected))
+		}
+		ttr := o.TTR()
+		peak := peakBetween(truth.Connects, o.Start, end)
+		t.Logf("check: incident %d lost at %s, %d lost, first connect %s, %d recovered (%d before the next), TTR p50 %.3fs p90 %.3fs max %.3fs, connects peak %d/s",
+			k, in.LostAt.Format(time.RFC3339Nano), in.DevicesLost, in.FirstConnectAt.Format(time.RFC3339Nano), in.Recovered, in.RecoveredBefore, in.TTR50S, in.TTR90S, in.TTRMaxS, in.ConnectsPeak)
+		t.Logf("broker: outage %d began %s, %d lost, first reconnect %s, %d back, TTR p50 %v p90 %v max %v, connects peak %d/s",
+			k, o.Start.Format(time.RFC3339Nano), len(o.Lost), firstBack.Format(time.RFC3339Nano), len(o.Reconnected),
+			realcorpus.Rank(ttr, 0.5), realcorpus.Rank(ttr, 0.9), realcorpus.Rank(ttr, 1), peak)
+		if in.RecoveredBefore == in.Recovered { // else some recoveries span the next outage
+			for _, p := range []struct {
+				name string
+				got  float64
+				q    float64
+			}{{"p50", in.TTR50S, 0.5}, {"p90", in.TTR90S, 0.9}, {"max", in.TTRMaxS, 1}} {
+				want := realcorpus.Rank(ttr, p.q) - shift
+				if d := (time.Duration(p.got*1e9) - want).Abs(); d > ttrTolerance {
+					t.Errorf("incident %d: time to recover %s %.3fs, the broker's log says %v from check's lost_at (%v apart)", k, p.name, p.got, want, d)
+				}
+			}
+		}
+		if d := abs(in.ConnectsPeak - peak); d > max(2, peak/10) {
+			t.Errorf("incident %d: connects_peak_per_s %d, the broker accepted at most %d in a second", k, in.ConnectsPeak, peak)
+		}
+		if broker {
+			compareBrokerView(t, k, in.Broker, o, firstBack, meta)
+		} else if in.Broker != nil {
+			t.Errorf("incident %d: a broker member without --broker-log", k)
 		}
 	}
-	if d := in.FirstConnectAt.Sub(firstBack).Abs(); d > connectTolerance {
-		t.Errorf("first_connect_at %v, the broker accepted the first reconnect at %v (%v apart)", in.FirstConnectAt, firstBack, d)
+}
+
+// compareBrokerView holds an incident's broker member to the log it was
+// read from: the kill mark, or a bound of a silent outage that holds the
+// freeze, and the first accept.
+func compareBrokerView(t *testing.T, k int, b *struct {
+	LostAt         *time.Time `json:"lost_at"`
+	LostAtEarliest *time.Time `json:"lost_at_earliest"`
+	LostAtLatest   *time.Time `json:"lost_at_latest"`
+	FirstAcceptAt  *time.Time `json:"first_accept_at"`
+}, o *realcorpus.OutageTruth, firstBack time.Time, meta realcorpus.Meta) {
+	if b == nil || b.LostAt == nil || b.FirstAcceptAt == nil {
+		t.Errorf("incident %d: the broker's view is missing: %+v", k, b)
+		return
 	}
-	if in.Recovered != len(truth.Reconnected) {
-		t.Errorf("recovered %d, the broker accepted %d of the lost clients again", in.Recovered, len(truth.Reconnected))
+	if o.Kind == realcorpus.Freeze {
+		keepalive := time.Duration(meta.KeepaliveS) * time.Second
+		if b.LostAt.Sub(o.Start).Abs() > keepalive || b.LostAtEarliest.After(o.Start) || b.LostAtLatest.Before(o.Start) {
+			t.Errorf("incident %d: the broker dates the link's death %v in [%v, %v], it died at %v", k, *b.LostAt, *b.LostAtEarliest, *b.LostAtLatest, o.Start)
+		}
+	} else if !b.LostAt.Equal(o.Start) {
+		t.Errorf("incident %d: the broker went down at %v, its log says %v", k, *b.LostAt, o.Start)
 	}
-	ttr := truth.TTR()
-	peak, _ := truth.PeakPerSecond()
-	t.Logf("check: lost at %s, %d lost, first connect %s, %d recovered, TTR p50 %.3fs p90 %.3fs max %.3fs, connects peak %d/s",
-		in.LostAt.Format(time.RFC3339Nano), in.DevicesLost, in.FirstConnectAt.Format(time.RFC3339Nano), in.Recovered, in.TTR50S, in.TTR90S, in.TTRMaxS, in.ConnectsPeak)
-	t.Logf("broker: died %s, %d lost, first reconnect %s, %d back, TTR p50 %v p90 %v max %v, connects peak %d/s",
-		truth.Died.Format(time.RFC3339Nano), truth.Lost, firstBack.Format(time.RFC3339Nano), len(truth.Reconnected),
-		realcorpus.Rank(ttr, 0.5), realcorpus.Rank(ttr, 0.9), realcorpus.Rank(ttr, 1), peak)
-	for _, p := range []struct {
-		name string
-		got  float64
-		q    float64
-	}{{"p50", in.TTR50S, 0.5}, {"p90", in.TTR90S, 0.9}, {"max", in.TTRMaxS, 1}} {
-		want := realcorpus.Rank(ttr, p.q)
-		if d := (time.Duration(p.got*1e9) - want).Abs(); d > ttrTolerance {
-			t.Errorf("time to recover %s %.3fs, the broker's log says %v (%v apart)", p.name, p.got, want, d)
+	if d := b.FirstAcceptAt.Sub(firstBack).Abs(); d > connectTolerance {
+		t.Errorf("incident %d: the broker's first accept %v, its first kept reconnect %v", k, *b.FirstAcceptAt, firstBack)
+	}
+}
+
+// peakBetween returns the most of the sorted times ts in one window
+// [t, t+1s) with from <= t < to.
+func peakBetween(ts []time.Time, from, to time.Time) int {
+	best := 0
+	for i, j := 0, 0; i < len(ts); i++ {
+		for j < len(ts) && ts[j].Sub(ts[i]) < time.Second {
+			j++
+		}
+		if !ts[i].Before(from) && ts[i].Before(to) {
+			best = max(best, j-i)
 		}
 	}
-	if d := abs(in.ConnectsPeak - peak); d > max(2, peak/10) {
-		t.Errorf("connects_peak_per_s %d, the broker accepted at most %d in a second", in.ConnectsPeak, peak)
+	return best
+}
+
+// compareOffsets checks the clock offsets: the devices recorded off, each
+// within offsetTolerance of the truth, and no other.
+func compareOffsets(t *testing.T, doc *corpusDoc, meta realcorpus.Meta, broker bool) {
+	got := map[string]bool{}
+	for _, o := range doc.Summary.Fleet.ClockOffsets {
+		got[o.Device] = true
+		want, ok := meta.ClockOffsetsS[o.Device]
+		if !ok || (time.Duration((o.OffsetS-want)*1e9)).Abs() > offsetTolerance {
+			t.Errorf("clock offset %+v, the device's clock was %.3fs off", o, want)
+		}
+		if basis := map[bool]string{true: "broker", false: "audit"}[broker]; o.Basis != basis {
+			t.Errorf("clock offset %+v from the %s, want from the %s", o, o.Basis, basis)
+		}
+	}
+	for id := range meta.ClockOffsetsS {
+		if !got[id] {
+			t.Errorf("%s's clock was %.3fs off, and no offset names it", id, meta.ClockOffsetsS[id])
+		}
 	}
 }
 
 // compareRules checks which rules fire: recovery-storm and
 // unscheduled-connect where the library reconnects in phase beside the
-// manager, reconnect-while-connected on exactly the devices the broker
-// saw reconnect while the fleet was up, and nothing else.
-func compareRules(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, meta realcorpus.Meta) {
+// manager; reconnect-while-connected on every device of the churning
+// fleet and on exactly the devices the broker saw reconnect while the
+// fleet was up elsewhere; unaudited-connect only where two owners race
+// (a library's connect that the manager tore down before it was
+// recorded); nothing else.
+func compareRules(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, meta realcorpus.Meta, broker bool) {
 	devices := map[string][]string{}
 	for _, f := range doc.Findings {
 		devices[f.Rule] = append(devices[f.Rule], f.Device)
 	}
-	library := meta.Mode == "library"
-	if got := len(devices["recovery-storm"]) > 0; got != library {
-		t.Errorf("recovery-storm fired %v, want %v (library reconnect: %v)", got, library, library)
+	library, churn := meta.Mode == "library", meta.Mode == "churn"
+	if got := len(devices["recovery-storm"]) > 0; got != library && got != churn {
+		t.Errorf("recovery-storm fired %v, want %v (library reconnect beside the manager)", got, library || churn)
 	}
-	if n := len(devices["unscheduled-connect"]); library && n < meta.Devices/2 || !library && n > 0 {
-		t.Errorf("unscheduled-connect on %d of %d devices (library reconnect: %v)", n, meta.Devices, library)
+	if n := len(devices["unscheduled-connect"]); (library || churn) && n < meta.Devices/2 || !library && !churn && n > 0 {
+		t.Errorf("unscheduled-connect on %d of %d devices (library reconnect: %v)", n, meta.Devices, library || churn)
 	}
 	var churners []string
-	if !library {
-		for id, n := range truth.PerClient {
-			if n > 1 {
-				churners = append(churners, id)
-			}
+	switch {
+	case churn:
+		for i := range meta.Devices {
+			churners = append(churners, fmt.Sprintf("pychurn-%04d", i+1))
 		}
+	case !library:
+		churners = reconnectedWhileUp(truth)
 	}
-	slices.Sort(churners)
 	got := devices["reconnect-while-connected"]
 	slices.Sort(got)
 	if !slices.Equal(got, churners) {
-		t.Errorf("reconnect-while-connected on %v; the broker saw %v reconnect while the fleet was up", got, churners)
+		t.Errorf("reconnect-while-connected on %d devices %.200v; want %d: %.200v", len(got), got, len(churners), churners)
 	}
 	for rule, ids := range devices {
-		if rule != "recovery-storm" && rule != "unscheduled-connect" && rule != "reconnect-while-connected" {
+		switch rule {
+		case "recovery-storm", "unscheduled-connect", "reconnect-while-connected":
+		case "unaudited-connect":
+			if !broker || !library {
+				t.Errorf("%s fired on %d devices (%v ...)", rule, len(ids), ids[0])
+			}
+		default:
 			t.Errorf("%s fired on %d devices (%v ...)", rule, len(ids), ids[0])
 		}
 	}
+	if broker && doc.Summary.Fleet.Broker == nil {
+		t.Errorf("no summary.fleet.broker with --broker-log")
+	}
+}
+
+// reconnectedWhileUp returns the clients the broker accepted more than
+// once between an outage's end and the next outage (or the stop).
+func reconnectedWhileUp(truth *realcorpus.Truth) []string {
+	var out []string
+	for id, ts := range truth.ConnectsBy {
+		for k, o := range truth.Outages {
+			end := truth.Stopped
+			if k+1 < len(truth.Outages) {
+				end = truth.Outages[k+1].Start
+			}
+			n := 0
+			for _, at := range ts {
+				if !at.Before(o.Back) && at.Before(end) {
+					n++
+				}
+			}
+			if n > 1 {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // compareFormats checks that the other formats carry what the JSON does.
-func compareFormats(t *testing.T, doc *corpusDoc, out string) {
+func compareFormats(t *testing.T, doc *corpusDoc, out string, broker bool) {
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
@@ -217,8 +374,12 @@ func compareFormats(t *testing.T, doc *corpusDoc, out string) {
 		}
 		return string(b)
 	}
-	if text := read("text"); !strings.HasPrefix(text, "incident: ") {
+	text := read("text")
+	if !strings.HasPrefix(text, "incident: ") {
 		t.Errorf("the text does not open with the incident:\n%.300s", text)
+	}
+	if strings.Contains(text, "\n          broker: ") != broker {
+		t.Errorf("the text says what the broker saw: %v, want %v:\n%.600s", !broker, broker, text)
 	}
 	sarif, junit, github := read("sarif"), read("junit"), read("github")
 	for _, f := range doc.Findings {

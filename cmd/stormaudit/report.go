@@ -43,7 +43,7 @@ replaced.
 Exit status: 0 written; 1 written, but the dataset failed verification;
 2 usage, input or I/O errors.`,
 		OnUsageError: onUsageError,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: `the HTML file to write ("-": stdout, not a terminal)`, Required: true, TakesFile: true},
 			&cli.StringFlag{Name: "policy", Usage: "the declared policy: a policy file or a preset name (default: inferred from the log)", Sources: cli.EnvVars("STORMAUDIT_POLICY")},
 			&cli.StringFlag{Name: "replay", Usage: "a replay's JSON report to show beside the log's", TakesFile: true},
@@ -56,7 +56,7 @@ Exit status: 0 written; 1 written, but the dataset failed verification;
 			&cli.BoolFlag{Name: "redact", Usage: "replace credentials and hardware identifiers on the page with consistent pseudonyms"},
 			&cli.StringFlag{Name: "redact-key", Usage: "with --redact: the file whose bytes key the pseudonyms (default: a random key)", TakesFile: true},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
-		},
+		}, brokerFlags()...),
 		Action: runReport,
 	}
 }

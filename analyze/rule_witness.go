@@ -1,0 +1,146 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The rules that need the broker's log (Options.Broker): a check without
+// one leaves them out.
+const (
+	unauditedConnectID = "unaudited-connect"
+	unseenConnectID    = "unseen-connect"
+	sessionTakeoverID  = "session-takeover"
+)
+
+// brokerRule marks the rules that judge the broker's log against the
+// audit, and so run only when a check has one.
+type brokerRule interface{ needsBroker() }
+
+func init() {
+	register(func() Rule { return &unauditedConnect{} })
+	register(func() Rule { return &unseenConnect{} })
+	register(func() Rule { return &sessionTakeover{} })
+}
+
+// unauditedConnect flags devices whose client id the broker accepted
+// where their audit has no connected record (FleetStats.Witness).
+type unauditedConnect struct{ brokerOnly }
+
+// unseenConnect flags connected records the broker never accepted.
+type unseenConnect struct{ brokerOnly }
+
+// sessionTakeover flags client ids whose live connection the broker
+// closed for a new one with the same id.
+type sessionTakeover struct{ brokerOnly }
+
+// brokerOnly is what the broker rules share: no per-device work (the
+// fleet counter pairs the witnesses) and nothing to merge.
+type brokerOnly struct{}
+
+func (brokerOnly) needsBroker()             {}
+func (brokerOnly) Device(*Context, *Device) {}
+
+func (*unauditedConnect) Info() RuleInfo {
+	return RuleInfo{ID: unauditedConnectID, Severity: Warning, Title: "the broker accepted a connection the audit does not record",
+		Help: "The broker's log shows a connection of the device's client id accepted where its audit has no connected record within " +
+			"the broker's stamp resolution and 0.5 s (on the device's corrected clock): a second owner of the client id, a reconnect " +
+			"loop that writes no audit, or lost records. Needs --broker-log."}
+}
+
+func (*unseenConnect) Info() RuleInfo {
+	return RuleInfo{ID: unseenConnectID, Severity: Warning, Title: "a connected record the broker never saw",
+		Help: "The device recorded a successful connect while the broker's log runs, and the broker accepted no connection of its " +
+			"client id near it: a clock far off, another broker, or a record that is not true. Needs --broker-log."}
+}
+
+func (*sessionTakeover) Info() RuleInfo {
+	return RuleInfo{ID: sessionTakeoverID, Severity: Warning, Title: "the broker closed a live session for a new one with the same client id",
+		Help: "The broker's log shows it closing a connection because another connected with the same client id: two owners of one " +
+			"connection, or one client id on two devices. Needs --broker-log."}
+}
+
+func (*unauditedConnect) Finish(c *Context) {
+	w := c.Fleet.Witness
+	if w == nil {
+		return
+	}
+	eachDevice(w.Unaudited, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {
+		c.Report(brokerFinding(unauditedConnectID, dev, w, es,
+			fmt.Sprintf("the broker accepted %s of %s that its audit has no connected record for", countNoun(len(es), "connection", "connections"), dev),
+			"A second owner of the client id, a reconnect loop that writes no audit, or records lost on the way."))
+	})
+	if w.Strangers > 0 {
+		c.Note(unauditedConnectID, fmt.Sprintf("the broker's log names %s the audit never mentions (other clients of the broker, "+
+			"or devices whose audit is missing): not judged", nOf(w.Strangers, "client id")))
+	}
+}
+
+func (*unseenConnect) Finish(c *Context) {
+	w := c.Fleet.Witness
+	if w == nil {
+		return
+	}
+	eachDevice(w.Unseen, func(a AuditConnect) string { return a.Device }, func(dev string, as []AuditConnect) {
+		f := Finding{Rule: unseenConnectID, Severity: Warning, Device: dev, Start: as[0].At, End: as[len(as)-1].At}
+		for _, a := range as {
+			if len(f.Records) < MaxRefs {
+				f.Records = append(f.Records, a.Ref)
+			}
+		}
+		f.Message = fmt.Sprintf("recorded %s that the broker's log does not show", countNoun(len(as), "successful connect", "successful connects"))
+		f.Explanation = fmt.Sprintf("%s wrote connected at %s; %s has no accept of client id %s within %s of it (on the device's "+
+			"clock corrected by its estimated offset). A clock far off, another broker, or a record that is not true. %s in all.",
+			dev, fmtTime(as[0].At), logNames(w), dev, PairTolerance, countNoun(len(as), "One such record", fmt.Sprint(len(as), " such records")))
+		c.Report(f)
+	})
+}
+
+func (*sessionTakeover) Finish(c *Context) {
+	w := c.Fleet.Witness
+	if w == nil {
+		return
+	}
+	eachDevice(w.Takeovers, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {
+		c.Report(brokerFinding(sessionTakeoverID, dev, w, es,
+			fmt.Sprintf("the broker closed a live connection of %s %s for a new one with the same client id", dev, countNoun(len(es), "once", fmt.Sprint(len(es), " times"))),
+			"Two owners of one connection (a library's own reconnect beside the manager's), or one client id on two devices."))
+	})
+}
+
+// brokerFinding is a finding about a device resting on broker events es.
+func brokerFinding(rule, dev string, w *Witness, es []BrokerEvent, msg, why string) Finding {
+	f := Finding{Rule: rule, Severity: Warning, Device: dev, Start: es[0].At, End: es[len(es)-1].At, Message: msg}
+	var at []string
+	for i, e := range es {
+		if i == 5 {
+			at = append(at, fmt.Sprintf("and %d more", len(es)-5))
+			break
+		}
+		at = append(at, fmt.Sprintf("%s (%s:%d: %s)", fmtTime(e.At), w.Logs[e.Log].Name, e.Line, e.Detail))
+	}
+	f.Explanation = fmt.Sprintf("%s: %s. %s", dev, strings.Join(at, "; "), why)
+	return f
+}
+
+// logNames names the broker logs.
+func logNames(w *Witness) string {
+	var ns []string
+	for _, l := range w.Logs {
+		ns = append(ns, l.Name)
+	}
+	return "the broker's log " + strings.Join(ns, ", ")
+}
+
+// eachDevice calls f with each run of xs (sorted by device) that shares a
+// device.
+func eachDevice[T any](xs []T, dev func(T) string, f func(string, []T)) {
+	for lo := 0; lo < len(xs); {
+		hi := lo + 1
+		for hi < len(xs) && dev(xs[hi]) == dev(xs[lo]) {
+			hi++
+		}
+		f(dev(xs[lo]), xs[lo:hi])
+		lo = hi
+	}
+}

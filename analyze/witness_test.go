@@ -1,0 +1,85 @@
+package analyze
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/brokerlog"
+)
+
+// checkWitness checks the audit log name of testdata/witness beside its
+// broker log.
+func checkWitness(t *testing.T, name string) *Result {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "witness", name+"-broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	blog, err := brokerlog.Read(f, name+"-broker.log", brokerlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(filepath.Join("testdata", "witness", name+".ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return checkLogWith(t, string(log), Options{Broker: []*brokerlog.Log{blog}})
+}
+
+// TestWitnessRules: a second owner's connect (dev-01), a connect the
+// broker never saw (dev-02) and a takeover by a second device with the
+// same client id (dev-03) are flagged on exactly those devices; the same
+// fleet with nothing amiss is not; and dev-06's clock, 3 s ahead, is
+// found from whole-second stamps within 0.6 s in both.
+func TestWitnessRules(t *testing.T) {
+	for _, tc := range []struct {
+		name                        string
+		unaudited, unseen, takeover []string
+	}{
+		{"positive", []string{"dev-01", "dev-03"}, []string{"dev-02"}, []string{"dev-03"}},
+		{"negative", nil, nil, nil},
+	} {
+		res := checkWitness(t, tc.name)
+		for _, r := range []struct {
+			rule string
+			want []string
+		}{{unauditedConnectID, tc.unaudited}, {unseenConnectID, tc.unseen}, {sessionTakeoverID, tc.takeover}} {
+			if got := devicesOf(res, r.rule); !slices.Equal(got, r.want) {
+				t.Errorf("%s: %s on %v, want %v:%s", tc.name, r.rule, got, r.want, describe(of(res, r.rule)))
+			}
+		}
+		offs := res.Summary.Fleet.ClockOffsets
+		if len(offs) != 1 || offs[0].Device != "dev-06" || offs[0].Basis != BasisBroker || (offs[0].Offset-3*time.Second).Abs() > 600*time.Millisecond {
+			t.Errorf("%s: clock offsets %+v, want dev-06 3s ahead of the broker", tc.name, offs)
+		}
+		w := res.Summary.Fleet.Witness
+		if w == nil || len(w.Logs) != 1 || w.Logs[0].Accepts == 0 {
+			t.Fatalf("%s: witness %+v", tc.name, w)
+		}
+		if len(res.Summary.Fleet.Incidents) != 1 || res.Summary.Fleet.Incidents[0].Broker == nil || res.Summary.Fleet.Incidents[0].DevicesLost != 6 {
+			t.Errorf("%s: incidents %+v, want the one at 20 s with the broker's view", tc.name, res.Summary.Fleet.Incidents)
+		}
+	}
+}
+
+// TestWitnessLeftOutWithoutBrokerLog: without a broker log the rules that
+// need one are not in the check's rules, and the summary has no witness.
+func TestWitnessLeftOutWithoutBrokerLog(t *testing.T) {
+	log, err := os.ReadFile(filepath.Join("testdata", "witness", "positive.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkLog(t, string(log), nil)
+	for _, r := range res.Rules {
+		if r.ID == unauditedConnectID || r.ID == unseenConnectID || r.ID == sessionTakeoverID {
+			t.Errorf("%s ran without a broker log", r.ID)
+		}
+	}
+	if res.Summary.Fleet.Witness != nil {
+		t.Errorf("a witness without a broker log")
+	}
+}
