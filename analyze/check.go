@@ -44,7 +44,8 @@ type Options struct {
 	// Broker holds the broker's own logs, the second witness: with them
 	// the check pairs each device's connected records with the broker's
 	// accepts (clock offsets, and the rules that need a broker log), and
-	// says what the broker saw of each incident.
+	// says what the broker saw of each incident. Without them, a check of
+	// a dataset takes the broker logs stored with it (ingest --broker-log).
 	Broker []*brokerlog.Log
 }
 

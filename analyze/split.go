@@ -48,6 +48,11 @@ func NewSplit(dir string, opts Options) (*Split, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(opts.Broker) == 0 && len(man.BrokerLogs) > 0 {
+		if opts.Broker, err = storedBrokerLogs(dir, man); err != nil {
+			return nil, err
+		}
+	}
 	s := &Split{dir: dir, opts: opts, man: man, k: newChecker(opts)}
 	if opts.Policy == nil {
 		in := opts.Inference

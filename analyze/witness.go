@@ -2,12 +2,16 @@ package analyze
 
 import (
 	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/brokerlog"
+	"github.com/stormaudit/stormaudit/dataset"
 )
 
 // PairTolerance is how far, beyond its stamp's resolution, a device's
@@ -416,4 +420,34 @@ func (ib *IncidentBroker) datedByTimeouts(ts []BrokerEvent) {
 	ib.Timeouts, ib.FirstTimeout, ib.LastTimeout = len(ts), ts[0].At, ts[len(ts)-1].At
 	ib.LostAtEarliest, ib.LostAtLatest, ib.Basis = lo, hi, BasisTimeouts
 	ib.LostAt = lo + (hi-lo)/2
+}
+
+// storedBrokerLogs reads the broker logs stored with the dataset in dir
+// (ingest --broker-log), as they were read when stored.
+func storedBrokerLogs(dir string, man *dataset.Manifest) ([]*brokerlog.Log, error) {
+	var out []*brokerlog.Log
+	for _, b := range man.BrokerLogs {
+		if !filepath.IsLocal(filepath.FromSlash(b.File)) || !strings.HasPrefix(b.File, dataset.BrokerDir+"/") {
+			return nil, fmt.Errorf("%s: broker_logs: file %q: expected a file under %s/", dataset.ManifestName, b.File, dataset.BrokerDir)
+		}
+		format, err := brokerlog.ParseFormat(b.Format)
+		if err != nil {
+			return nil, fmt.Errorf("%s: broker_logs: %s: format: %v", dataset.ManifestName, b.File, err)
+		}
+		loc, err := time.LoadLocation(b.TZ)
+		if err != nil {
+			return nil, fmt.Errorf("%s: broker_logs: %s: tz: %v", dataset.ManifestName, b.File, err)
+		}
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(b.File)))
+		if err != nil {
+			return nil, err
+		}
+		l, err := brokerlog.Read(f, b.Name, brokerlog.Options{Format: format, TZ: loc})
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }

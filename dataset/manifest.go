@@ -51,6 +51,32 @@ type Manifest struct {
 	// they make the accounting of every line read part of the evidence.
 	Rejects    Digest `json:"rejects"`
 	Duplicates Digest `json:"duplicates"`
+	// BrokerLogs are the broker's own logs stored with the dataset
+	// (ingest --broker-log): the second witness, kept byte for byte.
+	BrokerLogs []BrokerLog `json:"broker_logs,omitempty"`
+}
+
+// BrokerDir is the directory of a dataset that holds its broker logs.
+const BrokerDir = "broker"
+
+// BrokerLog is a broker log stored with a dataset: the file it was read
+// from, where it is kept (File, under BrokerDir, byte for byte as read),
+// how it was read, its accounting, and the lines it rejected (Rejects,
+// one JSON object a line: line, field, reason, text).
+type BrokerLog struct {
+	Name    string `json:"name"`
+	File    string `json:"file"`
+	Format  string `json:"format"`
+	TZ      string `json:"tz"` // the zone of stamps that name none
+	Digest  Digest `json:"digest"`
+	Lines   int    `json:"lines"`
+	Events  int    `json:"events"`
+	Skipped int    `json:"skipped"`
+	// Rejected counts the lines not understood; RejectsFile holds them.
+	Rejected    int    `json:"rejected"`
+	Blank       int    `json:"blank"`
+	RejectsFile string `json:"rejects_file"`
+	Rejects     Digest `json:"rejects"`
 }
 
 // Digest identifies a file's content.

@@ -64,6 +64,11 @@ type Options struct {
 	Notify func(string)
 	// Signer, when set, signs the checkpoint.
 	Signer note.Signer
+	// BrokerLogs are the broker's own logs to store with the dataset,
+	// byte for byte under dataset.BrokerDir, listed in the manifest with
+	// their digests and accounting: the second witness, covered by the
+	// manifest and its signature, and checked by verify.
+	BrokerLogs []BrokerSource
 	// Verifiers check the signed checkpoints of collector logs given as
 	// inputs. Without them a collector log's chains and tree are still
 	// verified, and its signature is reported unchecked.

@@ -236,6 +236,9 @@ func (ing *ingest) finishManifest(files []dataset.File, cp hashchain.Checkpoint,
 		return nil, fmt.Errorf("internal error: %d records accepted but %d rows written", man.Totals.Accepted, man.Rows)
 	}
 	var err error
+	if man.BrokerLogs, err = ing.storeBrokerLogs(); err != nil {
+		return nil, err
+	}
 	if man.Rejects, err = dataset.DigestFile(filepath.Join(ing.dir, dataset.RejectsName)); err != nil {
 		return nil, err
 	}

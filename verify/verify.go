@@ -56,7 +56,10 @@ type Report struct {
 	// rejects.ndjson and duplicates.ndjson were checked against.
 	Accounted      dataset.Counts `json:"accounted"`
 	ManifestSigned bool           `json:"manifest_signed"`
-	Problem        *Problem       `json:"problem,omitempty"`
+	// BrokerLogs are the broker logs stored with the dataset, each
+	// checked against the manifest's digest with its rejects file.
+	BrokerLogs []string `json:"broker_logs,omitempty"`
+	Problem    *Problem `json:"problem,omitempty"`
 }
 
 // Problem names the first thing found wrong.
@@ -188,7 +191,12 @@ func readManifestToVerify(dir string, rep *Report) (*dataset.Manifest, error) {
 func checkListing(dir string, m *dataset.Manifest) *Problem {
 	want := map[string]bool{dataset.ManifestName: true, dataset.CheckpointName: true, dataset.RejectsName: true, dataset.DuplicatesName: true}
 	dirs := map[string]bool{}
-	for _, f := range m.Files {
+	listed := make([]dataset.File, 0, len(m.Files)+2*len(m.BrokerLogs))
+	listed = append(listed, m.Files...)
+	for _, b := range m.BrokerLogs {
+		listed = append(listed, dataset.File{Name: b.File}, dataset.File{Name: b.RejectsFile})
+	}
+	for _, f := range listed {
 		name := filepath.FromSlash(f.Name)
 		if !filepath.IsLocal(name) {
 			return &Problem{File: dataset.ManifestName, What: fmt.Sprintf("files: %q is not a path inside the dataset", f.Name)}

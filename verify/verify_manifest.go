@@ -85,11 +85,28 @@ func checkAccounting(dir string, m *dataset.Manifest, rep *Report) error {
 	case rep.Checkpoint != nil && m.Checkpoint != string(rep.Checkpoint.Format()):
 		return fail("its checkpoint is not the dataset's checkpoint")
 	}
-	for _, f := range []struct {
+	type digested struct {
 		name string
 		want dataset.Digest
-	}{{dataset.RejectsName, m.Rejects}, {dataset.DuplicatesName, m.Duplicates}} {
-		got, err := dataset.DigestFile(filepath.Join(dir, f.name))
+	}
+	files := []digested{{dataset.RejectsName, m.Rejects}, {dataset.DuplicatesName, m.Duplicates}}
+	for _, b := range m.BrokerLogs {
+		for _, name := range []string{b.File, b.RejectsFile} {
+			if !filepath.IsLocal(filepath.FromSlash(name)) || !strings.HasPrefix(name, dataset.BrokerDir+"/") {
+				return fail("broker_logs: file %q: expected a file under %s/", name, dataset.BrokerDir)
+			}
+		}
+		files = append(files, digested{b.File, b.Digest}, digested{b.RejectsFile, b.Rejects})
+		rep.BrokerLogs = append(rep.BrokerLogs, fmt.Sprintf("%s (%s, %d events, %d lines rejected) as %s", b.Name, b.Format, b.Events, b.Rejected, b.File))
+		if b.Lines != b.Events+b.Skipped+b.Rejected+b.Blank {
+			return fail("broker_logs: %s: %d lines, but %d events + %d skipped + %d rejected + %d blank", b.Name, b.Lines, b.Events, b.Skipped, b.Rejected, b.Blank)
+		}
+	}
+	for _, f := range files {
+		got, err := dataset.DigestFile(filepath.Join(dir, filepath.FromSlash(f.name)))
+		if errors.Is(err, os.ErrNotExist) {
+			return fail("%s is missing: ingest wrote %d bytes with SHA-256 %s", f.name, f.want.Bytes, f.want.SHA256)
+		}
 		if err != nil {
 			return err
 		}

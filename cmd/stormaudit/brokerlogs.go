@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -26,65 +27,92 @@ func brokerFlags() []cli.Flag {
 // names on stderr.
 const maxBrokerRejectsShown = 5
 
-// readBrokerLogs reads the --broker-log files of the command called name
-// into opts, saying on stderr what each held and naming its first
-// rejected lines.
-func readBrokerLogs(cmd *cli.Command, name string, opts *analyze.Options) error {
+// brokerInput is a --broker-log file as read.
+type brokerInput struct {
+	name string
+	data []byte
+}
+
+// brokerInputs reads the --broker-log files of the command called name,
+// and the options they are read with.
+func brokerInputs(cmd *cli.Command, name string) ([]brokerInput, brokerlog.Options, error) {
+	var bo brokerlog.Options
 	paths := cmd.StringSlice("broker-log")
 	if len(paths) == 0 {
-		return nil
+		return nil, bo, nil
 	}
-	var bo brokerlog.Options
 	if f := cmd.String("broker-log-format"); f != "" {
 		format, err := brokerlog.ParseFormat(f)
 		if err != nil {
-			return usageErr("%s: --broker-log-format: %v", name, err)
+			return nil, bo, usageErr("%s: --broker-log-format: %v", name, err)
 		}
 		bo.Format = format
 	}
 	if tz := cmd.String("broker-log-tz"); tz != "" {
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
-			return usageErr("%s: --broker-log-tz: expected an IANA time zone name such as Europe/Berlin, found %q", name, tz)
+			return nil, bo, usageErr("%s: --broker-log-tz: expected an IANA time zone name such as Europe/Berlin, found %q", name, tz)
 		}
 		bo.TZ = loc
 	}
+	var ins []brokerInput
 	stdin := false
 	for _, p := range paths {
-		var r io.Reader
+		var data []byte
+		var err error
 		if p == "-" {
 			if stdin || slices.Contains(cmd.Args().Slice(), "-") {
-				return usageErr("%s: --broker-log: - (stdin) is read once: give the broker log or the audit log as a file", name)
+				return nil, bo, usageErr("%s: --broker-log: - (stdin) is read once: give the broker log or the audit log as a file", name)
 			}
-			stdin, r = true, cmd.Root().Reader
+			stdin = true
+			data, err = io.ReadAll(cmd.Root().Reader)
 		} else {
-			f, err := os.Open(p)
-			if err != nil {
-				return usageErr("%s: --broker-log: %v", name, err)
-			}
-			defer f.Close()
-			r = f
+			data, err = os.ReadFile(p)
 		}
-		l, err := brokerlog.Read(r, p, bo)
+		if err != nil {
+			return nil, bo, usageErr("%s: --broker-log: %v", name, err)
+		}
+		ins = append(ins, brokerInput{p, data})
+	}
+	return ins, bo, nil
+}
+
+// readBrokerLogs reads the --broker-log files of the command called name
+// into opts, saying on stderr what each held and naming its first
+// rejected lines.
+func readBrokerLogs(cmd *cli.Command, name string, opts *analyze.Options) error {
+	ins, bo, err := brokerInputs(cmd, name)
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		l, err := brokerlog.Read(bytes.NewReader(in.data), in.name, bo)
 		if err != nil {
 			return usageErr("%s: --broker-log: %v", name, err)
 		}
-		if !cmd.Bool("quiet") {
-			fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: %s (broker log, %s): %d lines = %d events + %d skipped + %d rejected + %d blank\n",
-				p, l.Format, l.Lines, len(l.Events), l.Skipped, l.Rejected, l.Blank)
-		}
-		for i, rj := range l.Rejects {
-			if i == maxBrokerRejectsShown {
-				fmt.Fprintf(cmd.Root().ErrWriter, "  ... and %d more rejected lines of %s\n", l.Rejected-i, p)
-				break
-			}
-			field := ""
-			if rj.Field != "" {
-				field = rj.Field + ": "
-			}
-			fmt.Fprintf(cmd.Root().ErrWriter, "  %s:%d: %s%s\n", p, rj.Line, field, rj.Reason)
-		}
+		printBrokerLog(cmd, in.name, l)
 		opts.Broker = append(opts.Broker, l)
 	}
 	return nil
+}
+
+// printBrokerLog says on stderr what a broker log held, naming its first
+// rejected lines.
+func printBrokerLog(cmd *cli.Command, name string, l *brokerlog.Log) {
+	w := cmd.Root().ErrWriter
+	if !cmd.Bool("quiet") {
+		fmt.Fprintf(w, "stormaudit: %s (broker log, %s): %d lines = %d events + %d skipped + %d rejected + %d blank\n",
+			name, l.Format, l.Lines, len(l.Events), l.Skipped, l.Rejected, l.Blank)
+	}
+	for i, rj := range l.Rejects {
+		if i == maxBrokerRejectsShown {
+			fmt.Fprintf(w, "  ... and %d more rejected lines of %s\n", l.Rejected-i, name)
+			break
+		}
+		field := ""
+		if rj.Field != "" {
+			field = rj.Field + ": "
+		}
+		fmt.Fprintf(w, "  %s:%d: %s%s\n", name, rj.Line, field, rj.Reason)
+	}
 }

@@ -77,7 +77,7 @@ const offsetTolerance = 600 * time.Millisecond
 // and how hard they hit it, whose clocks were off, and which rules fire.
 // Each log is checked raw and as a dataset, against its declared policy
 // and the inferred one, with and without the broker's log as a second
-// witness, in every format.
+// witness (given to check, or stored with the dataset), in every format.
 func TestRealClientCorpus(t *testing.T) {
 	logs, _ := filepath.Glob(filepath.Join(corpusDir, "*", realcorpus.BrokerLog))
 	if len(logs) < 7 {
@@ -88,9 +88,16 @@ func TestRealClientCorpus(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			truth, meta := readCorpus(t, dir)
 			clients, pol := filepath.Join(dir, realcorpus.ClientLog), filepath.Join(dir, realcorpus.PolicyFile)
-			ds := filepath.Join(t.TempDir(), "ds")
+			ds, dsb := filepath.Join(t.TempDir(), "ds"), filepath.Join(t.TempDir(), "dsb")
 			if code, _, stderr := runArgs(t, "ingest", "-q", "-o", ds, clients); code != 0 {
 				t.Fatalf("ingest: exit %d: %s", code, stderr)
+			}
+			// the broker's log stored with the dataset, and verified with it
+			if code, _, stderr := runArgs(t, "ingest", "-q", "-o", dsb, "--broker-log", blog, clients); code != 0 {
+				t.Fatalf("ingest --broker-log: exit %d: %s", code, stderr)
+			}
+			if code, stdout, stderr := runArgs(t, "verify", dsb); code != 0 || !strings.Contains(string(stdout), "broker log: "+blog) {
+				t.Fatalf("verify: exit %d: %s%s", code, stdout, stderr)
 			}
 			for _, tc := range []struct {
 				name   string
@@ -102,6 +109,7 @@ func TestRealClientCorpus(t *testing.T) {
 				{"dataset-declared", []string{"--policy", pol, ds}, false},
 				{"raw-declared-broker", []string{"--policy", pol, "--broker-log", blog, clients}, true},
 				{"dataset-inferred-broker", []string{"--broker-log", blog, ds}, true},
+				{"dataset-stored-broker", []string{"--policy", pol, dsb}, true},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					out := t.TempDir()

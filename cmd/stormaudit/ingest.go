@@ -43,7 +43,7 @@ Exit status: 0 when it ran (rejects are reported, not errors); 2 on usage or
 I/O errors, on the first rejected line under --strict, or beyond
 --max-rejects.`,
 		OnUsageError: onUsageError,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "dataset directory to create (must be new or empty)", Required: true, Sources: cli.EnvVars("STORMAUDIT_DATASET")},
 			&cli.BoolFlag{Name: "strict", Usage: "stop at the first rejected line, exit 2 and write no dataset", Sources: cli.EnvVars("STORMAUDIT_STRICT")},
 			&cli.Int64Flag{Name: "max-rejects", Value: ingest.DefaultMaxRejects, Usage: "stop, exit 2 and write no dataset once more lines than this are rejected (-1: no limit)", Sources: cli.EnvVars("STORMAUDIT_MAX_REJECTS")},
@@ -53,7 +53,7 @@ I/O errors, on the first rejected line under --strict, or beyond
 			&cli.StringFlag{Name: "log", Usage: "the log's name: the checkpoint's first line (default stormaudit/ and the dataset's directory name)", Sources: cli.EnvVars("STORMAUDIT_LOG")},
 			&cli.IntFlag{Name: "buckets", Usage: "partition the dataset by client id into N buckets (bucket=BBB/ directories; 0: none)"},
 			&cli.IntFlag{Name: "chunk-records", Usage: "records sorted in memory before spilling to disk", Value: 1 << 18, Hidden: true},
-		},
+		}, brokerFlags()...),
 		Action: runIngest,
 	}
 }
@@ -96,6 +96,13 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 		}
 		opts.Signer = signer
 	}
+	ins, bo, err := brokerInputs(cmd, "ingest")
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		opts.BrokerLogs = append(opts.BrokerLogs, ingest.BrokerSource{Name: in.name, Data: in.data, Options: bo})
+	}
 	bar := newProgressBar(stderr, quiet)
 	opts.Progress = bar.update
 	man, err := ingest.Run(ctx, out, sources, opts)
@@ -134,6 +141,13 @@ func printIngestSummary(w io.Writer, dir string, m *dataset.Manifest) {
 	}
 	if t.Duplicates > 0 {
 		fmt.Fprintf(w, "stormaudit: duplicate lines are listed in %s\n", filepath.Join(dir, dataset.DuplicatesName))
+	}
+	for _, b := range m.BrokerLogs {
+		fmt.Fprintf(w, "stormaudit: %s (broker log, %s): %d lines = %d events + %d skipped + %d rejected + %d blank; stored as %s\n",
+			b.Name, b.Format, b.Lines, b.Events, b.Skipped, b.Rejected, b.Blank, filepath.Join(dir, filepath.FromSlash(b.File)))
+		if b.Rejected > 0 {
+			fmt.Fprintf(w, "stormaudit: its rejected lines are in %s\n", filepath.Join(dir, filepath.FromSlash(b.RejectsFile)))
+		}
 	}
 	if len(m.Signers) > 0 {
 		fmt.Fprintf(w, "stormaudit: checkpoint of %d records signed by %s\n", m.Rows, strings.Join(m.Signers, ", "))

@@ -128,6 +128,9 @@ func printVerifyReport(w io.Writer, rep *verify.Report) {
 		fmt.Fprintf(w, "accounted:  %d lines read = %d accepted + %d rejected + %d duplicates (%s; rejects and duplicates files match it)\n",
 			a.Lines, a.Accepted, a.Rejected, a.Duplicates, signed)
 	}
+	for _, b := range rep.BrokerLogs {
+		fmt.Fprintf(w, "broker log: %s, matching the %s\n", safe.Text(b), map[bool]string{true: "signed manifest", false: "manifest"}[rep.ManifestSigned])
+	}
 	if rep.Since != nil && rep.Problem == nil {
 		fmt.Fprintf(w, "since:      extends the earlier checkpoint of %d records, root %s\n", rep.Since.Size, rep.Since.Root)
 	}
