@@ -334,7 +334,7 @@ func BrokerView(in *analyze.Incident) string {
 	case analyze.BasisBrokerDown:
 		parts = append(parts, fmt.Sprintf("went down at %s (the audit: %s)", Time(b.LostAt), Time(in.LostAt)))
 	case analyze.BasisTimeouts:
-		parts = append(parts, fmt.Sprintf("timed out %s's sessions from %s to %s (keepalive timeouts): the link died at %s, between %s and %s (the audit: %s)",
+		parts = append(parts, fmt.Sprintf("timed out the sessions of %s from %s to %s (keepalive timeouts): the link died at %s, between %s and %s (the audit: %s)",
 			plural(b.Timeouts, "device"), Time(b.FirstTimeout), Time(b.LastTimeout), Time(b.LostAt), Time(b.LostAtEarliest), Time(b.LostAtLatest), Time(in.LostAt)))
 	default:
 		parts = append(parts, "has no line of the loss itself")
