@@ -207,6 +207,7 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 	if p := c.Policy; p != nil && !c.Inferred && p.Declared("keepalive_s") && p.KeepaliveS > 0 {
 		k.fc.Inc.keepalive = seconds(p.KeepaliveS)
 	}
+	k.fc.broker = k.opts.Broker // a decoded partial's fleet counter has none
 	c.Fleet = k.fc.stats()
 	if k.moved > 0 {
 		c.Note("timelines", fmt.Sprintf("%s on %s came just after a counter reset it caused, written up to %s before it "+

@@ -70,7 +70,9 @@ func (d *Device) evidenced(ep *Episode) bool {
 		case auditfmt.AttemptFailed, auditfmt.Refused, auditfmt.GaveUp:
 			return true
 		case auditfmt.Stopped:
-			return false // stopped before it could tell
+			// stopped before its attempt could tell, or after it had not
+			// connected in time
+			return e.At > addSat(a.Open, int64(PromptConnect))
 		}
 	}
 	prompt := addSat(a.Open, int64(PromptConnect))

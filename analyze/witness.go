@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,6 +20,18 @@ import (
 // device's corrected clock): the CONNACK's way to the client and the
 // client's way to its log.
 const PairTolerance = 500 * time.Millisecond
+
+// OverlapSlack widens each pair's bound of an offset when the bounds are
+// laid over each other to find a rough offset: the CONNACK's way to the
+// device's log differs from one connect to the next.
+const OverlapSlack = 25 * time.Millisecond
+
+// LatencySlack is how far beyond its resolution an offset must lie to be
+// reported and applied: the CONNACK's way to the device's log, which the
+// bound does not include and no pairing can tell from a clock offset,
+// takes up to that long on a loaded device (0.1 to 0.3 s for 200 Python
+// clients reconnecting twice a second in the corpus).
+const LatencySlack = 500 * time.Millisecond
 
 // FineResolution is the least resolution claimed for an offset from
 // finely stamped accepts: the CONNACK's way to the device's log.
@@ -40,6 +53,9 @@ type witnessDev struct {
 	Conn        []int64
 	Refs        []Ref
 	First, Last int64
+	// Ended holds when it recorded its session ended (disconnected,
+	// attempt_failed or refused records of the session stage).
+	Ended []int64
 }
 
 func (w *witnessCounter) add(d *Device, dev int32) {
@@ -50,8 +66,14 @@ func (w *witnessCounter) add(d *Device, dev int32) {
 	for i := range d.Events {
 		e := &d.Events[i]
 		wd.First, wd.Last = min(wd.First, e.At), max(wd.Last, e.At)
-		if e.Outcome == auditfmt.Connected && isSessionStage(e.Stage) {
+		if !isSessionStage(e.Stage) {
+			continue
+		}
+		switch e.Outcome {
+		case auditfmt.Connected:
 			wd.Conn, wd.Refs = append(wd.Conn, e.At), append(wd.Refs, e.Ref)
+		case auditfmt.Disconnected, auditfmt.AttemptFailed, auditfmt.Refused:
+			wd.Ended = append(wd.Ended, e.At)
 		}
 	}
 	w.Devs = append(w.Devs, wd)
@@ -116,22 +138,23 @@ type AuditConnect struct {
 // of its client id and returns the witness and the clock offsets the
 // pairs show (by device ordinal, and as ClockOffsets).
 //
-// A device's offset is estimated from the differences c - A between its
-// connected records c and the broker's accepts A within MaxClockOffset:
-// the most of them within one second of each other pick the pairs. An
-// accept stamped A to a resolution r, and up to l late, happened in
-// [A-l, A+r), and the device wrote its record after the CONNACK came, so
-// each pair puts the offset in [c-A-r, c-A+l]. When the pairs' bounds
-// without lateness meet, [max(c-A-r), min(c-A)], their middle is the
-// offset and half its width the resolution (Mosquitto's whole seconds);
-// when only lateness makes them meet (a recorder that read some lines
-// late), the offset is max(c-A-r), the least late pair's, and the
-// resolution half the width of [max(c-A-r), min(c-A+l)]; when nothing
-// makes them meet (delays from CONNACK to record that disagree by more
-// than fine stamps resolve), the offset is the median of c - A - r/2 and
-// the resolution half the width of their middle 80%, at least
+// A device's offset is estimated from its connected records c (its first
+// offsetSample) and the broker's accepts of its
+// client id within MaxClockOffset of them. An accept stamped A to a
+// resolution r, and up to l late (a stamp taken as the line was read),
+// happened in [A-l, A+r), and the device wrote its record after the
+// CONNACK came, so each pair puts the offset in [c-A-r, c-A+l]: the point
+// the most of those bounds hold (each widened by OverlapSlack) is a rough
+// offset, and each record, moved back by it, is paired (match) with an
+// accept whose [A, A+r) it falls in, widened by half a second for stamps
+// of a second and by 50 ms for finer ones. When the pairs' bounds
+// [max(c-A-r), min(c-A)] meet, their middle is the offset and half
+// their width the resolution (Mosquitto's whole seconds); else (delays
+// from CONNACK to record that disagree by more than the stamps resolve,
+// or stamps taken late) the offset is the median of c - A - r/2 and the
+// resolution half the width of their middle 80%, at least
 // FineResolution. The offset is reported, and applied, when it exceeds
-// its resolution and 100 ms.
+// its resolution by more than LatencySlack.
 func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32]int64, []ClockOffset) {
 	wit := &Witness{}
 	byClient := map[string][]int{}
@@ -142,8 +165,16 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32]int64
 		}
 	}
 	slices.SortStableFunc(wit.Events, func(a, b BrokerEvent) int { return cmp.Compare(a.At, b.At) })
+	keepalive := map[string]int{} // each client's, as it declared at its last accept
 	for i := range wit.Events {
-		if c := wit.Events[i].Client; c != "" {
+		e := &wit.Events[i]
+		switch {
+		case e.Kind == brokerlog.Accepted && e.Keepalive > 0:
+			keepalive[e.Client] = e.Keepalive
+		case e.Kind == brokerlog.Closed && e.Keepalive == 0:
+			e.Keepalive = keepalive[e.Client] // the session's, for its timeout
+		}
+		if c := e.Client; c != "" {
 			byClient[c] = append(byClient[c], i)
 		}
 	}
@@ -159,27 +190,32 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32]int64
 		known[d.ID] = true
 		var acc []BrokerEvent
 		nUnaudited := len(wit.Unaudited)
+		var takeovers []BrokerEvent
 		for _, i := range byClient[d.ID] {
 			if wit.Events[i].Kind == brokerlog.Accepted {
 				acc = append(acc, wit.Events[i])
 			}
 			if wit.Events[i].Kind == brokerlog.Closed && wit.Events[i].Reason == brokerlog.Takeover {
-				wit.Takeovers = append(wit.Takeovers, wit.Events[i])
+				takeovers = append(takeovers, wit.Events[i])
 			}
 		}
 		off, res, ok := estimateOffset(d.Conn, acc)
-		if ok && abs64(off) > max(res, int64(100*time.Millisecond)) {
+		if ok && abs64(off) > res+int64(LatencySlack) {
 			offsets[d.Dev] = off
 			offs = append(offs, ClockOffset{Device: d.ID, Offset: time.Duration(off), Resolution: time.Duration(res), LostAt: NoTime, Basis: BasisBroker, dev: d.Dev})
-		}
-		if !ok {
-			off = 0
+		} else {
+			off = 0 // within what the evidence resolves: the clocks agree
 		}
 		w.pair(wit, d, acc, off, from, to)
+		for _, tk := range takeovers {
+			if !endedBefore(d, tk.At+off) {
+				wit.Takeovers = append(wit.Takeovers, tk)
+			}
+		}
 		slices.SortFunc(wit.Unaudited[nUnaudited:], func(a, b BrokerEvent) int { return cmp.Compare(a.At, b.At) })
 	}
-	for c := range byClient {
-		if !known[c] {
+	for c, is := range byClient {
+		if !known[c] && slices.ContainsFunc(is, func(i int) bool { return wit.Events[i].Kind == brokerlog.Accepted }) {
 			wit.Strangers++
 		}
 	}
@@ -187,110 +223,183 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32]int64
 }
 
 // pair matches d's connected records, moved by its offset, with its
-// accepts, and adds what is left over to wit: accepts within the device's
-// records' span, and connected records within the broker logs' span
-// [from, to). An accept stamped A to a resolution r answers a connected
-// record c (corrected) when A - PairTolerance <= c <= A + r +
-// PairTolerance; the records are taken in time order, each paired with
-// the accept it fits whose window ends first (a maximum matching of
-// points to windows).
+// accepts (match, with PairTolerance), and adds what is left over to wit:
+// accepts within the device's records' span, and connected records within
+// the broker logs' span [from, to).
 func (w *witnessCounter) pair(wit *Witness, d witnessDev, acc []BrokerEvent, off, from, to int64) {
 	tol := int64(PairTolerance)
-	conn := make([]int, len(d.Conn))
-	for j := range conn {
-		conn[j] = j
+	order := make([]int, len(d.Conn))
+	for j := range order {
+		order[j] = j
 	}
-	slices.SortFunc(conn, func(a, b int) int { return cmp.Compare(d.Conn[a], d.Conn[b]) })
-	end := func(a BrokerEvent) int64 { return a.At + int64(a.Res) + tol }
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(d.Conn[a], d.Conn[b]) })
+	cs := make([]int64, len(order))
+	for k, j := range order {
+		cs[k] = d.Conn[j]
+	}
+	match(cs, acc, off, tol, func(k int, a *BrokerEvent) {
+		switch {
+		case a == nil:
+			if c := cs[k] - off; c >= from && c < to {
+				j := order[k]
+				wit.Unseen = append(wit.Unseen, AuditConnect{Device: d.ID, At: d.Conn[j], Ref: d.Refs[j]})
+			}
+		case k < 0:
+			if a.At >= d.First-off-tol && a.At <= d.Last-off+tol {
+				wit.Unaudited = append(wit.Unaudited, *a)
+			}
+		default:
+			wit.Paired++
+		}
+	})
+}
+
+// match pairs the sorted records cs, moved back by off, with the accepts
+// (in time order): an accept stamped A to a resolution r answers a record
+// c when A - tol <= c - off <= A + r + tol. The records are taken in time
+// order, each paired with the fitting accept whose window ends first (a
+// maximum matching of points to windows, and a monotone one). fn hears
+// each pair (k, a), each record left over (k, nil) and each accept left
+// over (-1, a).
+func match(cs []int64, acc []BrokerEvent, off, tol int64, fn func(k int, a *BrokerEvent)) {
+	end := func(i int) int64 { return acc[i].At + int64(acc[i].Res) + tol }
 	var open []int // accepts whose window has begun, unpaired
 	next := 0
-	drop := func(i int) {
-		if a := acc[i].At; a >= d.First-off-tol && a <= d.Last-off+tol {
-			wit.Unaudited = append(wit.Unaudited, acc[i])
-		}
-	}
-	for _, j := range conn {
-		c := d.Conn[j] - off
+	for k, c := range cs {
+		c -= off
 		for next < len(acc) && acc[next].At-tol <= c {
 			open = append(open, next)
 			next++
 		}
 		open = slices.DeleteFunc(open, func(i int) bool {
-			if end(acc[i]) < c {
-				drop(i)
+			if end(i) < c {
+				fn(-1, &acc[i])
 				return true
 			}
 			return false
 		})
 		if len(open) == 0 {
-			if c >= from && c < to {
-				wit.Unseen = append(wit.Unseen, AuditConnect{Device: d.ID, At: d.Conn[j], Ref: d.Refs[j]})
-			}
+			fn(k, nil)
 			continue
 		}
-		k := 0
-		for m := range open {
-			if end(acc[open[m]]) < end(acc[open[k]]) {
-				k = m
+		m := 0
+		for n := range open {
+			if end(open[n]) < end(open[m]) {
+				m = n
 			}
 		}
-		open = slices.Delete(open, k, k+1)
-		wit.Paired++
+		fn(k, &acc[open[m]])
+		open = slices.Delete(open, m, m+1)
 	}
 	for _, i := range open {
-		drop(i)
+		fn(-1, &acc[i])
 	}
 	for ; next < len(acc); next++ {
-		drop(next)
+		fn(-1, &acc[next])
 	}
 }
 
-// estimateOffset estimates a device's clock offset from its connected
-// records and the broker's accepts (see judge); ok is false when no
-// difference lies within MaxClockOffset.
-func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
-	var diffs []int64
-	for _, c := range conn {
-		for _, a := range acc {
-			if d := c - a.At; abs64(d) <= int64(MaxClockOffset) {
-				diffs = append(diffs, d)
-			}
+// offsetSample is how many of a device's connected records (its first)
+// its offset is estimated from.
+const offsetSample = 256
+
+// endedBefore reports whether d recorded its session ended between its
+// last connected record before t (its own clock) and t: a takeover then
+// closed a session the device had already given up (a half-open one the
+// broker had not yet timed out), not a live one.
+func endedBefore(d witnessDev, t int64) bool {
+	up := int64(NoTime)
+	for _, c := range d.Conn {
+		if c <= t {
+			up = max(up, c)
 		}
 	}
-	if len(diffs) == 0 {
+	for _, e := range d.Ended {
+		if e > up && e <= t+int64(PairTolerance) {
+			return true
+		}
+	}
+	return false
+}
+
+// estimateOffset estimates a device's clock offset from its connected
+// records and the broker's accepts (in time order; see judge); ok is
+// false when no difference lies within MaxClockOffset.
+func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
+	cs := slices.Sorted(slices.Values(conn))
+	if len(cs) > offsetSample {
+		// contiguous, not spread: every k-th connect of a device that
+		// reconnects on a period would make every lag look alike
+		cs = cs[:offsetSample]
+	}
+	within := func(c, lo, hi int64) []BrokerEvent { // the accepts stamped in [c-hi, c-lo]
+		i := sort.Search(len(acc), func(k int) bool { return acc[k].At >= c-hi })
+		j := i
+		for j < len(acc) && acc[j].At <= c-lo {
+			j++
+		}
+		return acc[i:j]
+	}
+	// each pair (c, A) puts the offset in [c-A-r, c-A+l], widened by
+	// OverlapSlack for the CONNACK's way to the log: the point the most
+	// of those bounds hold is a rough offset
+	type edge struct {
+		at int64
+		in int
+	}
+	var edges []edge
+	fine := 0
+	for _, c := range cs {
+		for _, a := range within(c, -int64(MaxClockOffset), int64(MaxClockOffset)) {
+			d := c - a.At
+			edges = append(edges, edge{d - int64(a.Res) - int64(OverlapSlack), 1}, edge{d + int64(a.Late) + int64(OverlapSlack), -1})
+		}
+	}
+	for _, a := range acc {
+		if a.Res < time.Second/10 {
+			fine++
+		}
+	}
+	if len(edges) == 0 {
 		return 0, 0, false
 	}
-	slices.Sort(diffs)
-	// the most differences within one second of each other
-	best, at := 0, 0
-	for lo, hi := 0, 0; lo < len(diffs); lo++ {
-		for hi < len(diffs) && diffs[hi]-diffs[lo] <= int64(time.Second) {
-			hi++
-		}
-		if hi-lo > best {
-			best, at = hi-lo, lo
+	slices.SortFunc(edges, func(x, y edge) int { return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(y.in, x.in)) })
+	n, best, rough := 0, 0, int64(0)
+	for k, e := range edges {
+		n += e.in
+		if n > best && k+1 < len(edges) {
+			best, rough = n, e.at+(edges[k+1].at-e.at)/2
 		}
 	}
-	mode := diffs[at : at+best]
-	lo, hi, least := int64(NoTime), int64(1<<63-1), int64(1<<63-1)
+	// pairs are taken within a second of rough for stamps of a second, within
+	// 100 ms for finer ones, where the neighbouring connects of a device that
+	// reconnects every half second lie outside
+	width := int64(time.Second)
+	if 2*fine > len(acc) {
+		width = int64(time.Second / 10)
+	}
+	lo, least := int64(NoTime), int64(1<<63-1)
 	var mid []time.Duration
-	for _, c := range conn {
-		for _, a := range acc {
-			if d := c - a.At; d >= mode[0] && d <= mode[len(mode)-1] {
-				lo, hi, least = max(lo, d-int64(a.Res)), min(hi, d+int64(a.Late)), min(least, d)
-				mid = append(mid, time.Duration(d-int64(a.Res)/2))
-			}
+	// the records, moved back by rough, paired with the accepts whose
+	// [A, A+r) they fall in, widened by half the width
+	match(cs, acc, rough, width/2, func(k int, a *BrokerEvent) {
+		if k < 0 || a == nil {
+			return
 		}
+		d := cs[k] - a.At
+		lo, least = max(lo, d-int64(a.Res)), min(least, d)
+		mid = append(mid, time.Duration(d-int64(a.Res)/2))
+	})
+	if len(mid) == 0 {
+		return rough, int64(time.Second), true
 	}
-	switch {
-	case lo <= least: // the stamps bound it: the middle
+	if lo <= least { // the stamps bound it: the middle
 		return lo + (least-lo)/2, (least - lo) / 2, true
-	case lo <= hi: // only stamps taken late explain the pairs: the least late
-		return lo, (hi - lo) / 2, true
 	}
 	slices.Sort(mid)
+	m := (mid[(len(mid)-1)/2] + mid[len(mid)/2]) / 2
 	spread := max(int64(rank(mid, 0.9)-rank(mid, 0.1))/2, int64(FineResolution))
-	return int64(rank(mid, 0.5)), spread, true
+	return int64(m), spread, true
 }
 
 // logInfo sums up one broker log.
@@ -363,35 +472,32 @@ type IncidentBroker struct {
 func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64) *IncidentBroker {
 	ib := &IncidentBroker{LostAt: NoTime, LostAtEarliest: NoTime, LostAtLatest: NoTime, DownAt: NoTime, UpAt: NoTime,
 		FirstAcceptAt: NoTime, FirstTimeout: NoTime, LastTimeout: NoTime, ClosedBy: map[string]int{}, AcceptsPeakAt: NoTime}
-	from := min(inc.LostAtEarliest, inc.FirstLoss) - int64(5*time.Second)
+	downFrom := inc.FirstLoss - int64(5*time.Second)
+	from := min(inc.LostAtEarliest, downFrom)
 	end := next
 	if end == NoTime {
 		end = 1<<63 - 1
 	}
-	keepalive := map[string]int{}
+	lo, _ := slices.BinarySearchFunc(wit.Events, from, func(e BrokerEvent, t int64) int { return cmp.Compare(e.At, t) })
 	var accepts []int64
 	var timeouts []BrokerEvent
-	for _, e := range wit.Events {
-		if e.Kind == brokerlog.Accepted && e.Keepalive > 0 {
-			keepalive[e.Client] = e.Keepalive
-		}
-		if e.At < from || e.At >= end {
-			continue
+	for _, e := range wit.Events[lo:] {
+		if e.At >= end {
+			break
 		}
 		switch {
-		case e.Kind == brokerlog.BrokerDown && e.At <= inc.FirstLoss+int64(time.Second) && ib.UpAt == NoTime:
+		case e.Kind == brokerlog.BrokerDown && e.At >= downFrom && e.At <= inc.FirstLoss+int64(time.Second) && ib.UpAt == NoTime:
 			ib.DownAt = e.At
 		case e.Kind == brokerlog.BrokerUp && e.At > inc.FirstLoss-int64(time.Second) && ib.UpAt == NoTime && ib.FirstAcceptAt == NoTime:
 			ib.UpAt = e.At
 		case e.Kind == brokerlog.Accepted && e.At >= inc.LostAtEarliest:
 			accepts = append(accepts, e.At)
-			if members[e.Client] && ib.FirstAcceptAt == NoTime && e.At >= inc.FirstLoss-int64(e.Res) {
+			if members[e.Client] && ib.FirstAcceptAt == NoTime && (ib.UpAt == NoTime || e.At >= ib.UpAt) {
 				ib.FirstAcceptAt = e.At
 			}
 		case e.Kind == brokerlog.Closed && members[e.Client] && ib.FirstAcceptAt == NoTime && e.At >= inc.LostAtEarliest:
 			ib.ClosedBy[e.Reason.String()]++
-			if e.Reason == brokerlog.KeepaliveTimeout && keepalive[e.Client] > 0 {
-				e.Keepalive = keepalive[e.Client]
+			if e.Reason == brokerlog.KeepaliveTimeout && e.Keepalive > 0 {
 				timeouts = append(timeouts, e)
 			}
 		}
@@ -414,10 +520,10 @@ func (ib *IncidentBroker) datedByTimeouts(ts []BrokerEvent) {
 		k := int64(t.Keepalive) * int64(time.Second)
 		lo, hi = max(lo, t.At-k*7/4-int64(t.Res)), min(hi, t.At-k/2)
 	}
-	if lo > hi {
-		lo, hi = hi, lo
-	}
 	ib.Timeouts, ib.FirstTimeout, ib.LastTimeout = len(ts), ts[0].At, ts[len(ts)-1].At
+	if lo > hi {
+		return // timeouts further apart than one link's death allows: no date
+	}
 	ib.LostAtEarliest, ib.LostAtLatest, ib.Basis = lo, hi, BasisTimeouts
 	ib.LostAt = lo + (hi-lo)/2
 }

@@ -1,13 +1,17 @@
 package analyze
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/stormaudit/stormaudit/brokerlog"
+	"github.com/stormaudit/stormaudit/ingest"
 )
 
 // checkWitness checks the audit log name of testdata/witness beside its
@@ -32,7 +36,8 @@ func checkWitness(t *testing.T, name string) *Result {
 
 // TestWitnessRules: a second owner's connect (dev-01), a connect the
 // broker never saw (dev-02) and a takeover by a second device with the
-// same client id (dev-03) are flagged on exactly those devices; the same
+// same client id (dev-03) are flagged on exactly those devices, a
+// takeover of a session dev-04 had recorded lost is not; the same
 // fleet with nothing amiss is not; and dev-06's clock, 3 s ahead, is
 // found from whole-second stamps within 0.6 s in both.
 func TestWitnessRules(t *testing.T) {
@@ -81,5 +86,44 @@ func TestWitnessLeftOutWithoutBrokerLog(t *testing.T) {
 	}
 	if res.Summary.Fleet.Witness != nil {
 		t.Errorf("a witness without a broker log")
+	}
+}
+
+// TestSplitWithBrokerLog: a split check (each part, its partial through
+// bytes, finished elsewhere) gives what Check gives with a broker log,
+// whether the log is given or stored with the dataset: the witness, the
+// broker's clock offsets and the rules that need it (a regression: the
+// finishing check decoded partials without the broker's log).
+func TestSplitWithBrokerLog(t *testing.T) {
+	for _, tc := range []struct{ log, broker string }{
+		{"testdata/witness/positive.ndjson", "testdata/witness/positive-broker.log"},
+		{"../testdata/realclients/paho-py-clockskew/clients.ndjson", "../testdata/realclients/paho-py-clockskew/broker.log"},
+	} {
+		data, err := os.ReadFile(tc.broker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{0, 3} {
+			dir := filepath.Join(t.TempDir(), "ds")
+			_, err := ingest.Run(context.Background(), dir, []ingest.Source{{Name: tc.log}},
+				ingest.Options{Buckets: n, BrokerLogs: []ingest.BrokerSource{{Name: tc.broker, Data: data}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored := sameResult(t, dir, Options{})
+			blog, err := brokerlog.Read(bytes.NewReader(data), tc.broker, brokerlog.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			given := sameResult(t, bucketed(t, n, tc.log), Options{Broker: []*brokerlog.Log{blog}})
+			for _, res := range []*Result{stored, given} {
+				if w := res.Summary.Fleet.Witness; w == nil || w.Paired == 0 || len(res.Summary.Fleet.ClockOffsets) == 0 {
+					t.Errorf("%s in %d buckets: no witness or no offsets: %+v", tc.log, n, res.Summary.Fleet.ClockOffsets)
+				}
+			}
+			if !reflect.DeepEqual(stored.Findings, given.Findings) {
+				t.Errorf("%s in %d buckets: the stored broker log finds %d, the given one %d", tc.log, n, len(stored.Findings), len(given.Findings))
+			}
+		}
 	}
 }

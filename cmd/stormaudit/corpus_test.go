@@ -398,3 +398,46 @@ func compareFormats(t *testing.T, doc *corpusDoc, out string, broker bool) {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// TestCorpusWholeSecondBrokerLog checks each scenario against its broker
+// log as Mosquitto itself writes it, stamped to the whole second (the
+// recorder's microsecond stamps and marks cut off): the clock offsets
+// within offsetTolerance of the truth, on exactly the devices that were
+// off, and the witness rules as with the finer log.
+func TestCorpusWholeSecondBrokerLog(t *testing.T) {
+	logs, _ := filepath.Glob(filepath.Join(corpusDir, "*", realcorpus.BrokerLog))
+	for _, blog := range logs {
+		dir := filepath.Dir(blog)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			truth, meta := readCorpus(t, dir)
+			b, err := os.ReadFile(blog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var own strings.Builder
+			for _, line := range strings.SplitAfter(string(b), "\n") {
+				if _, rest, ok := strings.Cut(line, "Z "); ok && !strings.HasPrefix(rest, "corpus: ") {
+					own.WriteString(rest)
+				}
+			}
+			whole := filepath.Join(t.TempDir(), "mosquitto.log")
+			if err := os.WriteFile(whole, []byte(own.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runArgs(t, "check", "-q", "--fail-on", "none", "--format", "json", "--broker-log", whole,
+				"--policy", filepath.Join(dir, realcorpus.PolicyFile), filepath.Join(dir, realcorpus.ClientLog))
+			if code != 0 {
+				t.Fatalf("check: exit %d: %s", code, stderr)
+			}
+			var doc corpusDoc
+			if err := json.Unmarshal(stdout, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Summary.Fleet.Incidents) != len(truth.Outages) {
+				t.Errorf("%d incidents, the broker's log has %d outages", len(doc.Summary.Fleet.Incidents), len(truth.Outages))
+			}
+			compareOffsets(t, &doc, meta, true)
+			compareRules(t, &doc, truth, meta, true)
+		})
+	}
+}
