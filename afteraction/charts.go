@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
+	"slices"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -31,7 +32,8 @@ type activity struct {
 	from, to   int64
 	budgetPerS float64 // connects per second the broker accepts; 0 when undeclared
 	incidents  []analyze.Incident
-	numbers    []int // the incidents' numbers in the report
+	numbers    []int   // the incidents' numbers in the report
+	accepts    []int64 // the broker's accepts, from its log, in time order; nil without one
 }
 
 // activityChart draws the socket-opens per bucket as stacked areas, one
@@ -72,13 +74,25 @@ func activityChart(a activity) (template.HTML, time.Duration, error) {
 	conn = append(conn, plotter.XY{X: end, Y: conn[len(conn)-1].Y})
 	cl := &plotter.Line{XYs: conn, StepStyle: plotter.PostStep, LineStyle: draw.LineStyle{Color: colConnects, Width: vg.Points(1.2)}}
 	p.Add(cl)
+	top := a.budgetPerS * width.Seconds()
+	if a.accepts != nil {
+		acc := make(plotter.XYs, 0, n+1)
+		for _, b := range hist {
+			lo, _ := slices.BinarySearch(a.accepts, b.Start)
+			hi, _ := slices.BinarySearch(a.accepts, b.Start+int64(width))
+			acc = append(acc, plotter.XY{X: secs(b.Start), Y: float64(hi - lo)})
+			top = max(top, float64(hi-lo))
+		}
+		acc = append(acc, plotter.XY{X: end, Y: acc[len(acc)-1].Y})
+		p.Add(&plotter.Line{XYs: acc, StepStyle: plotter.PostStep,
+			LineStyle: draw.LineStyle{Color: colAccepts, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}})
+	}
 	if a.budgetPerS > 0 {
 		y := a.budgetPerS * width.Seconds()
 		bl := &plotter.Line{XYs: plotter.XYs{{X: secs(origin), Y: y}, {X: end, Y: y}},
 			LineStyle: draw.LineStyle{Color: colBudget, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
 		p.Add(bl)
 	}
-	top := a.budgetPerS * width.Seconds()
 	for _, b := range hist {
 		top = max(top, float64(b.Total()), float64(b.Connects))
 	}
@@ -212,12 +226,15 @@ func hex(c color.Color) string {
 }
 
 // activityKey is the key of an activity chart.
-func activityKey(budget bool) []keyItem {
+func activityKey(budget, accepts bool) []keyItem {
 	var key []keyItem
 	for k := range analyze.NumOpenKinds {
 		key = append(key, keyItem{Name: "socket-opens: " + k.String(), Color: hex(kindColors[k]), Mark: "area"})
 	}
 	key = append(key, keyItem{Name: "connects", Color: hex(colConnects), Mark: "line"})
+	if accepts {
+		key = append(key, keyItem{Name: "the broker's accepts (its log)", Color: hex(colAccepts), Mark: "dot"})
+	}
 	if budget {
 		key = append(key, keyItem{Name: "the connect budget", Color: hex(colBudget), Mark: "dash"})
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/brokerlog"
 	"github.com/stormaudit/stormaudit/report"
 )
 
@@ -51,16 +52,28 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 		numbers[i] = i + 1
 	}
 	var width time.Duration
+	var accepts []int64
+	if w := st.Witness; w != nil {
+		accepts = []int64{}
+		for _, e := range w.Events {
+			if e.Kind == brokerlog.Accepted {
+				accepts = append(accepts, e.At)
+			}
+		}
+	}
 	pg.Activity.SVG, width, err = activityChart(activity{title: "Socket-opens and connects over the whole log", act: &ov.Activity,
-		from: from, to: to, budgetPerS: budget, incidents: st.Incidents, numbers: numbers})
+		from: from, to: to, budgetPerS: budget, incidents: st.Incidents, numbers: numbers, accepts: accepts})
 	if err != nil {
 		return err
 	}
-	pg.Activity.Key = activityKey(budget > 0)
+	pg.Activity.Key = activityKey(budget > 0, accepts != nil)
 	pg.Activity.Caption = "Socket-opens per " + widthText(width) + ", stacked by outcome; connects (connected records) per " +
 		widthText(width) + " as a line"
 	if budget > 0 {
 		pg.Activity.Caption += "; the dashed line is the broker's budget, " + fmt.Sprint(budget) + " connects/s"
+	}
+	if accepts != nil {
+		pg.Activity.Caption += "; the dotted line is the connections the broker's own log says it accepted"
 	}
 	pg.Activity.Caption += "; incidents: a solid line at the loss, a dotted one at the broker's return."
 	if outside > 0 {
@@ -71,11 +84,11 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 		v := &pg.Incidents[i]
 		v.Chart.SVG, width, err = activityChart(activity{title: fmt.Sprintf("Incident %d", i+1), act: &ov.Activity,
 			from: in.LostAt - int64(5*time.Second), to: incidentEnd(st.Incidents, i, to), budgetPerS: budget,
-			incidents: []analyze.Incident{*in}, numbers: []int{i + 1}})
+			incidents: []analyze.Incident{*in}, numbers: []int{i + 1}, accepts: accepts})
 		if err != nil {
 			return err
 		}
-		v.Chart.Key = activityKey(budget > 0)
+		v.Chart.Key = activityKey(budget > 0, accepts != nil)
 		v.Chart.Caption = "From 5 s before the loss to the last recovery (or the next incident), per " + widthText(width) + "."
 	}
 	return nil

@@ -17,7 +17,7 @@ import (
 )
 
 // The colours of the charts: a socket-open's outcome, connects, the
-// budget and the incidents.
+// budget, the incidents and the broker's accepts.
 var (
 	colConnected = color.RGBA{R: 0x2e, G: 0x7d, B: 0x32, A: 0xff}
 	colRefused   = color.RGBA{R: 0xef, G: 0x6c, B: 0x00, A: 0xff}
@@ -27,6 +27,7 @@ var (
 	colBudget    = color.RGBA{A: 0xff}
 	colIncident  = color.RGBA{R: 0x6a, G: 0x1b, B: 0x9a, A: 0xff}
 	colInfo      = color.RGBA{R: 0x54, G: 0x6e, B: 0x7a, A: 0xff}
+	colAccepts   = color.RGBA{R: 0x00, G: 0x83, B: 0x8f, A: 0xff}
 )
 
 // sans is the charts' typeface: Liberation Sans, metric-compatible with

@@ -154,6 +154,22 @@ func TestRealClientsSameAsCheck(t *testing.T) {
 			sameAsCheck(t, ingestLogs(t, 4, log), filepath.Join(filepath.Dir(log), "policy.toml"))
 		})
 	}
+	// with the broker's log stored beside the audit: the second witness
+	// read by every worker
+	log := "../../testdata/realclients/paho-py-library/clients.ndjson"
+	blog, err := os.ReadFile(filepath.Join(filepath.Dir(log), "broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "dsb")
+	if _, err := ingest.Run(context.Background(), dir, []ingest.Source{{Name: log}},
+		ingest.Options{Buckets: 4, BrokerLogs: []ingest.BrokerSource{{Name: "broker.log", Data: blog}}}); err != nil {
+		t.Fatal(err)
+	}
+	res := sameAsCheck(t, dir, filepath.Join(filepath.Dir(log), "policy.toml"))
+	if res.Summary.Fleet.Witness == nil || res.Summary.ByRule["unaudited-connect"] == 0 {
+		t.Errorf("the stored broker log was not judged: witness %v, by rule %v", res.Summary.Fleet.Witness != nil, res.Summary.ByRule)
+	}
 }
 
 // On a simulated fleet of thousands of devices in 16 buckets, in text
