@@ -104,6 +104,22 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 		Properties: map[string]any{"devices": r.Summary.Devices, "records": r.Summary.Records,
 			"rejected": r.Summary.Rejected, "policy": r.Summary.Policy.Source},
 	}
+	if st := r.Summary.Fleet; st != nil && len(st.Incidents) > 0 {
+		// what the fleet went through, as the text says it: SARIF has no
+		// place for it but the run's properties
+		var incs []string
+		for i := range st.Incidents {
+			t := IncidentText(&st.Incidents[i])
+			if st.Incidents[i].Broker != nil {
+				t += "\n" + IncidentBrokerText(&st.Incidents[i])
+			}
+			incs = append(incs, t)
+		}
+		run.Properties["incidents"] = incs
+		if len(st.ClockOffsets) > 0 {
+			run.Properties["clocks"] = ClockText(st.ClockOffsets)
+		}
+	}
 	for _, ri := range rules {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(ri))
 	}

@@ -390,6 +390,9 @@ func compareFormats(t *testing.T, doc *corpusDoc, out string, broker bool) {
 		t.Errorf("the text says what the broker saw: %v, want %v:\n%.600s", !broker, broker, text)
 	}
 	sarif, junit, github := read("sarif"), read("junit"), read("github")
+	if !strings.Contains(sarif, `"incidents": [`) || strings.Contains(sarif, "broker: ") != broker {
+		t.Errorf("the SARIF run's properties do not carry the incidents (and the broker's view: %v)", broker)
+	}
 	for _, f := range doc.Findings {
 		if !strings.Contains(sarif, `"ruleId":"`+f.Rule+`"`) || !strings.Contains(junit, f.Rule) || !strings.Contains(github, f.Rule) {
 			t.Errorf("a %s finding is missing from SARIF, JUnit or the GitHub annotations", f.Rule)
