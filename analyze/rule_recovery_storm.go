@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/stormaudit/stormaudit/policy"
@@ -46,6 +47,7 @@ type recoveryStorm struct {
 type stormLoss struct {
 	LossAt, Conn int64
 	Ref          Ref
+	Device       string // its client id, to correct its clock by
 	// the pending attempt: its backoff_wait's time, the waits imposed on
 	// it, its number, its delay, and the delay drawn before it (s)
 	Start       int64
@@ -71,7 +73,7 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 		if !ep.Loss() || ep.End == NoTime {
 			continue
 		}
-		l := stormLoss{LossAt: ep.Lost, Conn: ep.End, Ref: d.Events[ep.Last].Ref}
+		l := stormLoss{LossAt: ep.Lost, Conn: ep.End, Ref: d.Events[ep.Last].Ref, Device: d.ID}
 		// the pending attempt: the last of the session stage begun within
 		// the episode, before the connect that ended it
 		for ; k < len(d.Attempts) && d.Attempts[k].Backoff < ep.Last; k++ {
@@ -85,6 +87,11 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 			}
 			prev = a.Delay
 		}
+		if len(r.Losses) > 0 && r.Losses[len(r.Losses)-1].Device == d.ID {
+			l.Device = r.Losses[len(r.Losses)-1].Device // one copy a device
+		} else {
+			l.Device = strings.Clone(d.ID)
+		}
 		r.Losses = append(r.Losses, l)
 	}
 }
@@ -96,6 +103,14 @@ func (r *recoveryStorm) Finish(c *Context) {
 	}
 	if _, ok := c.Param(recoveryStormID, "delay", noValue); !ok {
 		return
+	}
+	if offs := c.Fleet.offsets(); len(offs) > 0 { // on the incidents' clock
+		for i := range r.Losses {
+			if o := int64(offs[r.Losses[i].Device]); o != 0 {
+				l := &r.Losses[i]
+				l.LossAt, l.Conn, l.Start = l.LossAt-o, l.Conn-o, l.Start-o
+			}
+		}
 	}
 	slices.SortFunc(r.Losses, func(a, b stormLoss) int { return cmp.Or(cmp.Compare(a.LossAt, b.LossAt), compareLines(a.Ref, b.Ref)) })
 	for k := range incs {
