@@ -62,3 +62,31 @@ func TestEvidenceOfALoss(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryStormCountsAttemptsInFlight: a single-owner full-jitter
+// fleet whose link died silently: each device noticed the loss one by
+// one, drew its delay and opened its socket while the link was still
+// dead, and its connect (its SYN retried) went through when the link came
+// back, all in the same second. Those attempts were in flight at the
+// return: the policy's draws put them there, so it is no recovery storm.
+func TestRecoveryStormCountsAttemptsInFlight(t *testing.T) {
+	const back = 90.0 // the link returns
+	log := evidenceLog(100, func(_ *strings.Builder, id string, rec func(string, float64, int, float64)) {
+		var n int
+		fmt.Sscanf(id, "dev-%d", &n)
+		detect := 40 + float64(n)*0.2 // noticed over 20 s
+		delay := 0.5 + float64(n%7)*0.1
+		rec("disconnected", detect, 0, 0)
+		rec("backoff_wait", detect+0.01, 0, delay)
+		rec("connected", back+float64(n%10)*0.05, 0, 0) // the hung attempt's own outcome
+	})
+	pol := declaredPreset(t, "full-jitter", "")
+	res := checkLog(t, log, pol)
+	if fs := of(res, recoveryStormID); len(fs) > 0 {
+		t.Errorf("recovery-storm on attempts in flight at the return:%s", describe(fs))
+	}
+	incs := res.Summary.Fleet.Incidents
+	if len(incs) != 1 || !incs[0].Silent || incs[0].DevicesLost != 100 {
+		t.Fatalf("incidents %+v, want one silent outage of 100 devices", incs)
+	}
+}

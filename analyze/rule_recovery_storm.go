@@ -137,6 +137,10 @@ type storm struct {
 	tail       float64 // P(Poisson(expected) >= observed) × windows
 	devices    int
 	refs       []Ref
+	// own counts the connects of the observed second that the attempt the
+	// device recorded made: its outcome, at or after its socket-open (a
+	// connect before it is another loop's, as unscheduled-connect says)
+	own int
 }
 
 // judgeStorm compares the connects that ended ls, the losses of an
@@ -163,8 +167,13 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 		return s, false
 	}
 	for i := range ls {
-		if ls[i].Conn >= s.at && ls[i].Conn < s.at+w && len(s.refs) < MaxRefs {
-			s.refs = append(s.refs, ls[i].Ref)
+		if ls[i].Conn >= s.at && ls[i].Conn < s.at+w {
+			if len(s.refs) < MaxRefs {
+				s.refs = append(s.refs, ls[i].Ref)
+			}
+			if l := &ls[i]; l.HasAttempt && l.Connected && l.Conn >= addSat(l.Start, nanos(l.Delay)+nanos(l.Wait))-int64(UnscheduledEarly) {
+				s.own++ // at or after the attempt's own socket-open
+			}
 		}
 	}
 	return s, true
@@ -305,10 +314,18 @@ func (s storm) finding(in *Incident, c *Context) Finding {
 		"spread uniformly over those windows, the fleet's "+
 		"connects would number at most %.2f in any 1s (from %s). Observed: %d in the 1s from %s, %.1f× that. For a Poisson count of mean %.2f, "+
 		"%d or more in one of the recovery's %d seconds has probability %.2g (a storm needs at least %d connects, over %.0f× the expected, "+
-		"at a probability below %g). The fleet hit the returning broker in phase, whatever its recorded delays say: look for a second reconnect loop "+
-		"(the MQTT library's own automatic reconnect; see unscheduled-connect) or a shared timer.",
+		"at a probability below %g). The fleet hit the returning broker in phase, whatever its recorded delays say: ",
 		in.DevicesLost, fmtTime(in.LostAt), in.Recovered, fmtTime(in.FirstConnectAt), src, c.Policy.Summary(), s.expected, fmtTime(s.expectedAt),
 		s.observed, fmtTime(s.at), float64(s.observed)/max(s.expected, 1e-9), s.expected, s.observed, s.windows, s.tail,
 		StormMin, StormFactor, StormTail)
+	if s.own == s.observed {
+		// every connect was its recorded attempt's own: no second loop made them
+		f.Explanation += fmt.Sprintf("each of the %d connects came from the attempt its device recorded, at or after its socket-open, so no "+
+			"second reconnect loop made them; look for a shared timer, or attempts held back until the return (a gateway or proxy queueing "+
+			"connects).", s.observed)
+	} else {
+		f.Explanation += fmt.Sprintf("%d of the %d connects came before the socket-open of the attempt the device recorded: look for a second "+
+			"reconnect loop (the MQTT library's own automatic reconnect; see unscheduled-connect) or a shared timer.", s.observed-s.own, s.observed)
+	}
 	return f
 }
