@@ -145,9 +145,10 @@ type AuditConnect struct {
 // happened in [A-l, A+r), and the device wrote its record after the
 // CONNACK came, so each pair puts the offset in [c-A-r, c-A+l]: the point
 // the most of those bounds hold (each widened by OverlapSlack) is a rough
-// offset, and each record, moved back by it, is paired (match) with an
-// accept whose [A, A+r) it falls in, widened by half a second for stamps
-// of a second and by 50 ms for finer ones. When the pairs' bounds
+// offset (the middle of the region they share), and each record, moved
+// back by it, is paired (match) with an accept whose [A, A+r) it falls
+// in, widened by half that region and by half a second for stamps of a
+// second, by 50 ms for finer ones. When the pairs' bounds
 // [max(c-A-r), min(c-A)] meet, their middle is the offset and half
 // their width the resolution (Mosquitto's whole seconds); else (delays
 // from CONNACK to record that disagree by more than the stamps resolve,
@@ -364,11 +365,11 @@ func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
 		return 0, 0, false
 	}
 	slices.SortFunc(edges, func(x, y edge) int { return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(y.in, x.in)) })
-	n, best, rough := 0, 0, int64(0)
+	n, best, rough, spread := 0, 0, int64(0), int64(0)
 	for k, e := range edges {
 		n += e.in
 		if n > best && k+1 < len(edges) {
-			best, rough = n, e.at+(edges[k+1].at-e.at)/2
+			best, rough, spread = n, e.at+(edges[k+1].at-e.at)/2, (edges[k+1].at-e.at)/2
 		}
 	}
 	// pairs are taken within a second of rough for stamps of a second, within
@@ -381,8 +382,9 @@ func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
 	lo, least := int64(NoTime), int64(1<<63-1)
 	var mid []time.Duration
 	// the records, moved back by rough, paired with the accepts whose
-	// [A, A+r) they fall in, widened by half the width
-	match(cs, acc, rough, width/2, func(k int, a *BrokerEvent) {
+	// [A, A+r) they fall in, widened by half the width and by half the
+	// region rough is the middle of
+	match(cs, acc, rough, width/2+spread, func(k int, a *BrokerEvent) {
 		if k < 0 || a == nil {
 			return
 		}
@@ -398,8 +400,8 @@ func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
 	}
 	slices.Sort(mid)
 	m := (mid[(len(mid)-1)/2] + mid[len(mid)/2]) / 2
-	spread := max(int64(rank(mid, 0.9)-rank(mid, 0.1))/2, int64(FineResolution))
-	return int64(m), spread, true
+	res = max(int64(rank(mid, 0.9)-rank(mid, 0.1))/2, int64(FineResolution))
+	return int64(m), res, true
 }
 
 // logInfo sums up one broker log.
