@@ -209,6 +209,13 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 	}
 	k.fc.broker = k.opts.Broker // a decoded partial's fleet counter has none
 	c.Fleet = k.fc.stats()
+	if w := c.Fleet.Witness; w != nil {
+		for _, l := range w.Logs {
+			if l.Rejected > 0 { // never dropped silently
+				c.Note("broker-log", fmt.Sprintf("%s: %s of %d not read (the first: %s)", l.Name, nOf(l.Rejected, "line"), l.Lines, l.FirstReject))
+			}
+		}
+	}
 	if k.moved > 0 {
 		c.Note("timelines", fmt.Sprintf("%s on %s came just after a counter reset it caused, written up to %s before it "+
 			"(two threads of one client writing out of order); judged in the order they happened", nOf(k.moved, "connected record"),

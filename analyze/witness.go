@@ -103,6 +103,7 @@ type BrokerLogInfo struct {
 	ClosedBy                         map[string]int // Closed events by reason
 	AcceptsPeak                      int            // the most accepts in one second [AcceptsPeakAt, +1 s)
 	AcceptsPeakAt                    int64
+	FirstReject                      string // the first rejected line, "LINE: FIELD: REASON"; "" if none
 }
 
 // Witness is what the broker's logs say beside the audit
@@ -408,6 +409,9 @@ func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
 func logInfo(l *brokerlog.Log) BrokerLogInfo {
 	in := BrokerLogInfo{Name: l.Name, Format: l.Format.String(), Lines: l.Lines, Events: len(l.Events), Skipped: l.Skipped,
 		Rejected: l.Rejected, First: NoTime, Last: NoTime, AcceptsPeakAt: NoTime, ClosedBy: map[string]int{}}
+	if len(l.Rejects) > 0 {
+		in.FirstReject = l.Rejects[0].String()
+	}
 	var acc []int64
 	for _, e := range l.Events {
 		if in.First == NoTime {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +126,24 @@ func TestSplitWithBrokerLog(t *testing.T) {
 				t.Errorf("%s in %d buckets: the stored broker log finds %d, the given one %d", tc.log, n, len(stored.Findings), len(given.Findings))
 			}
 		}
+	}
+}
+
+// TestBrokerLogRejectsNoted: a broker log's lines that could not be read
+// are counted in the summary's notes, the first named.
+func TestBrokerLogRejectsNoted(t *testing.T) {
+	blog, err := brokerlog.Read(strings.NewReader("1796126400: mosquitto version 2.0.11 running\nnot a line of Mosquitto's\n"), "b.log", brokerlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(filepath.Join("testdata", "witness", "negative.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkLogWith(t, string(log), Options{Broker: []*brokerlog.Log{blog}})
+	if !slices.ContainsFunc(res.Summary.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "broker-log: b.log: 1 line of 2 not read (the first: line 2")
+	}) {
+		t.Errorf("notes %q: want the rejected broker log line counted", res.Summary.Notes)
 	}
 }
