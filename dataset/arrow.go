@@ -151,7 +151,8 @@ func Parts(dir string) ([]Part, error) {
 // PartsOf returns the row groups of the files of the dataset in dir that
 // files lists, by index in m.Files (nil: every file), in that order. It
 // reads the metadata of those files only.
-func PartsOf(dir string, m *Manifest, files []int) ([]Part, error) {
+func PartsOf(dir string, m *Manifest, files []int) (_ []Part, err error) {
+	defer recoverCorrupt(dir, &err)
 	if files == nil {
 		files = make([]int, len(m.Files))
 		for i := range files {
@@ -165,6 +166,9 @@ func PartsOf(dir string, m *Manifest, files []int) ([]Part, error) {
 		}
 		f := m.Files[i]
 		path := filepath.Join(dir, f.Name)
+		if err := checkFileFooter(path); err != nil {
+			return nil, err
+		}
 		pf, err := file.OpenParquetFile(path, false)
 		if err != nil {
 			return nil, fmt.Errorf("%s: not a Parquet file: %w", path, err)
@@ -237,7 +241,19 @@ func (r *ArrowReader) Schema() *arrow.Schema { return r.proj.schema }
 
 // Next returns the next batch, or nil and io.EOF after the last. The caller
 // releases the batch.
-func (r *ArrowReader) Next() (arrow.RecordBatch, error) {
+func (r *ArrowReader) Next() (_ arrow.RecordBatch, err error) {
+	defer func() {
+		if p := recover(); p != nil { // recover must be called here, by the deferred function itself
+			name := r.dir
+			switch {
+			case r.cur != nil:
+				name = r.cur.path
+			case len(r.files) > 0:
+				name = filepath.Join(r.dir, r.files[0].Name)
+			}
+			err = &CorruptError{File: name, Panic: p}
+		}
+	}()
 	for {
 		if r.cur == nil {
 			if len(r.files) == 0 {
@@ -295,6 +311,9 @@ type arrowFile struct {
 }
 
 func openArrowFile(path string, want, batchRows int64, mem memory.Allocator, proj *projection, rowGroups []int) (*arrowFile, error) {
+	if err := checkFileFooter(path); err != nil {
+		return nil, err
+	}
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true // read a page at a time, not a column chunk
 	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))

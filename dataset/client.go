@@ -73,7 +73,8 @@ type clientRows struct {
 	sources []string
 }
 
-func readClientFile(path, id string) (clientRows, error) {
+func readClientFile(path, id string) (_ clientRows, err error) {
+	defer recoverCorrupt(path, &err)
 	r, err := OpenFile(path)
 	if err != nil {
 		return clientRows{}, err

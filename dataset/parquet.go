@@ -355,7 +355,8 @@ func OpenFile(path string) (*FileReader, error) {
 	return r, nil
 }
 
-func openFile(path string, f *os.File) (*FileReader, error) {
+func openFile(path string, f *os.File) (_ *FileReader, err error) {
+	defer recoverCorrupt(path, &err)
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -363,6 +364,9 @@ func openFile(path string, f *os.File) (*FileReader, error) {
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a Parquet file: %w", path, err)
+	}
+	if err := checkFooter(path, pf.Metadata(), st.Size()); err != nil {
+		return nil, err
 	}
 	index, err := matchColumns(path, pf.Schema())
 	if err != nil {
@@ -457,6 +461,7 @@ func (r *FileReader) ReadChain(recs []auditfmt.Record, pos []hashchain.Pos) (n i
 
 // read reads into recs and, if pos is not nil, pos.
 func (r *FileReader) read(recs []auditfmt.Record, pos []hashchain.Pos) (n int, err error) {
+	defer recoverCorrupt(r.path, &err)
 	for n < len(recs) {
 		if r.pos == len(r.batch) {
 			if err := r.fill(); err != nil {

@@ -59,7 +59,7 @@ func TestVerifyHostileEdits(t *testing.T) {
 			path := filepath.Join(dir, part)
 			b, _ := os.ReadFile(path)
 			os.WriteFile(path, b[:len(b)/2], 0o644)
-		}, "", "not a readable dataset file"},
+		}, part, "SHA-256"}, // changed since ingest: tampering before a parse error
 		{"manifest not JSON", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, dataset.ManifestName), []byte("{not json"), 0o644)
 		}, dataset.ManifestName, "not a dataset manifest"},
