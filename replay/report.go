@@ -61,8 +61,13 @@ type Report struct {
 
 	WillsDelivered int `json:"wills_delivered"`
 
-	// Held says whether the broker held: no refusal, no timeout, CONNACK
-	// p99 within ConnackSLO. Verdict says why not, when it did not.
+	// RestartScheduled says the replay took the broker down on purpose
+	// (Options.Restart): connects that failed then are the outage's.
+	RestartScheduled bool `json:"restart_scheduled"`
+
+	// Held says whether the broker held: no refusal, no timeout, no
+	// failed connect unless a restart was scheduled, CONNACK p99 within
+	// ConnackSLO. Verdict says why not, when it did not.
 	Held         bool    `json:"held"`
 	ConnackSLOMs float64 `json:"connack_slo_ms"`
 	Verdict      string  `json:"verdict"`
@@ -74,7 +79,8 @@ const DefaultConnackSLO = time.Second
 // report sums the run up.
 func (r *run) report(interrupted bool) *Report {
 	rep := &Report{Plan: r.plan.Name, Speed: r.opts.Speed, Interrupted: interrupted, Devices: len(r.plan.Devices),
-		ConnectsScheduled: len(r.plan.Connects), RefusedByCode: map[string]int{}, WillsDelivered: int(r.wills.Load())}
+		ConnectsScheduled: len(r.plan.Connects), RefusedByCode: map[string]int{}, WillsDelivered: int(r.wills.Load()),
+		RestartScheduled: r.opts.Restart != nil}
 	rep.Protocol = "3.1.1"
 	if r.opts.Protocol == MQTT5 {
 		rep.Protocol = "5"
@@ -140,6 +146,12 @@ func (rep *Report) Judge(slo time.Duration) {
 	}
 	if rep.ConnectsTimedOut > 0 {
 		why = append(why, fmt.Sprintf("%d connects timed out", rep.ConnectsTimedOut))
+	}
+	if rep.ConnectsFailed > 0 && !rep.RestartScheduled {
+		why = append(why, fmt.Sprintf("%d connects failed with no broker restart scheduled (no broker answered)", rep.ConnectsFailed))
+	}
+	if rep.ConnectsAttempted > 0 && rep.ConnectsAccepted == 0 && len(why) == 0 {
+		why = append(why, "no connect was accepted")
 	}
 	if rep.ConnackP99Ms > rep.ConnackSLOMs {
 		why = append(why, fmt.Sprintf("CONNACK p99 %.1f ms above the SLO of %.0f ms", rep.ConnackP99Ms, rep.ConnackSLOMs))
