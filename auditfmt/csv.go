@@ -116,7 +116,7 @@ func csvColumnKind(name string) csvCol {
 // header order.
 //
 // Cells hold integers in decimal, numbers as strconv.ParseFloat reads them
-// (finite only), booleans as true/false (also True/False, as Python
+// (finite only, and without the underscores it takes between digits), booleans as true/false (also True/False, as Python
 // writes them, and 1/0), timestamps as ParseTimestamp reads them, and
 // outcomes, stages and failure classes by name.
 //
@@ -571,9 +571,9 @@ func csvDescribe(kind csvCol, cell []byte) string {
 		}
 	case colBackoffDelay, colCeiling:
 		var f float64
-		if f, err = strconv.ParseFloat(string(cell), 64); err == nil && f != 0 {
+		if f, err = strconv.ParseFloat(string(cell), 64); err == nil && f != 0 && bytes.IndexByte(cell, '_') < 0 {
 			return formatFloat(f)
-		} // a zero that is rejected (-0, 1e-400) is shown as written
+		} // a zero that is rejected (-0, 1e-400), or 1_0, is shown as written
 	}
 	if errors.Is(err, strconv.ErrRange) {
 		return csvQuote(cell) + " (out of range)"

@@ -136,6 +136,7 @@ func TestCSVRowErrors(t *testing.T) {
 		{"implausible delay", csvHeader, "d,1,1e308,backoff_wait,true," + ts, "backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found 1e+308", "backoff_delay_s"},
 		{"overflowing delay", csvHeader, "d,1,1e400,backoff_wait,true," + ts,
 			`backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found "1e400" (out of range)`, "backoff_delay_s"},
+		{"underscored delay", csvHeader, "d,1,1_0,backoff_wait,true," + ts, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found "1_0"`, "backoff_delay_s"},
 		{"text delay", csvHeader, "d,1,0.5s,backoff_wait,true," + ts, `backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found "0.5s"`, "backoff_delay_s"},
 		{"unknown outcome", csvHeader, "d,1,0.5,reconnecting,true," + ts,
 			`outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped, found "reconnecting"`, "outcome"},

@@ -1,6 +1,7 @@
 package auditfmt
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -245,6 +246,9 @@ func validDelay(f float64) bool {
 // plausible: a value that is 0 only because it underflowed (1e-400) is
 // not.
 func parseDelay(text []byte) (float64, bool) {
+	if bytes.IndexByte(text, '_') >= 0 { // ParseFloat reads "1_0" as 10; no log means that
+		return math.NaN(), false
+	}
 	v, err := strconv.ParseFloat(string(text), 64)
 	if err != nil || !validDelay(v) {
 		return v, false
