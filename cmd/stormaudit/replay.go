@@ -144,6 +144,15 @@ func replaySetup(cmd *cli.Command) (*replaySettings, error) {
 	if !(o.Speed > 0) {
 		return nil, usageErr("replay: --speed: expected a factor > 0, found %v", o.Speed)
 	}
+	if o.ConnectTimeout <= 0 {
+		return nil, usageErr("replay: --connect-timeout: expected a duration > 0, found %v", o.ConnectTimeout)
+	}
+	if n := cmd.Int("devices"); n < 0 {
+		return nil, usageErr("replay: --devices: expected a count >= 0 (0: all), found %d", n)
+	}
+	if slo := cmd.Duration("connack-slo"); slo <= 0 {
+		return nil, usageErr("replay: --connack-slo: expected a duration > 0, found %v", slo)
+	}
 	switch cmd.String("protocol") {
 	case "3.1.1", "4":
 		o.Protocol = replay.MQTT311
