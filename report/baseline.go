@@ -89,6 +89,9 @@ func ReadBaseline(rd io.Reader) (*Baseline, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("not a stormaudit baseline: %v", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("not a stormaudit baseline: expected the end of the file after its JSON document, found more (at byte %d)", dec.InputOffset())
+	}
 	switch {
 	case f.Version != BaselineVersion:
 		return nil, fmt.Errorf("version: expected %d, found %d", BaselineVersion, f.Version)

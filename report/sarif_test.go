@@ -251,3 +251,18 @@ func TestSARIFFingerprintsDistinct(t *testing.T) {
 		t.Fatalf("fingerprints %v, want two distinct", rs)
 	}
 }
+
+// TestBaselineRefusesTrailingBytes: a baseline is one JSON document;
+// anything after it is not taken silently (issue 25).
+func TestBaselineRefusesTrailingBytes(t *testing.T) {
+	var b strings.Builder
+	if err := WriteBaseline(&b, &analyze.Result{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadBaseline(strings.NewReader(b.String() + "\n\n")); err != nil {
+		t.Errorf("a baseline ending in blank lines: %v", err)
+	}
+	if _, err := ReadBaseline(strings.NewReader(b.String() + `{"version":1}`)); err == nil || !strings.Contains(err.Error(), "found more") {
+		t.Errorf("trailing bytes: %v, want an error", err)
+	}
+}
