@@ -2,6 +2,7 @@ package hashchain
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,31 @@ func ParseProof(b []byte) (*Proof, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("not a record proof: text after the JSON object")
+	}
+	// tlog.Hash decodes base64 leniently (the padding bits are ignored):
+	// each hash must be written as it encodes, so that no two texts make
+	// one proof
+	var raw struct {
+		PrevLink  string   `json:"prev_link"`
+		Link      string   `json:"link"`
+		Inclusion []string `json:"inclusion"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("not a record proof: %w", err)
+	}
+	canonical := func(name, text string, h tlog.Hash) error {
+		if base64.StdEncoding.EncodeToString(h[:]) != text {
+			return fmt.Errorf("not a record proof: %s: expected canonical base64 of 32 bytes, found %q", name, text)
+		}
+		return nil
+	}
+	if err := errors.Join(canonical("prev_link", raw.PrevLink, p.PrevLink), canonical("link", raw.Link, p.Link)); err != nil {
+		return nil, err
+	}
+	for i, text := range raw.Inclusion {
+		if err := canonical(fmt.Sprintf("inclusion[%d]", i), text, p.Inclusion[i]); err != nil {
+			return nil, err
+		}
 	}
 	return &p, nil
 }

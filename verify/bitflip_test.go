@@ -1,12 +1,14 @@
 package verify
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/hashchain"
 	"github.com/stormaudit/stormaudit/internal/testkit"
 )
 
@@ -64,5 +66,36 @@ func readAll(t *testing.T, dir string, i int) {
 			rec.Release()
 		}
 		r.Close()
+	}
+}
+
+// TestProofEveryByteFlip flips the lowest bit of every byte of a proof
+// file in turn: each flip is refused, by ParseProof or CheckProof (issue
+// 25: two flips of base64 padding bits still verified).
+func TestProofEveryByteFlip(t *testing.T) {
+	signer, verifiers := testkit.Keys(t, "collector-1")
+	dir := filepath.Join(t.TempDir(), "ds")
+	ingestLines(t, dir, signer, testkit.GenLines(40, 5, 4))
+	p, err := Prove(dir, "stormaudit.test/incident/dev-0002", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := json.MarshalIndent(p, "", "  ") // as stormaudit prove writes it
+	if q, err := hashchain.ParseProof(text); err != nil {
+		t.Fatal(err)
+	} else if _, _, err := hashchain.CheckProof(q, verifiers); err != nil {
+		t.Fatal(err)
+	}
+	flipped := make([]byte, len(text))
+	for i := range text {
+		copy(flipped, text)
+		flipped[i] ^= 1
+		q, err := hashchain.ParseProof(flipped)
+		if err == nil {
+			_, _, err = hashchain.CheckProof(q, verifiers)
+		}
+		if err == nil {
+			t.Errorf("byte %d (%q to %q): the flipped proof verifies", i, text[i], flipped[i])
+		}
 	}
 }
