@@ -92,3 +92,20 @@ func TestBrokerLogStored(t *testing.T) {
 		t.Errorf("--strict with a rejected broker log line: %v, want an error naming mosquitto.log:3", err)
 	}
 }
+
+// TestVerifyThroughSymlink: a dataset reached through a symlink to its
+// directory (link, not link/) verifies as the directory does (issue 25:
+// "checkpoint: missing").
+func TestVerifyThroughSymlink(t *testing.T) {
+	dir, _, err := ingestWithBroker(t, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if rep := mustVerify(t, link, Options{}); rep.Problem != nil {
+		t.Errorf("through %s: %v", link, rep.Problem)
+	}
+}

@@ -217,6 +217,11 @@ func checkListing(dir string, m *dataset.Manifest) *Problem {
 		}
 	}
 	var extra *Problem
+	// a dataset reached through a symlink (link, not link/) is walked as
+	// the directory it names: WalkDir does not follow its root
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
 		if err != nil || path == dir {
 			return err
