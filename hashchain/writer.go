@@ -117,8 +117,10 @@ type Writer struct {
 
 // OpenWriter opens the collector log at path for appending, creating it
 // when it does not exist. It first takes an exclusive lock, flock(2) on
-// path + ".lock" (which holds the holder's pid), without waiting: while a
-// Writer holds the log, OpenWriter fails with ErrLocked.
+// the log itself, without waiting: while a Writer holds the log,
+// OpenWriter fails with ErrLocked, whatever path names the log (a
+// symlink, a hard link). path + ".lock" holds the holder's pid for the
+// message, and is never followed when it is a symlink.
 //
 // It then reads the whole log and verifies it as ReadLog does, and checks
 // the checkpoint file's body (not its signature) against it, to rebuild
@@ -133,19 +135,22 @@ func OpenWriter(path string, opts WriterOptions) (*Writer, *Recovery, error) {
 	if _, err := parseOrigin([]byte(opts.Log)); err != nil {
 		return nil, nil, fmt.Errorf("hashchain: writer options: Log %q: expected non-empty UTF-8 without control characters", opts.Log)
 	}
-	lock, err := lockLog(path)
+	_, statErr := os.Stat(path)
+	created := errors.Is(statErr, os.ErrNotExist)
+	lock, err := lockLog(path) // creates the log when it does not exist
 	if err != nil {
 		return nil, nil, err
 	}
 	w := &Writer{path: path, log: opts.Log, signer: opts.Signer, lock: lock}
-	tree, rec, created, err := w.open()
+	tree, rec, err := w.open()
 	if err != nil {
 		if w.file != nil {
 			w.file.Close()
-			if created { // leave no trace
-				os.Remove(path)
-			}
 		}
+		if created { // leave no trace
+			os.Remove(path)
+		}
+		os.Remove(path + ".lock") // held: nobody else writes it now
 		lock.Close()
 		return nil, nil, err
 	}
@@ -155,12 +160,10 @@ func OpenWriter(path string, opts WriterOptions) (*Writer, *Recovery, error) {
 
 // open opens and verifies the log, recovers a torn tail, and sets up the
 // chain heads.
-func (w *Writer) open() (tree Tree, torn *Recovery, created bool, err error) {
-	_, statErr := os.Stat(w.path)
-	created = errors.Is(statErr, os.ErrNotExist)
+func (w *Writer) open() (tree Tree, torn *Recovery, err error) {
 	f, err := os.OpenFile(w.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return Tree{}, nil, created, fmt.Errorf("hashchain: open log: %w", err)
+		return Tree{}, nil, fmt.Errorf("hashchain: open log: %w", err)
 	}
 	w.file = f
 	var cp *Checkpoint
@@ -168,54 +171,52 @@ func (w *Writer) open() (tree Tree, torn *Recovery, created bool, err error) {
 	switch msg, err := os.ReadFile(w.path + checkpointSuffix); {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return Tree{}, nil, created, fmt.Errorf("hashchain: read checkpoint: %w", err)
+		return Tree{}, nil, fmt.Errorf("hashchain: read checkpoint: %w", err)
 	default:
 		c, _, _, err := readCheckpointFile(msg, nil)
 		if err != nil {
-			return Tree{}, nil, created, &LogError{Path: w.path + checkpointSuffix, Err: err}
+			return Tree{}, nil, &LogError{Path: w.path + checkpointSuffix, Err: err}
 		}
 		if c.Origin != w.log {
-			return Tree{}, nil, created, &LogError{Path: w.path + checkpointSuffix, Err: fmt.Errorf("the checkpoint is of the log %q, not %q", c.Origin, w.log)}
+			return Tree{}, nil, &LogError{Path: w.path + checkpointSuffix, Err: fmt.Errorf("the checkpoint is of the log %q, not %q", c.Origin, w.log)}
 		}
 		cp, snapAt = &c, c.Size
 	}
 	s := newLogState(w.path, w.log, snapAt)
 	end, torn, err := s.scan(f, true)
 	if err != nil {
-		return Tree{}, nil, created, err
+		return Tree{}, nil, err
 	}
 	if err := s.checkCheckpoint(cp); err != nil {
 		if torn != nil {
 			err = fmt.Errorf("%w (and line %d is torn: %s)", err, torn.Line, torn.Reason)
 		}
-		return Tree{}, nil, created, err
+		return Tree{}, nil, err
 	}
 	if torn != nil {
 		st, err := f.Stat()
 		if err != nil {
-			return Tree{}, nil, created, fmt.Errorf("hashchain: recover log: %w", err)
+			return Tree{}, nil, fmt.Errorf("hashchain: recover log: %w", err)
 		}
 		torn.Cut = st.Size() - end
 		if err := f.Truncate(end); err != nil {
-			return Tree{}, nil, created, fmt.Errorf("hashchain: recover log: cut the torn final record: %w", err)
+			return Tree{}, nil, fmt.Errorf("hashchain: recover log: cut the torn final record: %w", err)
 		}
 		if err := f.Sync(); err != nil {
-			return Tree{}, nil, created, fmt.Errorf("hashchain: recover log: %w", err)
+			return Tree{}, nil, fmt.Errorf("hashchain: recover log: %w", err)
 		}
 	}
 	if err := os.Remove(w.path + checkpointTmpSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return Tree{}, nil, created, fmt.Errorf("hashchain: remove an unfinished checkpoint: %w", err)
+		return Tree{}, nil, fmt.Errorf("hashchain: remove an unfinished checkpoint: %w", err)
 	}
-	if created {
-		if err := syncDir(w.path); err != nil {
-			return Tree{}, nil, created, err
-		}
+	if err := syncDir(w.path); err != nil { // its entry, when the lock created it
+		return Tree{}, nil, err
 	}
 	if s.chains == nil { // an empty log
 		s.chains = NewChains(w.log, false)
 	}
 	w.chain = chainer{chains: s.chains, next: s.records}
-	return s.tree, torn, created, nil
+	return s.tree, torn, nil
 }
 
 // start starts the pipeline: GOMAXPROCS encoders and the file goroutine.
@@ -522,6 +523,7 @@ func (w *Writer) Close() error {
 	if cerr := w.file.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("hashchain: close log: %w", cerr)
 	}
+	os.Remove(w.path + ".lock") // while the lock is held: the next writer writes its own
 	if cerr := w.lock.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("hashchain: release lock: %w", cerr)
 	}
