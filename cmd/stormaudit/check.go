@@ -85,7 +85,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	for _, o := range outs {
 		paths = append(paths, o.path)
 	}
-	if err := refuseClobber("check: --output", paths, append(cmd.Args().Slice(), cmd.StringSlice("broker-log")...)); err != nil {
+	if err := refuseClobber("check: --output", paths, append(cmd.Args().Slice(), sideInputs(cmd)...)); err != nil {
 		return err
 	}
 	// a baseline is an input too, and the one written is an output
@@ -93,7 +93,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err := refuseClobber("check: --output", paths, []string{base, wb}); err != nil {
 		return err
 	}
-	if err := refuseClobber("check: --write-baseline", []string{wb}, cmd.Args().Slice()); err != nil {
+	if err := refuseClobber("check: --write-baseline", []string{wb}, append(cmd.Args().Slice(), slices.DeleteFunc(sideInputs(cmd), func(s string) bool { return s == base })...)); err != nil {
 		return err
 	}
 	res, in, err := checkInput(ctx, cmd, opts)
@@ -241,15 +241,11 @@ func writeOutput(cmd *cli.Command, o checkOutput, fn func(io.Writer) error) erro
 		}
 		return nil
 	}
-	f, err := os.Create(o.path)
+	w, finish, err := openOutput(o.path, nil) // through a temporary file
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("check: --output: %w", err)}
 	}
-	err = fn(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := finish(fn(w)); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.path, err)}
 	}
 	return nil

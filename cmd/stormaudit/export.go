@@ -59,7 +59,7 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 	if format != "arrow" && format != "ndjson" {
 		return usageErr("export: --format: expected arrow or ndjson, found %q", format)
 	}
-	if err := refuseClobber("export: --output", []string{cmd.String("output")}, []string{dir}); err != nil {
+	if err := refuseClobber("export: --output", []string{cmd.String("output")}, append([]string{dir}, sideInputs(cmd)...)); err != nil {
 		return err
 	}
 	switch c := cmd.String("compression"); {
@@ -72,7 +72,7 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	w, closeOut, err := openOutput(cmd.String("output"), cmd.Root().Writer)
+	w, finish, err := openOutput(cmd.String("output"), cmd.Root().Writer)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
 	}
@@ -85,10 +85,7 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 	} else {
 		err = exportNDJSON(dir, w, red)
 	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err = finish(err); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
 	}
 	if red != nil {
@@ -106,16 +103,34 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// openOutput opens path for writing; "-" is stdout.
-func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) {
+// openOutput opens path for writing; "-" is stdout. The file is written
+// through a temporary file beside it: finish(err), called once with what
+// the writing returned, renames it into place when err is nil and
+// removes it otherwise, so that a failed, killed or interrupted write
+// leaves path as it was. finish returns the first error.
+func openOutput(path string, stdout io.Writer) (w io.Writer, finish func(error) error, err error) {
 	if path == "-" {
-		return stdout, func() error { return nil }, nil
+		return stdout, func(err error) error { return err }, nil
 	}
-	f, err := os.Create(path)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, f.Close, nil
+	return f, func(err error) error {
+		if err == nil {
+			err = f.Chmod(0o644)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), path)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+		}
+		return err
+	}, nil
 }
 
 // exportNDJSON writes the dataset in dir to w as NDJSON, each record

@@ -131,3 +131,88 @@ func TestProofTextEscaped(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%q", code, out)
 	}
 }
+
+// TestOutputsNeverClobberSideInputs: no output may overwrite a file the
+// command reads besides its arguments: a policy, a configuration, a
+// baseline, a broker log, a verifier key, a redaction key (issue 25: each
+// was overwritten, and export destroyed the secret key).
+func TestOutputsNeverClobberSideInputs(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "f.ndjson")
+	orig, err := os.ReadFile(filepath.Join("..", "..", "testdata", "incident.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(log, orig, 0o644)
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runArgs(t, "ingest", "-q", "-o", ds, log); code != 0 {
+		t.Fatal(stderr)
+	}
+	side := map[string]string{
+		"p.toml":     "name = \"p\"\ndelay = \"full_jitter\"\nbase_delay_s = 1\nmax_delay_s = 30\nmultiplier = 2\n",
+		"cfg.toml":   "[check]\nfail-on = \"none\"\n",
+		"base.json":  "",
+		"broker.log": "1796126400: mosquitto version 2.0.11 running\n",
+		"v.pub":      "not really a key\n",
+		"k.key":      "a secret key's bytes\n",
+	}
+	for name, text := range side {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runArgs(t, "check", "-q", "--fail-on", "none", "--format", "json", "--output", filepath.Join(t.TempDir(), "x.json"), "--write-baseline", p("base.json"), log)
+	baseline, _ := os.ReadFile(p("base.json"))
+	for _, args := range [][]string{
+		{"check", "--policy", p("p.toml"), "--format", "json", "--output", p("p.toml"), log},
+		{"--config", p("cfg.toml"), "check", "--format", "json", "--output", p("cfg.toml"), log},
+		{"check", "--baseline", p("base.json"), "--format", "json", "--output", p("base.json"), log},
+		{"check", "--policy", p("p.toml"), "--write-baseline", p("p.toml"), log},
+		{"check", "--broker-log", p("broker.log"), "--format", "json", "--output", p("broker.log"), log},
+		{"report", "--verifier", p("v.pub"), "-o", p("v.pub"), ds},
+		{"report", "--policy", p("p.toml"), "-o", p("p.toml"), ds},
+		{"export", "--format", "ndjson", "--redact", "--redact-key", p("k.key"), "-o", p("k.key"), ds},
+	} {
+		code, _, stderr := runArgs(t, args...)
+		if code != 2 || !strings.Contains(stderr, "would overwrite the input") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	for name, text := range side {
+		if name == "base.json" {
+			text = string(baseline)
+		}
+		if b, _ := os.ReadFile(p(name)); string(b) != text {
+			t.Errorf("%s was changed", name)
+		}
+	}
+}
+
+// TestFailedOutputLeavesTheOldFile: export, simulate and check write
+// their outputs through a temporary file renamed into place, so an export
+// that fails halfway (a damaged part) leaves the file it would have
+// replaced as it was, and no temporary file (issue 25: kill -9 left a
+// 74 MB partial, arrow a 0-byte file; a failed export had truncated it).
+func TestFailedOutputLeavesTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runArgs(t, "ingest", "-q", "-o", ds, filepath.Join("..", "..", "testdata", "incident.ndjson")); code != 0 {
+		t.Fatal(stderr)
+	}
+	part := filepath.Join(ds, "part-00000.parquet")
+	b, _ := os.ReadFile(part)
+	os.WriteFile(part, b[:len(b)/2], 0o644) // a damaged part: the export fails
+	for _, format := range []string{"ndjson", "arrow"} {
+		out := filepath.Join(dir, "out."+format)
+		os.WriteFile(out, []byte("the old export\n"), 0o644)
+		code, _, stderr := runArgs(t, "export", "--format", format, "-o", out, ds)
+		if code != 2 {
+			t.Errorf("%s: exit %d, want 2: %s", format, code, stderr)
+		}
+		if got, _ := os.ReadFile(out); string(got) != "the old export\n" {
+			t.Errorf("%s: the old output was replaced by %d bytes", format, len(got))
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".out.*.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -56,18 +56,15 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
 	}
 	b, _ := json.MarshalIndent(p, "", "  ")
-	if err := refuseClobber("prove: --output", []string{cmd.String("output")}, []string{cmd.Args().First()}); err != nil {
+	if err := refuseClobber("prove: --output", []string{cmd.String("output")}, append([]string{cmd.Args().First()}, sideInputs(cmd)...)); err != nil {
 		return err
 	}
-	w, closeOut, err := openOutput(cmd.String("output"), cmd.Root().Writer)
+	w, finish, err := openOutput(cmd.String("output"), cmd.Root().Writer)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
 	}
 	_, err = w.Write(append(b, '\n'))
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err = finish(err); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
 	}
 	return nil

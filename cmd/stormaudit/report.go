@@ -78,7 +78,7 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 	if out == "-" && isTerminal(cmd.Root().Writer) {
 		return usageErr("report: --output -: standard output is a terminal; give --output a file (report.html)")
 	}
-	if err := refuseClobber("report: --output", []string{out}, append(cmd.Args().Slice(), cmd.String("replay"))); err != nil {
+	if err := refuseClobber("report: --output", []string{out}, append(cmd.Args().Slice(), sideInputs(cmd)...)); err != nil {
 		return err
 	}
 	var reps []*replay.Report

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/stormaudit/stormaudit/ingest"
@@ -140,26 +139,16 @@ func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
 }
 
 func simulateToFile(ctx context.Context, cmd *cli.Command, cfg simulate.Config, path string) (simulate.Stats, error) {
-	w := cmd.Root().Writer
-	var f *os.File
-	if path != "-" {
-		var err error
-		if f, err = os.Create(path); err != nil {
-			return simulate.Stats{}, &exitError{code: 2, err: fmt.Errorf("simulate: %w", err)}
-		}
-		w = f
+	w, finish, err := openOutput(path, cmd.Root().Writer) // through a temporary file
+	if err != nil {
+		return simulate.Stats{}, &exitError{code: 2, err: fmt.Errorf("simulate: %w", err)}
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	st, err := simulate.Run(ctx, cfg, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if f != nil {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return st, simulateErr(err)
+	return st, simulateErr(finish(err))
 }
 
 // simulateIntoDataset streams the records into a new dataset.
