@@ -35,6 +35,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,8 +123,11 @@ func Find(dir string) (string, error) {
 
 // Load reads and parses the file at path.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := sidefile.Read(path, sidefile.MaxText)
 	if err != nil {
+		return nil, err
+	}
+	if err := sidefile.CheckNesting(path, data); err != nil {
 		return nil, err
 	}
 	return Parse(path, data)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io/fs"
 	"math"
 	"os"
@@ -48,8 +49,11 @@ func Parse(name string, data []byte) (Policy, error) {
 
 // Load reads and parses the policy file at path.
 func Load(path string) (Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := sidefile.Read(path, sidefile.MaxText)
 	if err != nil {
+		return Policy{}, err
+	}
+	if err := sidefile.CheckNesting(path, data); err != nil {
 		return Policy{}, err
 	}
 	return Parse(path, data)

@@ -216,3 +216,22 @@ func TestFailedOutputLeavesTheOldFile(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestSideFilesBounded: a side file that is a device is refused at once,
+// saying so, by every flag that reads one (issue 25: check --policy
+// /dev/zero read until 24 GB).
+func TestSideFilesBounded(t *testing.T) {
+	log := filepath.Join("..", "..", "testdata", "incident.ndjson")
+	for _, args := range [][]string{
+		{"check", "--policy", "/dev/zero", log},
+		{"--config", "/dev/zero", "check", log},
+		{"export", "--redact", "--redact-key", "/dev/zero", "-o", filepath.Join(t.TempDir(), "x.ndjson"), "--format", "ndjson", log},
+		{"verify", "--verifier", "/dev/zero", log},
+		{"policy", "check", "/dev/zero"},
+	} {
+		code, _, stderr := runArgs(t, args...)
+		if code != 2 || !strings.Contains(stderr, "expected a regular file, found a character device") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}

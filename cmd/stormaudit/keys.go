@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,7 @@ func loadSigner(path string) (note.Signer, error) {
 	if st.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("%s: the private key is readable by other users (mode %04o); expected mode 0600 (chmod 600 %s)", path, st.Mode().Perm(), path)
 	}
-	b, err := os.ReadFile(path)
+	b, err := sidefile.Read(path, sidefile.MaxKey)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func loadVerifiers(paths []string) (note.Verifiers, []string, error) {
 	var vs []note.Verifier
 	var names []string
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := sidefile.Read(p, sidefile.MaxKey)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"strings"
 
 	"github.com/stormaudit/stormaudit/dataset"
@@ -71,7 +71,7 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 }
 
 func runVerifyProof(cmd *cli.Command, path string, verifiers note.Verifiers, format string) error {
-	b, err := os.ReadFile(path)
+	b, err := sidefile.Read(path, sidefile.MaxReport)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("verify: --proof: %w", err)}
 	}

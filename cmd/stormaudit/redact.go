@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v3"
 
@@ -24,7 +24,7 @@ func redactor(cmd *cli.Command, name string) (*redact.Redactor, error) {
 	if keyFile == "" {
 		return redact.New(nil), nil
 	}
-	key, err := os.ReadFile(keyFile)
+	key, err := sidefile.Read(keyFile, sidefile.MaxKey)
 	if err != nil {
 		return nil, usageErr("%s: --redact-key: %v", name, err)
 	}

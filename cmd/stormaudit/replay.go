@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io"
 	"net"
 	"net/url"
@@ -217,7 +218,7 @@ func brokerURL(raw, ca string, o *replay.Options) error {
 		port = cmp(port, "8883")
 		o.TLS = &tls.Config{ServerName: host}
 		if ca != "" {
-			pem, err := os.ReadFile(ca)
+			pem, err := sidefile.Read(ca, sidefile.MaxText)
 			if err != nil {
 				return err
 			}
@@ -254,7 +255,7 @@ func mqttCredentials(file string) (user, pass []byte, err error) {
 	if file == "" {
 		return user, pass, nil
 	}
-	b, err := os.ReadFile(file)
+	b, err := sidefile.Read(file, sidefile.MaxKey)
 	if err != nil {
 		return nil, nil, err
 	}

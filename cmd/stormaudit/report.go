@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io"
 	"os"
 	"time"
@@ -155,12 +157,11 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 
 // readReplay reads a replay's JSON report.
 func readReplay(path string) ([]*replay.Report, error) {
-	f, err := os.Open(path)
+	b, err := sidefile.Read(path, sidefile.MaxReport)
 	if err != nil {
 		return nil, usageErr("report: --replay: %v", err)
 	}
-	defer f.Close()
-	reps, err := replay.ReadJSON(f)
+	reps, err := replay.ReadJSON(bytes.NewReader(b))
 	if err != nil {
 		var se *os.PathError
 		if errors.As(err, &se) {

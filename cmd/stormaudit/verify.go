@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/stormaudit/stormaudit/internal/safe"
@@ -91,7 +91,7 @@ func runVerify(ctx context.Context, cmd *cli.Command) error {
 // readAnyCheckpoint reads a checkpoint file: a signed note (checked
 // against verifiers when there are any) or a bare checkpoint.
 func readAnyCheckpoint(path string, verifiers note.Verifiers) (hashchain.Checkpoint, error) {
-	b, err := os.ReadFile(path)
+	b, err := sidefile.Read(path, sidefile.MaxKey)
 	if err != nil {
 		return hashchain.Checkpoint{}, err
 	}
