@@ -645,3 +645,17 @@ func TestCSVUnclosedQuoteRecovers(t *testing.T) {
 		t.Errorf("%d rows read, %d rejected; want 2999 and 1", ok, bad)
 	}
 }
+
+// TestIDsBounded: a client id (or host, attempt or record id) longer than
+// MQTT allows is rejected at decode, naming the field and its length, not
+// echoing it (issue 25).
+func TestIDsBounded(t *testing.T) {
+	long := strings.Repeat("d", auditfmt.MaxIDBytes+1)
+	line := `{"client_id":"` + long + `","attempt":0,"backoff_delay_s":0,"outcome":"connected","clean_session":false,"recorded_at":"2026-11-30T14:17:30Z"}`
+	var d auditfmt.Decoder
+	var rec auditfmt.Record
+	err := d.Decode([]byte(line), &rec)
+	if err == nil || !strings.Contains(err.Error(), "client_id: expected at most 65535 bytes") || strings.Contains(err.Error(), long) {
+		t.Errorf("a client id of %d bytes: %.200v", len(long), err)
+	}
+}
