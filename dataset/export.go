@@ -30,9 +30,10 @@ type ExportOptions struct {
 }
 
 // RedactColumns are the columns whose text a device wrote, which
-// ExportOptions.Redact sees: the identifiers and the unknown and envelope
-// members.
-var RedactColumns = []string{"client_id", "host_id", "attempt_id", "record_id", "extra", "envelope"}
+// ExportOptions.Redact sees: the identifiers, the unknown and envelope
+// members, and the input's name (a file named after a device's MAC
+// address).
+var RedactColumns = []string{"client_id", "host_id", "attempt_id", "record_id", "extra", "envelope", "source"}
 
 // ExportArrowIPC writes the rows of the dataset in dir to w as one Arrow
 // IPC file (the random-access "Feather v2" format that pyarrow, pandas,

@@ -235,3 +235,25 @@ func TestSideFilesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestExportRedactsTheSource: an input file named after a MAC address
+// does not carry it into a redacted export's source column (issue 25).
+func TestExportRedactsTheSource(t *testing.T) {
+	dir := t.TempDir()
+	orig, err := os.ReadFile(filepath.Join("..", "..", "testdata", "incident.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "aa:bb:cc:dd:ee:ff.ndjson")
+	os.WriteFile(in, orig, 0o644)
+	ds, out := filepath.Join(dir, "ds"), filepath.Join(dir, "x.arrow")
+	if code, _, stderr := runArgs(t, "ingest", "-q", "-o", ds, in); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runArgs(t, "export", "--redact", "-o", out, ds); code != 0 {
+		t.Fatal(stderr)
+	}
+	if b, _ := os.ReadFile(out); strings.Contains(string(b), "aa:bb:cc:dd:ee:ff") {
+		t.Error("the MAC address in the input's name reached the redacted export")
+	}
+}
