@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"runtime"
 	"strconv"
@@ -162,6 +163,17 @@ const JSONVersion = 2
 // into one buffer: its memory does not grow with their number, and it
 // costs far less than the check that found them.
 func JSON(w io.Writer, r *analyze.Result) error {
+	// C1 and bidirectional controls a device wrote reach no viewer raw
+	e := safe.EscapeWriter(w, safe.JSONEscape)
+	err := writeJSON(e, r)
+	if cerr := e.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeJSON writes what JSON documents, before its controls are escaped.
+func writeJSON(w io.Writer, r *analyze.Result) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	summary, err := json.MarshalIndent(jsonSummaryOf(r), "  ", "  ")
 	if err != nil {

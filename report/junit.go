@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/xml"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"slices"
 	"strconv"
@@ -72,6 +73,17 @@ type junitFailure struct {
 // JUnit writes the result as a JUnit XML report (see the package
 // documentation).
 func JUnit(w io.Writer, r *analyze.Result, opts JUnitOptions) error {
+	// C1 and bidirectional controls a device wrote reach no viewer raw
+	e := safe.EscapeWriter(w, safe.XMLEscape)
+	err := writeJUnit(e, r, opts)
+	if cerr := e.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeJUnit writes what JUnit documents, before its controls are escaped.
+func writeJUnit(w io.Writer, r *analyze.Result, opts JUnitOptions) error {
 	byRule := map[string]map[string][]analyze.Finding{}
 	for _, f := range r.Findings {
 		if byRule[f.Rule] == nil {

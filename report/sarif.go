@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -97,6 +98,17 @@ const DefaultSARIFMax = 5000
 // documentation). It encodes the results one at a time: its memory does
 // not grow with their number beyond a fingerprint each.
 func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
+	// C1 and bidirectional controls a device wrote reach no viewer raw
+	e := safe.EscapeWriter(w, safe.JSONEscape)
+	err := writeSARIF(e, r, opts)
+	if cerr := e.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeSARIF writes what SARIF documents, before its controls are escaped.
+func writeSARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	rules := rulesOf(r)
 	run := sarifRun{
 		Tool:        sarifTool{Driver: sarifDriver{Name: "stormaudit", Version: opts.Version, Rules: make([]sarifRule, 0, len(rules))}},

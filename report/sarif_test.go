@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"strings"
 	"testing"
 
@@ -264,5 +265,33 @@ func TestBaselineRefusesTrailingBytes(t *testing.T) {
 	}
 	if _, err := ReadBaseline(strings.NewReader(b.String() + `{"version":1}`)); err == nil || !strings.Contains(err.Error(), "found more") {
 		t.Errorf("trailing bytes: %v, want an error", err)
+	}
+}
+
+// TestControlsEscapedInFiles: a message carrying U+202E and U+009B (a
+// device's client id) reaches JSON, SARIF and JUnit escaped, and each
+// still parses (issue 25: they reached the files raw).
+func TestControlsEscapedInFiles(t *testing.T) {
+	r := &analyze.Result{Findings: []analyze.Finding{{Rule: "hot-loop", Severity: analyze.Warning, Device: "dev\u202e1\u009b",
+		Message: "dev\u202e1 retried", Explanation: "x\u009by"}}}
+	for name, write := range map[string]func(*strings.Builder) error{
+		"json":  func(b *strings.Builder) error { return JSON(b, r) },
+		"sarif": func(b *strings.Builder) error { return SARIF(b, r, SARIFOptions{}) },
+		"junit": func(b *strings.Builder) error { return JUnit(b, r, JUnitOptions{}) },
+	} {
+		var b strings.Builder
+		if err := write(&b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if strings.ContainsAny(b.String(), "\u202e\u009b") {
+			t.Errorf("%s: a control reached the file raw", name)
+		}
+		if name == "junit" {
+			if err := xml.Unmarshal([]byte(b.String()), new(any)); err != nil {
+				t.Errorf("junit does not parse: %v", err)
+			}
+		} else if !json.Valid([]byte(b.String())) {
+			t.Errorf("%s is not JSON", name)
+		}
 	}
 }
