@@ -122,3 +122,26 @@ func TestIngestFIFOWithoutWriter(t *testing.T) {
 		t.Fatal("the ingest still waits for the FIFO's writer 5 s after it was cancelled")
 	}
 }
+
+// TestIngestIntoSymlink: -o LINK, a symlink to a directory, builds the
+// dataset in the directory and leaves the link a link (issue 25: the
+// rename replaced the link).
+func TestIngestIntoSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real"), filepath.Join(dir, "link")
+	os.Mkdir(real, 0o755)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.ndjson")
+	os.WriteFile(in, []byte(`{"client_id":"d","attempt":0,"backoff_delay_s":0,"outcome":"connected","clean_session":false,"recorded_at":"2026-11-30T14:17:30Z"}`+"\n"), 0o644)
+	if _, err := Run(context.Background(), link, []Source{{Name: in}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v, %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(real, "manifest.json")); err != nil {
+		t.Errorf("no dataset in the directory the link names: %v", err)
+	}
+}

@@ -113,6 +113,15 @@ func Run(ctx context.Context, dir string, sources []Source, opts Options) (*data
 	if opts.Buckets < 0 || opts.Buckets > dataset.MaxBuckets {
 		return nil, fmt.Errorf("buckets: expected 0 to %d, found %d", dataset.MaxBuckets, opts.Buckets)
 	}
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// the dataset goes where the link points, which stays a link: the
+		// rename that puts the dataset in place would replace the link
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: a symlink that names nothing: %w", dir, err)
+		}
+		dir = real
+	}
 	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}
