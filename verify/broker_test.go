@@ -109,3 +109,24 @@ func TestVerifyThroughSymlink(t *testing.T) {
 		t.Errorf("through %s: %v", link, rep.Problem)
 	}
 }
+
+// TestVerifyChecksTheInputs: an unsigned manifest's inputs[] edited apart
+// from its totals is inconsistent (issue 25: only the totals were
+// checked).
+func TestVerifyChecksTheInputs(t *testing.T) {
+	dir, _, err := ingestWithBroker(t, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, dataset.ManifestName)
+	b, _ := os.ReadFile(path)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	in := m["inputs"].([]any)[0].(map[string]any)
+	in["accepted"], in["rejected"] = in["accepted"].(float64)-1, in["rejected"].(float64)+1
+	b, _ = json.MarshalIndent(m, "", "  ")
+	os.WriteFile(path, append(b, '\n'), 0o644)
+	if rep := mustVerify(t, dir, Options{}); rep.Problem == nil || !strings.Contains(rep.Problem.What, "inputs:") {
+		t.Errorf("an edited input's counts: %v", rep.Problem)
+	}
+}

@@ -77,7 +77,17 @@ func checkAccounting(dir string, m *dataset.Manifest, rep *Report) error {
 		return err
 	}
 	rep.Accounted = m.Totals
+	var sum dataset.Counts
+	for _, in := range m.Inputs {
+		if !in.Counts.Balanced() {
+			return fail("inputs: %s: %d lines read, but %d accepted + %d rejected + %d duplicates", in.Name, in.Lines, in.Accepted, in.Rejected, in.Duplicates)
+		}
+		sum.Add(in.Counts)
+	}
 	switch {
+	case sum != m.Totals:
+		return fail("inputs: their lines (%d = %d accepted + %d rejected + %d duplicates) are not the totals (%d = %d + %d + %d)",
+			sum.Lines, sum.Accepted, sum.Rejected, sum.Duplicates, m.Totals.Lines, m.Totals.Accepted, m.Totals.Rejected, m.Totals.Duplicates)
 	case !m.Totals.Balanced():
 		return fail("%d lines read, but %d accepted + %d rejected + %d duplicates", m.Totals.Lines, m.Totals.Accepted, m.Totals.Rejected, m.Totals.Duplicates)
 	case m.Rows != rep.Records || m.Totals.Accepted != rep.Records:
