@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -464,7 +465,14 @@ type rejectEntry struct {
 	Raw       string `json:"raw"`
 	RawBase64 []byte `json:"raw_base64,omitempty"`
 	RawLength int64  `json:"raw_length,omitempty"` // set when raw holds only the start of the line
+	RawSHA256 string `json:"raw_sha256,omitempty"` // of what was read of the line (its first auditfmt.MaxLineBytes), when raw holds less
 }
+
+// MaxRejectRaw is how much of a rejected line rejects.ndjson keeps: the
+// start of a longer line, with its length and SHA-256, so that the
+// quarantine grows with the lines rejected, not with their bytes (300
+// rejected lines of 2 MiB wrote 600 MB).
+const MaxRejectRaw = 4096
 
 func (q *quarantine) add(name string, r *reject) error {
 	e := rejectEntry{Source: name, Line: r.line, Error: (&auditfmt.LineError{File: name, Line: r.line, Err: r.err}).Error(), RawLength: r.rawLength}
@@ -472,10 +480,20 @@ func (q *quarantine) add(name string, r *reject) error {
 	if errors.As(r.err, &fe) {
 		e.Field = fe.Field
 	}
-	if utf8.Valid(r.raw) {
-		e.Raw = string(r.raw)
+	raw := r.raw
+	if len(raw) > MaxRejectRaw {
+		sum := sha256.Sum256(raw)
+		e.RawSHA256, e.RawLength = hex.EncodeToString(sum[:]), max(e.RawLength, int64(len(raw)))
+		cut := MaxRejectRaw
+		for cut > MaxRejectRaw-utf8.UTFMax && !utf8.RuneStart(raw[cut]) {
+			cut-- // not inside a character
+		}
+		raw = raw[:cut]
+	}
+	if utf8.Valid(raw) {
+		e.Raw = string(raw)
 	} else {
-		e.RawBase64 = r.raw
+		e.RawBase64 = raw
 	}
 	b, err := json.Marshal(e)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,7 +171,13 @@ func TestIngestQuarantinesEveryReject(t *testing.T) {
 			if e.RawLength != int64(len(want)) {
 				t.Errorf("line %d: raw_length %d, want %d", e.Line, e.RawLength, len(want))
 			}
-			want = want[:auditfmt.MaxLineBytes]
+			want = want[:min(len(want), auditfmt.MaxLineBytes)]
+		}
+		if e.RawSHA256 != "" { // the start of a long line, and the digest of what was read of it
+			if sum := sha256.Sum256([]byte(want)); hex.EncodeToString(sum[:]) != e.RawSHA256 || len(raw) > MaxRejectRaw {
+				t.Errorf("line %d: raw_sha256 %s of %d bytes kept", e.Line, e.RawSHA256, len(raw))
+			}
+			want = want[:len(raw)]
 		}
 		if string(raw) != want {
 			t.Errorf("line %d: raw is not the line verbatim", e.Line)
