@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"github.com/stormaudit/stormaudit/brokerlog"
 	"runtime"
@@ -41,6 +42,9 @@ type Options struct {
 	// dataset inferred (Split.Inference), taken instead of inferring it
 	// again: the workers of a split check take their driver's.
 	Inference *Inference
+	// Context, when set, stops the check between two devices once it is
+	// done (its cause is the error); nil: never.
+	Context context.Context
 	// Broker holds the broker's own logs, the second witness: with them
 	// the check pairs each device's connected records with the broker's
 	// accepts (clock offsets, and the rules that need a broker log), and

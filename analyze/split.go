@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
@@ -167,7 +168,16 @@ func (s *Split) Part(i int) (*Partial, error) {
 func (s *Split) run(i int, files []int) (*Partial, error) {
 	k := s.checker()
 	f := newFan(k.consumers())
-	_, sources, err := readDevices(s.dir, files, math.MaxInt64, f.get, f.emit)
+	emit := f.emit
+	if ctx := s.opts.Context; ctx != nil {
+		emit = func(d *Device) error {
+			if err := ctx.Err(); err != nil {
+				return context.Cause(ctx) // stopped: a signal, a cancelled job
+			}
+			return f.emit(d)
+		}
+	}
+	_, sources, err := readDevices(s.dir, files, math.MaxInt64, f.get, emit)
 	f.close()
 	if err != nil {
 		return nil, err

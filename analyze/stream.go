@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/policy"
@@ -54,6 +55,9 @@ func CheckRecords(scan Scan, dir string, opts Options) (*Result, error) {
 		buf = nil
 	}
 	man, err := scan(func(recs []auditfmt.Record) error {
+		if ctx := opts.Context; ctx != nil && ctx.Err() != nil {
+			return context.Cause(ctx) // stopped: a signal, a cancelled job
+		}
 		if f == nil {
 			buf = append(buf, recs...)
 			if opts.Policy != nil || len(buf) >= inferRecords {

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ type ExportOptions struct {
 	// device wrote (RedactColumns) by what it returns for the column's
 	// name and the value; it must give equal values for equal inputs.
 	Redact func(column, value string) string
+	// Context, when set, stops the export between two batches once it
+	// is done (its cause is the error).
+	Context context.Context
 }
 
 // RedactColumns are the columns whose text a device wrote, which
@@ -72,6 +76,9 @@ func ExportArrowIPC(dir string, w io.Writer, opts ExportOptions) (err error) {
 		return err
 	}
 	for {
+		if ctx := opts.Context; ctx != nil && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		rec, err := r.Next()
 		if err == io.EOF {
 			break

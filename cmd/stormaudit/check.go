@@ -73,6 +73,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	opts.Context = ctx // a signal stops the check between two devices
 	outs, err := checkOutputs(cmd.String("format"), cmd.String("output"))
 	if err != nil {
 		return err

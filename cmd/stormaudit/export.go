@@ -77,13 +77,13 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
 	}
 	if format == "arrow" {
-		opts := dataset.ExportOptions{Compression: cmd.String("compression")}
+		opts := dataset.ExportOptions{Compression: cmd.String("compression"), Context: ctx}
 		if red != nil {
 			opts.Redact = func(column, v string) string { return redactColumn(red, column, v) }
 		}
 		err = dataset.ExportArrowIPC(dir, w, opts)
 	} else {
-		err = exportNDJSON(dir, w, red)
+		err = exportNDJSON(ctx, dir, w, red)
 	}
 	if err = finish(err); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
@@ -135,10 +135,13 @@ func openOutput(path string, stdout io.Writer) (w io.Writer, finish func(error) 
 
 // exportNDJSON writes the dataset in dir to w as NDJSON, each record
 // redacted by red when it is not nil.
-func exportNDJSON(dir string, w io.Writer, red *redact.Redactor) error {
+func exportNDJSON(ctx context.Context, dir string, w io.Writer, red *redact.Redactor) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var line []byte
 	err := dataset.Scan(dir, func(recs []auditfmt.Record, _ []string) error {
+		if ctx.Err() != nil {
+			return context.Cause(ctx) // a signal: stop between two batches
+		}
 		for i := range recs {
 			if red != nil {
 				redactRecord(red, &recs[i])

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -255,5 +258,36 @@ func TestExportRedactsTheSource(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out); strings.Contains(string(b), "aa:bb:cc:dd:ee:ff") {
 		t.Error("the MAC address in the input's name reached the redacted export")
+	}
+}
+
+// TestSignalStopsPromptly: a check or an export whose context a SIGTERM
+// cancelled stops at its next device or batch, exits 143, and leaves an
+// old output as it was (issue 25: they ran on for about 10 s and
+// finished the output).
+func TestSignalStopsPromptly(t *testing.T) {
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runArgs(t, "ingest", "-q", "-o", ds, filepath.Join("..", "..", "testdata", "incident.ndjson")); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "out")
+	for _, args := range [][]string{
+		{"check", "--format", "json", "--output", out, ds},
+		{"check", "--format", "json", "--output", out, filepath.Join("..", "..", "testdata", "incident.ndjson")},
+		{"export", "--format", "ndjson", "-o", out, ds},
+		{"export", "--format", "arrow", "-o", out, ds},
+	} {
+		os.WriteFile(out, []byte("old\n"), 0o644)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(&signalError{sig: syscall.SIGTERM})
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, append([]string{"stormaudit"}, args...), strings.NewReader(""), &stdout, &stderr)
+		if code != 143 {
+			t.Errorf("%v: exit %d, want 143: %s", args, code, stderr.String())
+		}
+		if b, _ := os.ReadFile(out); string(b) != "old\n" {
+			t.Errorf("%v: the old output was replaced", args)
+		}
 	}
 }
