@@ -192,6 +192,13 @@ func configure(dir string) (Config, int, func(), error) {
 			return c, 0, nil, fmt.Errorf("check: --output or --work_dir: %s is in the dataset %s, which the check reads; write it elsewhere", p, dir)
 		}
 	}
+	if pf, err := os.Stat(*policyFlag); *policyFlag != "" && err == nil { // a policy file, not a preset
+		for _, p := range outputPaths(c.Outputs) {
+			if of, err := os.Stat(p); err == nil && os.SameFile(of, pf) {
+				return c, 0, nil, fmt.Errorf("check: --output: %s would overwrite the input %s (the policy); write it elsewhere", p, *policyFlag)
+			}
+		}
+	}
 	// a directory of this run's own: no earlier or concurrent run's
 	// result is taken for this one's, and no file of the user's is touched
 	run, err := os.MkdirTemp(work, "stormaudit-beam-")

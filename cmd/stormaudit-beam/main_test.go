@@ -330,6 +330,11 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("delay = \"sometimes\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	pol := filepath.Join(dir, "fleet.toml")
+	fleet, _ := policy.Preset("full-jitter")
+	if err := os.WriteFile(pol, fleet.AppendTOML(nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -344,6 +349,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--async", dir}, "--async: the result is read once the job is done"},
 		{[]string{"--output", filepath.Join(ds, "manifest.json"), ds}, "is in the dataset"},
 		{[]string{"--work_dir", filepath.Join(ds, "tmp"), ds}, "is in the dataset"},
+		{[]string{"--policy", pol, "--output", pol, ds}, "would overwrite the input"},
 		{[]string{"--runner", "dataflow", dir}, "--work_dir: this runner's workers write the result elsewhere"},
 		{[]string{"--runner", "prism", "--endpoint", "localhost:1", dir}, "--work_dir: this runner's workers write the result elsewhere"},
 	} {
