@@ -1,10 +1,12 @@
 package policy
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // FieldError says what is wrong with one key of a policy file.
@@ -32,9 +34,26 @@ func (e *FieldError) Error() string {
 	}
 	b.WriteString("expected " + e.Expected)
 	if e.Found != "" {
-		b.WriteString(", found " + e.Found)
+		b.WriteString(", found " + clipFound(e.Found))
 	}
 	return b.String()
+}
+
+// maxFound is how much of what was found an error message repeats: a
+// value of a megabyte is no message.
+const maxFound = 200
+
+// clipFound returns found cut to maxFound bytes (at a character), saying
+// how long it was.
+func clipFound(found string) string {
+	if len(found) <= maxFound {
+		return found
+	}
+	cut := maxFound
+	for cut > 0 && !utf8.RuneStart(found[cut]) {
+		cut--
+	}
+	return found[:cut] + fmt.Sprintf("... (%d bytes)", len(found))
 }
 
 // SyntaxError is a file that is not valid TOML or JSON, with the line the

@@ -291,3 +291,23 @@ func TestSignalStopsPromptly(t *testing.T) {
 		}
 	}
 }
+
+// TestLongValueNotEchoedWhole: an error quoting a value of a megabyte
+// (a configuration's flag value, a policy's) is cut, saying how long it
+// was (issue 25: a 10 MB value was echoed whole).
+func TestLongValueNotEchoedWhole(t *testing.T) {
+	dir := t.TempDir()
+	cfg, pol := filepath.Join(dir, "cfg.toml"), filepath.Join(dir, "p.toml")
+	big := strings.Repeat("x", 900_000)
+	os.WriteFile(cfg, []byte("[check]\nformat = \""+big+"\"\n"), 0o644)
+	os.WriteFile(pol, []byte("delay = \""+big+"\"\n"), 0o644)
+	for _, args := range [][]string{
+		{"--config", cfg, "check", filepath.Join("..", "..", "testdata", "incident.ndjson")},
+		{"policy", "check", pol},
+	} {
+		code, _, stderr := runArgs(t, args...)
+		if code != 2 || len(stderr) > 8192 {
+			t.Errorf("%v: exit %d, %d bytes on stderr", args[:2], code, len(stderr))
+		}
+	}
+}

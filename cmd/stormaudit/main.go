@@ -18,6 +18,7 @@ import (
 	"runtime/trace"
 	"slices"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/stormaudit/stormaudit/internal/safe"
 
@@ -98,9 +99,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	if err.Error() != "" {
-		fmt.Fprintf(stderr, "stormaudit: %s\n", safe.Lines(requiredText(err.Error()))) // errors quote inputs and devices
+		fmt.Fprintf(stderr, "stormaudit: %s\n", clipMessage(safe.Lines(requiredText(err.Error())))) // errors quote inputs and devices
 	}
 	return code
+}
+
+// maxMessage is the longest error message printed whole: one that quotes
+// a value of megabytes (a flag, a configuration value) is cut.
+const maxMessage = 4096
+
+// clipMessage returns msg cut to maxMessage bytes (at a character),
+// saying how long it was.
+func clipMessage(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf("... (the message goes on: %d bytes in all)", len(msg))
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
