@@ -24,6 +24,9 @@ type JUnitOptions struct {
 	// device without findings of a rule gets a passing testcase of its
 	// own. When nil they are one testcase, "N other devices".
 	Devices []string
+	// Name, when set, names a device of Devices in its passing test case
+	// (analyze.DeviceName: no credential a client id holds).
+	Name func(string) string
 }
 
 type junitSuites struct {
@@ -260,6 +263,9 @@ func junitSuiteOf(r *analyze.Result, ri analyze.RuleInfo, byDevice map[string][]
 	}
 	if opts.Devices != nil {
 		for _, d := range opts.Devices {
+			if opts.Name != nil {
+				d = opts.Name(d)
+			}
 			if _, ok := byDevice[d]; !ok {
 				s.Cases = append(s.Cases, junitCase{Name: d, Classname: ri.ID})
 			}

@@ -259,7 +259,7 @@ func render(cmd *cli.Command, format string, w io.Writer, res *analyze.Result, i
 	case "sarif":
 		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: versionText(), MaxResults: int(cmd.Int("max-results")), Fingerprints: in.fps})
 	case "junit":
-		opts := report.JUnitOptions{FailOn: failOn}
+		opts := report.JUnitOptions{FailOn: failOn, Name: analyze.DeviceName}
 		if res.Summary.Devices <= junitDevices {
 			ids := in.ids
 			if ids == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,5 +310,26 @@ func TestLongValueNotEchoedWhole(t *testing.T) {
 		if code != 2 || len(stderr) > 8192 {
 			t.Errorf("%v: exit %d, %d bytes on stderr", args[:2], code, len(stderr))
 		}
+	}
+}
+
+// TestJUnitKeepsCredentialIDsOut: a client id holding a credential, which
+// secret-in-log names by a pseudonym, is not listed raw among JUnit's
+// passing test cases (issue 25).
+func TestJUnitKeepsCredentialIDsOut(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "f.ndjson")
+	var b strings.Builder
+	for _, id := range []string{"mqtt://admin:hunter2@gw-1", "dev-0002", "dev-0003"} {
+		fmt.Fprintf(&b, `{"client_id":%q,"attempt":0,"backoff_delay_s":0.5,"outcome":"backoff_wait","clean_session":false,"recorded_at":"2026-11-30T14:17:30Z"}`+"\n", id)
+		fmt.Fprintf(&b, `{"client_id":%q,"attempt":0,"backoff_delay_s":0,"outcome":"connected","clean_session":false,"recorded_at":"2026-11-30T14:17:30.6Z"}`+"\n", id)
+	}
+	os.WriteFile(log, []byte(b.String()), 0o644)
+	code, stdout, stderr := runArgs(t, "check", "-q", "--fail-on", "none", "--format", "junit", log)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(string(stdout), "secret-in-log") || strings.Contains(string(stdout), "hunter2") {
+		t.Errorf("the JUnit report names the credential, or lacks secret-in-log:\n%s", stdout)
 	}
 }
