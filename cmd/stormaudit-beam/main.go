@@ -298,6 +298,7 @@ func local() bool {
 
 // parseFailOn reads --fail-on.
 func parseFailOn(s string) (analyze.Severity, error) {
+	s = strings.ToLower(s) // as check takes it
 	if s == "none" {
 		return analyze.Error + 1, nil
 	}

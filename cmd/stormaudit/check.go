@@ -109,6 +109,9 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	code, failing := exitStatus(res, failOn)
+	if wb != "" && base == "" {
+		code = 0 // recording a baseline, with none to hold the findings to: it succeeded
+	}
 	if err := writeOutputs(cmd, outs, res, in, code, failOn); err != nil {
 		return err
 	}
@@ -195,6 +198,7 @@ func splitList(s string) []string {
 // parseFailOn reads --fail-on; none is failNone, and "" (an empty
 // STORMAUDIT_FAIL_ON) the default, error.
 func parseFailOn(s string) (analyze.Severity, error) {
+	s = strings.ToLower(s) // Warning, as a CI variable is often written
 	switch s {
 	case "none":
 		return failNone, nil
