@@ -134,6 +134,12 @@ func TestReportContents(t *testing.T) {
 	if len(st.Incidents) == 0 {
 		t.Fatal("the sample incident has no incident")
 	}
+	if len(st.Incidents) == 1 && !strings.Contains(page, "1 incident.") {
+		t.Error("the header does not say \"1 incident.\" (it said \"1 incidents\")")
+	}
+	if strings.Contains(page, " 1 sessions") || strings.Contains(page, " 1 outages") {
+		t.Error("a timeline summary says \"1 sessions\" or \"1 outages\"")
+	}
 	in := incidentOf(&st.Incidents[0], 1)
 	for _, want := range []string{in.Recovery, in.Peak, in.Return} {
 		if want == "" || !strings.Contains(page, html.EscapeString(want)) {

@@ -278,7 +278,7 @@ func stripOf(pg *page, rep *Report, o Options) error {
 func timelineOf(dr *analyze.DeviceRecords, res *analyze.Result, anchor string, rows int, dir string) timelineView {
 	d := dr.Device
 	v := timelineView{ID: d.ID, Anchor: anchor}
-	v.Summary = fmt.Sprintf("%d records, %d attempts, %d sessions, %d outages", len(d.Events), len(d.Attempts), len(d.Sessions), len(d.Episodes))
+	v.Summary = strings.Join([]string{nOf(len(d.Events), "record"), nOf(len(d.Attempts), "attempt"), nOf(len(d.Sessions), "session"), nOf(len(d.Episodes), "outage")}, ", ")
 	var lo, hi int64 = analyze.NoTime, analyze.NoTime
 	for k := range res.Findings {
 		if f := &res.Findings[k]; f.Device == d.ID {
@@ -349,4 +349,12 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// nOf says n things, in the singular for one.
+func nOf(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
