@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/near"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,7 +31,11 @@ func Timeline(dir, id string) (*Device, []string, error) {
 		return nil, nil, err
 	}
 	if found == nil {
-		return nil, nil, &NoDeviceError{ID: id, Devices: near.n, Near: near.ids}
+		ids := near.ids
+		if ids == nil {
+			ids = near.far
+		}
+		return nil, nil, &NoDeviceError{ID: id, Devices: near.n, Near: ids}
 	}
 	return found, sources, nil
 }
@@ -53,21 +59,43 @@ func (e *NoDeviceError) Error() string {
 	return msg + ")"
 }
 
-// nearIDs keeps the ids that share the longest prefix with a wanted id.
+// nearIDs keeps the three ids most like a wanted one, within
+// near.Nearest's bound (a third of its length in edits): the fewest edits
+// away, then the longest common prefix, then the first read; and, for
+// when none is that close, the three first that share its longest prefix. dev-41 finds dev-0041, not dev-0001 (every dev-NNNN
+// shares the prefix dev-).
 type nearIDs struct {
-	n    int
-	best int
-	ids  []string
+	n   int
+	ids []string
+	key [][2]int // each id's distance and negated common prefix
+	// far are the ids that share the longest prefix with the wanted one,
+	// up to three, named when none is within the bound
+	far     []string
+	farBest int
 }
 
 func (s *nearIDs) add(want, id string) {
 	s.n++
-	p := commonPrefix(want, id)
-	switch {
-	case p > s.best || s.ids == nil:
-		s.best, s.ids = p, []string{id}
-	case p == s.best && len(s.ids) < 3:
-		s.ids = append(s.ids, id)
+	k := [2]int{near.Distance(want, id), -commonPrefix(want, id)}
+	if k[0] > max(1, len(want)/3) || k[0] >= len(want) { // too far to be what was meant (near.Nearest's bound)
+		switch p := -k[1]; {
+		case p > s.farBest || s.far == nil:
+			s.farBest, s.far = p, []string{strings.Clone(id)}
+		case p == s.farBest && len(s.far) < 3:
+			s.far = append(s.far, strings.Clone(id))
+		}
+		return
+	}
+	i := len(s.ids)
+	for i > 0 && (k[0] < s.key[i-1][0] || k[0] == s.key[i-1][0] && k[1] < s.key[i-1][1]) {
+		i--
+	}
+	if i >= 3 {
+		return
+	}
+	s.ids, s.key = slices.Insert(s.ids, i, strings.Clone(id)), slices.Insert(s.key, i, k)
+	if len(s.ids) > 3 {
+		s.ids, s.key = s.ids[:3], s.key[:3]
 	}
 }
 

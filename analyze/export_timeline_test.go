@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,5 +72,17 @@ func TestDeviceIDs(t *testing.T) {
 	}
 	if want := []string{"dev-a", "dev-b", "other"}; !slices.Equal(ids, want) {
 		t.Errorf("DeviceIDs = %q, want %q", ids, want)
+	}
+}
+
+// TestNearIDs: dev-41 suggests dev-0041 before dev-0001 (issue 26: it
+// suggested dev-0001..dev-0003, which share the prefix dev- as much).
+func TestNearIDs(t *testing.T) {
+	var n nearIDs
+	for i := 1; i <= 60; i++ {
+		n.add("dev-41", fmt.Sprintf("dev-%04d", i))
+	}
+	if len(n.ids) == 0 || n.ids[0] != "dev-0041" {
+		t.Errorf("near dev-41: %v, want dev-0041 first", n.ids)
 	}
 }
