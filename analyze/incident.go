@@ -164,7 +164,7 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]
 			next = out[k+1].LostAt
 		}
 		out[k].RecoveredBeforeNext = recoveredBefore(ls[spans[k][0]:spans[k][1]], next)
-		out[k].Corrected = len(firstLosses(slices.DeleteFunc(slices.Clone(ls[spans[k][0]:spans[k][1]]), func(l lossEvent) bool { return !corrected[l.Dev] })))
+		out[k].Corrected = countCorrected(ls[spans[k][0]:spans[k][1]], corrected)
 		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.Connects, out[k].LostAt, next, int64(time.Second))
 	}
 	members := make([]map[string]bool, len(out))
@@ -250,6 +250,17 @@ func newIncident(ls []lossEvent) Incident {
 	slices.Sort(inc.TTR)
 	inc.TTR50, inc.TTR90, inc.TTR99, inc.TTRMax = rank(inc.TTR, 0.5), rank(inc.TTR, 0.9), rank(inc.TTR, 0.99), rank(inc.TTR, 1)
 	return inc
+}
+
+// countCorrected counts the devices of losses ls in corrected, each once.
+func countCorrected(ls []lossEvent, corrected map[int32]bool) int {
+	seen := map[int32]bool{}
+	for _, l := range ls {
+		if corrected[l.Dev] {
+			seen[l.Dev] = true
+		}
+	}
+	return len(seen)
 }
 
 // recoveredBefore counts the devices of losses ls that connected before

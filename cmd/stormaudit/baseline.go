@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/report"
@@ -71,23 +70,12 @@ func writeBaseline(path string, res *analyze.Result) error {
 // interrupted write leaves the old file as it was, and no part of a new
 // one.
 func replaceFile(path string, fn func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if path == "-" {
+		path = "./-" // a file of that name here, as before: not stdout
+	}
+	w, finish, err := openOutput(path, nil)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	err = fn(f)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return finish(fn(w))
 }
