@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -65,9 +65,11 @@ func brokerInputs(cmd *cli.Command, name string) ([]brokerInput, brokerlog.Optio
 				return nil, bo, usageErr("%s: --broker-log: - (stdin) is read once: give the broker log or the audit log as a file", name)
 			}
 			stdin = true
-			data, err = io.ReadAll(cmd.Root().Reader)
+			if data, err = io.ReadAll(io.LimitReader(cmd.Root().Reader, sidefile.MaxBrokerLog+1)); err == nil && int64(len(data)) > sidefile.MaxBrokerLog {
+				err = fmt.Errorf("-: expected at most %d bytes of broker log, found more", int64(sidefile.MaxBrokerLog))
+			}
 		} else {
-			data, err = os.ReadFile(p)
+			data, err = sidefile.Read(p, sidefile.MaxBrokerLog)
 		}
 		if err != nil {
 			return nil, bo, usageErr("%s: --broker-log: %v", name, err)

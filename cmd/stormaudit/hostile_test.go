@@ -232,6 +232,7 @@ func TestSideFilesBounded(t *testing.T) {
 		{"export", "--redact", "--redact-key", "/dev/zero", "-o", filepath.Join(t.TempDir(), "x.ndjson"), "--format", "ndjson", log},
 		{"verify", "--verifier", "/dev/zero", log},
 		{"policy", "check", "/dev/zero"},
+		{"check", "--broker-log", "/dev/zero", log},
 	} {
 		code, _, stderr := runArgs(t, args...)
 		if code != 2 || !strings.Contains(stderr, "expected a regular file, found a character device") {

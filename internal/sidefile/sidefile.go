@@ -19,6 +19,9 @@ const (
 	MaxText   = 1 << 20  // a policy, a configuration, a PEM bundle: 1 MiB
 	MaxKey    = 64 << 10 // a key, a checkpoint, credentials: 64 KiB
 	MaxReport = 64 << 20 // a replay's JSON report, a proof: 64 MiB
+	// MaxBrokerLog bounds a broker log (--broker-log), read whole and
+	// held as events: 1 GiB.
+	MaxBrokerLog = 1 << 30
 )
 
 // Read reads the regular file at path, of at most max bytes.
