@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stormaudit/stormaudit/internal/safe"
+	"github.com/stormaudit/stormaudit/internal/termquery"
 
 	"github.com/urfave/cli/v3"
 )
@@ -73,6 +74,7 @@ func usageErr(format string, args ...any) error {
 
 // run runs the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	termquery.Restore() // before anything reads TERM or starts a program
 	app := newApp(stdin, stdout, stderr)
 	if len(args) > 1 && args[len(args)-1] == completeFlag && complete(app, args, stdout) {
 		return 0
