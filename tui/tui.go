@@ -155,9 +155,26 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case deviceMsg:
 		m.timeline.got(msg)
 	case tea.KeyMsg:
-		return m, m.key(msg)
+		return m, m.keys(msg)
 	}
 	return m, nil
+}
+
+// keys handles the keys of one read from the terminal. Letters that
+// arrive together (a held key, a slow ssh link, tmux send-keys jjj) come
+// as one message of several runes; each is its own key press unless the
+// terminal marked them as pasted.
+func (m *Model) keys(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste {
+		return m.key(msg)
+	}
+	var cmds []tea.Cmd
+	for _, r := range msg.Runes {
+		one := msg
+		one.Runes = []rune{r}
+		cmds = append(cmds, m.key(one))
+	}
+	return tea.Sequence(cmds...)
 }
 
 func (m *Model) resize(w, h int) {

@@ -306,3 +306,23 @@ func TestHostileIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchedKeys: letters that arrive in one read (a held key, a slow
+// link, tmux send-keys jjj) move as far as the same letters pressed one
+// by one; a paste does not move at all.
+func TestBatchedKeys(t *testing.T) {
+	dir := fleetDataset(t)
+	one := loadedModel(t, dir, 80, 24)
+	press(t, one, "4", "j", "j", "j")
+	batched := loadedModel(t, dir, 80, 24)
+	press(t, batched, "4", "jjj")
+	if one.findings.list.cur != 3 || batched.findings.list.cur != one.findings.list.cur {
+		t.Errorf("jjj moved to finding %d; j, j, j to %d (want 4)", batched.findings.list.cur+1, one.findings.list.cur+1)
+	}
+	pasted := loadedModel(t, dir, 80, 24)
+	press(t, pasted, "4")
+	pasted.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjj"), Paste: true})
+	if pasted.findings.list.cur != 0 {
+		t.Errorf("a pasted jjj moved to finding %d", pasted.findings.list.cur+1)
+	}
+}

@@ -76,8 +76,8 @@ func (tt *tmuxTerm) waitFor(want string) string {
 }
 
 // keys types the keys (tmux key names, or text) one at a time, as a
-// person does: keys that arrive in one read are one key press to a
-// terminal program ("2G" is not "2" then "G").
+// person does; a text of several letters arrives in one read, as a held
+// key's do.
 func (tt *tmuxTerm) keys(keys ...string) {
 	for _, k := range keys {
 		if out, err := exec.Command("tmux", "-S", tt.socket, "send-keys", k).CombinedOutput(); err != nil {
@@ -120,6 +120,10 @@ func TestBrowseInTmux(t *testing.T) {
 			t.Errorf("no colour on a colour terminal:\n%q", s)
 		}
 		tt.keys("4")
+		tt.waitFor("finding 1 of")
+		tt.keys("jj") // in one read: two key presses
+		tt.waitFor("finding 3 of")
+		tt.keys("g")
 		tt.waitFor("finding 1 of")
 		tt.keys("/", "auth", "Enter", "Enter")
 		s := tt.waitFor("finding: warning auth-backoff")
