@@ -149,7 +149,7 @@ func newChecker(opts Options) *checker {
 		}
 	}
 	setThresholds(rules, opts.Thresholds)
-	k := &checker{opts: opts, c: &Context{Policy: opts.Policy, End: NoTime}, rules: rules, fc: newFleetCounter(opts.Window),
+	k := &checker{opts: opts, c: &Context{Policy: opts.Policy, PolicyName: opts.PolicyName, End: NoTime}, rules: rules, fc: newFleetCounter(opts.Window),
 		info: PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}}
 	k.fc.Wit.On, k.fc.broker = len(opts.Broker) > 0, opts.Broker
 	return k
@@ -168,7 +168,7 @@ func (k *checker) inferred(p *policy.Policy, keys []string) {
 func (k *checker) start() {
 	k.ctxs = make([]*Context, len(k.rules))
 	for i := range k.ctxs {
-		k.ctxs[i] = &Context{Policy: k.c.Policy, Inferred: k.c.Inferred, End: NoTime}
+		k.ctxs[i] = &Context{Policy: k.c.Policy, Inferred: k.c.Inferred, PolicyName: k.c.PolicyName, End: NoTime}
 	}
 }
 

@@ -87,6 +87,9 @@ type Context struct {
 	Policy *policy.Policy
 	// Inferred reports whether Policy was inferred from the log.
 	Inferred bool
+	// PolicyName says where a declared Policy came from (a file or a
+	// preset), for advice on a key it does not declare.
+	PolicyName string
 	// Fleet holds the fleet's statistics; complete only in Finish.
 	Fleet *FleetStats
 	// End is the time of the last record in the log, Unix ns.
@@ -119,8 +122,30 @@ func (c *Context) Param(rule, key string, v func(*policy.Policy) float64) (float
 	if c.Policy != nil && (c.Policy.Declared(key) || c.Inferred && inferredKeys[key]) {
 		return v(c.Policy), true
 	}
-	c.Skip(rule, key+" is not declared and cannot be inferred from the log: give --policy FILE to check it")
+	c.Skip(rule, c.undeclared(key)+" to check it")
 	return 0, false
+}
+
+// undeclared says that the policy key is neither declared nor inferred,
+// and what would declare it: a policy file when none was given, the key
+// added to the file that was.
+func (c *Context) undeclared(key string) string {
+	switch name := c.PolicyName; {
+	case c.Policy == nil || c.Inferred:
+		return key + " is not declared and cannot be inferred from the log: give --policy FILE declaring " + key
+	case name == "":
+		return key + " is not declared by the policy given and cannot be inferred from the log: declare " + key + " in it"
+	case isPreset(name):
+		return fmt.Sprintf("the preset %q does not declare %s, and the log cannot show it: give --policy FILE declaring %s", name, key, key)
+	default:
+		return fmt.Sprintf("%s is not declared in %s, and the log cannot show it: add %s to that file", key, name, key)
+	}
+}
+
+// isPreset reports whether name is a built-in policy's.
+func isPreset(name string) bool {
+	_, err := policy.Preset(name)
+	return err == nil
 }
 
 // Skip records, once, that rule cannot run, and why (as a note too). A

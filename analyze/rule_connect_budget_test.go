@@ -28,6 +28,16 @@ func TestConnectBudgetUndeclared(t *testing.T) {
 	if got := of(res, "connect-budget"); len(got) > 0 || !hasNote(res, "connect-budget: connect_budget_per_s is not declared") {
 		t.Errorf("no policy: findings%s; notes %q", describe(got), res.Summary.Notes)
 	}
+	// the advice names the key and the file or preset that lacks it
+	for name, want := range map[string]string{
+		"fleet/policy.toml": "connect_budget_per_s is not declared in fleet/policy.toml, and the log cannot show it: add connect_budget_per_s to that file",
+		"full-jitter":       `the preset "full-jitter" does not declare connect_budget_per_s`,
+	} {
+		res = checkLogWith(t, log, Options{Policy: mustPolicy(t, "delay = \"fixed\"\nbase_delay_s = 5\n"), PolicyName: name})
+		if !hasNote(res, "connect-budget: "+want) {
+			t.Errorf("policy %s: notes %q", name, res.Summary.Notes)
+		}
+	}
 	res = checkLog(t, log, mustPolicy(t, "delay = \"fixed\"\nbase_delay_s = 5\nconnect_budget_per_s = 0\n"))
 	if got := of(res, "connect-budget"); len(got) > 0 || !hasNote(res, "connect-budget: connect_budget_per_s is 0") {
 		t.Errorf("budget 0: findings%s; notes %q", describe(got), res.Summary.Notes)

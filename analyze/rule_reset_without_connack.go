@@ -80,8 +80,8 @@ func (r *resetWithoutConnack) drop(c *Context, d *Device, k counterDrop, stable 
 		return
 	}
 	if stable < 0 {
-		c.Note(resetWithoutConnackID, "stable_reset_s is not declared: counter resets after a connected record are not checked "+
-			"against a stable-recovery interval (give --policy FILE)")
+		c.Note(resetWithoutConnackID, c.undeclared("stable_reset_s")+
+			" to check counter resets after a connected record against a stable-recovery interval")
 		return
 	}
 	up := ev[k.to].At - ev[k.conn].At
