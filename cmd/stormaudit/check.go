@@ -50,7 +50,7 @@ Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 			&cli.StringFlag{Name: "baseline", Usage: "report only the findings absent from this baseline file", Sources: cli.EnvVars("STORMAUDIT_BASELINE"), TakesFile: true},
 			&cli.StringFlag{Name: "write-baseline", Usage: "write every finding of this check to a baseline file", TakesFile: true},
 			&cli.IntFlag{Name: "max-results", Value: report.DefaultSARIFMax, Usage: "results in sarif, the worst first (0: all; GitHub keeps 5,000 of a run with more than 25,000)"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: boolEnv("STORMAUDIT_QUIET")},
 		}, brokerFlags()...),
 		Action: runCheck,
 	}

@@ -45,9 +45,9 @@ I/O errors, on the first rejected line under --strict, or beyond
 		OnUsageError: onUsageError,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "dataset directory to create (must be new or empty)", Required: true, Sources: cli.EnvVars("STORMAUDIT_DATASET")},
-			&cli.BoolFlag{Name: "strict", Usage: "stop at the first rejected line, exit 2 and write no dataset", Sources: cli.EnvVars("STORMAUDIT_STRICT")},
+			&cli.BoolFlag{Name: "strict", Usage: "stop at the first rejected line, exit 2 and write no dataset", Sources: boolEnv("STORMAUDIT_STRICT")},
 			&cli.Int64Flag{Name: "max-rejects", Value: ingest.DefaultMaxRejects, Usage: "stop, exit 2 and write no dataset once more lines than this are rejected (-1: no limit)", Sources: cli.EnvVars("STORMAUDIT_MAX_REJECTS")},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress", Sources: boolEnv("STORMAUDIT_QUIET")},
 			&cli.StringFlag{Name: "key", Usage: "sign the checkpoint with this key (NAME.key from stormaudit keygen)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
 			&cli.StringSliceFlag{Name: "verifier", Usage: "verifier key (NAME.pub) for the signed checkpoints of collector logs given as inputs; repeatable", Sources: cli.EnvVars("STORMAUDIT_VERIFIER")},
 			&cli.StringFlag{Name: "log", Usage: "the log's name: the checkpoint's first line (default stormaudit/ and the dataset's directory name)", Sources: cli.EnvVars("STORMAUDIT_LOG")},

@@ -80,6 +80,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	err := app.Run(ctx, args)
+	if err != nil {
+		err = envError(err)
+	}
 	var se *signalError
 	if err == nil && errors.As(context.Cause(ctx), &se) {
 		err = se // what it did may be incomplete

@@ -57,7 +57,7 @@ Exit status: 0 written; 1 written, but the dataset failed verification;
 			&cli.IntFlag{Name: "timelines", Value: d.Timelines, Usage: "devices whose timelines are shown, at most"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace credentials and hardware identifiers on the page with consistent pseudonyms"},
 			&cli.StringFlag{Name: "redact-key", Usage: "with --redact: the file whose bytes key the pseudonyms (default: a random key)", TakesFile: true},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: boolEnv("STORMAUDIT_QUIET")},
 		}, brokerFlags()...),
 		Action: runReport,
 	}

@@ -68,7 +68,7 @@ model.`,
 			&cli.Float64Flag{Name: "outbox-rate", Usage: "messages per second each device queues in its outbox while offline (0: no outbox)"},
 			&cli.IntFlag{Name: "flush-batch", Usage: "outbox messages a connected device sends per second (0: all at once)"},
 			&cli.BoolFlag{Name: "attempt-ids", Usage: "write an attempt_id on each record of an attempt"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: boolEnv("STORMAUDIT_QUIET")},
 		},
 		Action: runSimulate,
 	}

@@ -27,7 +27,7 @@ not in the log.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "the client_id of the device", Required: true},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: cli.EnvVars("STORMAUDIT_QUIET")},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: boolEnv("STORMAUDIT_QUIET")},
 		},
 		Action: runTimeline,
 	}
