@@ -17,6 +17,9 @@ import (
 // html/template escapes, but for the charts, which vgsvg escaped.
 type page struct {
 	Title, Generated, Version, Source string
+	// Verdict answers the reviewer's first questions in words, a line per
+	// incident (report.Verdict).
+	Verdict []string
 
 	Devices       int
 	Records       int64
@@ -119,7 +122,7 @@ func build(rep *Report, o Options) (*page, error) {
 	pg := &page{Title: rep.Title, Version: rep.Version, Devices: s.Devices, Records: s.Records,
 		Generated: rep.Generated.UTC().Format(time.RFC3339), Findings: len(res.Findings),
 		BySeverity: fmt.Sprintf("%d error, %d warning, %d info", s.BySeverity["error"], s.BySeverity["warning"], s.BySeverity["info"]),
-		Skipped:    slices.Clone(s.Skipped), Notes: slices.Clone(s.Notes)}
+		Skipped:    slices.Clone(s.Skipped), Notes: slices.Clone(s.Notes), Verdict: report.Verdict(res)}
 	if pg.Title == "" {
 		pg.Title = "Reconnect after-action report"
 	}

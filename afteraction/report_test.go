@@ -16,6 +16,7 @@ import (
 	"github.com/stormaudit/stormaudit/internal/demodata"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/replay"
+	"github.com/stormaudit/stormaudit/report"
 	"github.com/stormaudit/stormaudit/verify"
 )
 
@@ -139,6 +140,11 @@ func TestReportContents(t *testing.T) {
 	}
 	if strings.Contains(page, " 1 sessions") || strings.Contains(page, " 1 outages") {
 		t.Error("a timeline summary says \"1 sessions\" or \"1 outages\"")
+	}
+	// the header opens with the verdict
+	v := report.Verdict(rep.Overview.Result)
+	if i, j := strings.Index(page, "<strong>Verdict:</strong> "+html.EscapeString(v[0])), strings.Index(page, "Generated "); i < 0 || i > j {
+		t.Errorf("the header does not open with the verdict %q", v[0])
 	}
 	in := incidentOf(&st.Incidents[0], 1)
 	for _, want := range []string{in.Recovery, in.Peak, in.Return} {

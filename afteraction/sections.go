@@ -103,10 +103,10 @@ func fleetOf(pg *page, st *analyze.FleetStats) {
 		{"recovered", fmt.Sprintf("%d of %d devices that lost the connection", st.Recovered, st.Lost)},
 	}
 	if st.Peak > 0 {
-		pg.Fleet = append(pg.Fleet, kv{"peak", fmt.Sprintf("%d socket-opens in %v at %s", st.Peak, st.Window, report.Time(st.PeakAt))})
+		pg.Fleet = append(pg.Fleet, kv{"socket-opens peak", fmt.Sprintf("%d in %v at %s (the broker up or not)", st.Peak, st.Window, report.Time(st.PeakAt))})
 	}
 	if st.Flushed > 0 {
-		pg.Fleet = append(pg.Fleet, kv{"outbox flush", fmt.Sprintf("%d messages; peak %d in 1s at %s", st.Flushed, st.FlushPeak, report.Time(st.FlushPeakAt))})
+		pg.Fleet = append(pg.Fleet, kv{"outbox flush", fmt.Sprintf("%d messages; the flush peaked at %d in 1s at %s", st.Flushed, st.FlushPeak, report.Time(st.FlushPeakAt))})
 	}
 	if len(st.TTR) > 0 {
 		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f",
@@ -230,7 +230,7 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 	v.Recovery = fmt.Sprintf("%d of %d recovered; time to recover p50 %s, p90 %s, p99 %s, max %s",
 		in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
 	if in.ConnectsPeakAt != analyze.NoTime {
-		v.Peak = fmt.Sprintf("%d connects in the 1 s from %s", in.ConnectsPeak, report.Time(in.ConnectsPeakAt))
+		v.Peak = fmt.Sprintf("recorded connects peaked at %d in the 1 s from %s", in.ConnectsPeak, report.Time(in.ConnectsPeakAt))
 	}
 	if in.FlushPeak > 0 {
 		if v.Peak != "" {

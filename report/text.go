@@ -39,6 +39,13 @@ func Text(w io.Writer, r *analyze.Result, opts TextOptions) error {
 		opts.Records = DefaultRecords
 	}
 	bw := bufio.NewWriter(w)
+	for i, v := range Verdict(r) {
+		label := "verdict:  "
+		if i > 0 {
+			label = "          "
+		}
+		fmt.Fprintln(bw, label+safe.Text(v)+".")
+	}
 	if st := r.Summary.Fleet; st != nil {
 		for i := range st.Incidents {
 			fmt.Fprintln(bw, IncidentText(&st.Incidents[i]))
@@ -268,10 +275,10 @@ func fleetText(st *analyze.FleetStats) string {
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	s := fmt.Sprintf("fleet:    %s, %d socket-opens", plural(st.Devices, "device"), st.Attempts)
 	if st.Peak > 0 {
-		s += fmt.Sprintf(", peak %d in %v at %s", st.Peak, st.Window, Time(st.PeakAt))
+		s += fmt.Sprintf("; socket-opens (the broker up or not) peaked at %d in %v at %s", st.Peak, st.Window, Time(st.PeakAt))
 	}
 	if st.Flushed > 0 {
-		s += fmt.Sprintf("\noutbox:   %d messages flushed, peak %d in 1s at %s", st.Flushed, st.FlushPeak, Time(st.FlushPeakAt))
+		s += fmt.Sprintf("\noutbox:   %d messages flushed; the flush peaked at %d messages in 1s at %s", st.Flushed, st.FlushPeak, Time(st.FlushPeakAt))
 	}
 	s += fmt.Sprintf("\nrecovery: %d of %d devices that lost the connection recovered", st.Recovered, st.Lost)
 	if len(st.TTR) > 0 {
@@ -383,13 +390,17 @@ func IncidentText(in *analyze.Incident) string {
 	s += fmt.Sprintf("; the first connected again %v later.\n          %d of %d recovered, time to recover p50 %v, p90 %v, p99 %v, max %v",
 		ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
 	if in.ConnectsPeakAt != analyze.NoTime {
-		s += fmt.Sprintf("; connects peaked at %d in 1s at %s", in.ConnectsPeak, Time(in.ConnectsPeakAt))
+		s += fmt.Sprintf("; recorded connects peaked at %d in 1s at %s", in.ConnectsPeak, Time(in.ConnectsPeakAt))
 	}
 	if in.FlushPeak > 0 {
 		s += fmt.Sprintf(", outbox flush at %d messages in 1s at %s", in.FlushPeak, Time(in.FlushPeakAt))
 	}
 	if in.Corrected > 0 {
-		s += fmt.Sprintf("; on corrected times: %s' clocks were off (below)", plural(in.Corrected, "device"))
+		if in.Corrected == 1 {
+			s += "; on corrected times: 1 device's clock was off (below)"
+		} else {
+			s += fmt.Sprintf("; on corrected times: %s' clocks were off (below)", plural(in.Corrected, "device"))
+		}
 	}
 	if in.RecoveredBeforeNext < in.Recovered {
 		s += fmt.Sprintf("; %d of them before the next incident (the others' times to recover span both)", in.RecoveredBeforeNext)

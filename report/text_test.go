@@ -21,6 +21,9 @@ func textOf(t *testing.T, r *analyze.Result, opts TextOptions) string {
 func TestText(t *testing.T) {
 	out := textOf(t, fixture(), TextOptions{})
 	want := []string{
+		"verdict:  5 devices lost the broker at 2026-11-30T14:17:30Z for 1s; 4 recovered, time to recover p50 2s, p90 4s; " +
+			"the fleet STORMED it on its return: recorded connects peaked at 3 in 1s, with retry timers in lockstep (resync).\n",
+		"on corrected times: 1 device's clock was off (below).\n",
 		"checked:  5 devices, 40 records in dataset ds; 1 line rejected at ingest\n",
 		"policy:   declared full-jitter: delay full_jitter, base_delay_s 1,",
 		"findings: 5 (3 error, 1 warning, 1 info)\n",
@@ -38,7 +41,7 @@ func TestText(t *testing.T) {
 		"hot-loop: a tight retry loop (2 findings)\n",
 		"    records: stdin:2\n",
 		"notes:\n  spacing: min_connect_spacing_s is not declared\n",
-		"fleet:    5 devices, 20 socket-opens, peak 5 in 1s at 2026-11-30T14:17:35Z\n",
+		"fleet:    5 devices, 20 socket-opens; socket-opens (the broker up or not) peaked at 5 in 1s at 2026-11-30T14:17:35Z\n",
 		"recovery: 4 of 5 devices that lost the connection recovered; time to recover p50 2s, p90 4s, p99 4s, max 4s; fairness 0.83\n",
 	}
 	rest := out

@@ -149,7 +149,7 @@ func (v *devicesView) search(q string, dir int, self bool) bool {
 }
 
 // columns of the table after the client id.
-const devCols = "attempts failed losses   recover findings  "
+const devCols = "attempts failed losses   recover findings      "
 
 func (v *devicesView) view(h int) string {
 	sh := v.sh
@@ -164,9 +164,9 @@ func (v *devicesView) view(h int) string {
 		}
 		finds := ""
 		if d.Findings > 0 {
-			finds = fmt.Sprintf("%d %s", d.Findings, d.Worst)
+			finds = fmt.Sprintf("%d (%s)", d.Findings, d.Worst) // how many, the worst
 		}
-		text := fmt.Sprintf("%s %8s %6s %6s %9s %-10s", fit(dev(d.ID), idw), count(d.Attempts), count(d.Failed), count(d.Losses), ttr, finds)
+		text := fmt.Sprintf("%s %8s %6s %6s %9s %-14s", fit(dev(d.ID), idw), count(d.Attempts), count(d.Failed), count(d.Losses), ttr, finds)
 		out = append(out, sh.st.row(text, sh.w, i == v.list.cur))
 	}
 	if len(v.rows) == 0 {

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/report"
 )
 
 // widths are the bucket widths the fleet view zooms through.
@@ -29,6 +30,7 @@ type fleetView struct {
 	activeAt    int64 // the bucket (and zoom) active was found for
 	activeZoom  int
 	active      []int
+	verdict     []string // report.Verdict, a line per incident, once loaded
 }
 
 // axisW is the width of the histogram's y axis labels.
@@ -196,7 +198,7 @@ func (v *fleetView) view(h int) string {
 	if v.empty {
 		return lines([]string{"", "  the log shows no socket-open and no connect"}, sh.w, h)
 	}
-	fixed := 12 // header, axis, connects (2), marks, times, cursor, active, incidents (2), findings (2)
+	fixed := 15 // verdict (3), header, axis, connects (2), marks, times, cursor, active, incidents (2), findings (2)
 	histH := max(h-fixed-1, 3)
 	cols := int64(v.cols())
 	hist := v.sh.ov.Activity.Histogram(v.origin()+v.left*v.width(), widths[v.zoom], int(cols))
@@ -206,7 +208,8 @@ func (v *fleetView) view(h int) string {
 			break
 		}
 	}
-	out := []string{v.legend()}
+	out := v.verdictLines()
+	out = append(out, v.legend())
 	out = append(out, v.bars(hist, histH)...)
 	out = append(out, v.axis(len(hist)))
 	out = append(out, v.connects(hist)...)
@@ -407,15 +410,43 @@ func (v *fleetView) activeLine() string {
 	return s
 }
 
+// incidentAt is the index of the incident at or before the cursor (else
+// the first), or -1 when there is none.
+func (v *fleetView) incidentAt() int {
+	incs := v.sh.ov.Result.Summary.Fleet.Incidents
+	if len(incs) == 0 {
+		return -1
+	}
+	at := v.origin() + v.cur*v.width()
+	return max(0, sort.Search(len(incs), func(i int) bool { return incs[i].LostAt > at })-1)
+}
+
+// verdictLines are the verdict (report.Verdict) on the incident at or
+// before the cursor, the answer a reviewer opens the browser for: three
+// lines.
+func (v *fleetView) verdictLines() []string {
+	if v.verdict == nil {
+		v.verdict = report.Verdict(v.sh.ov.Result)
+	}
+	k := max(v.incidentAt(), 0)
+	out := wrap("verdict: "+v.verdict[min(k, len(v.verdict)-1)], v.sh.w, 3)
+	for i := range out {
+		out[i] = strings.TrimPrefix(out[i], "  ")
+	}
+	for len(out) < 3 {
+		out = append(out, "")
+	}
+	return out
+}
+
 // incidents describes the incident at or before the cursor (else the
 // first): two lines.
 func (v *fleetView) incidents() []string {
 	incs := v.sh.ov.Result.Summary.Fleet.Incidents
-	if len(incs) == 0 {
+	k := v.incidentAt()
+	if k < 0 {
 		return []string{"incidents: none (no loss took many devices down together)", ""}
 	}
-	at := v.origin() + v.cur*v.width()
-	k := max(0, sort.Search(len(incs), func(i int) bool { return incs[i].LostAt > at })-1)
 	inc := &incs[k]
 	first := fmt.Sprintf("incident %d of %d: ✕ %s lost at %s", k+1, len(incs), plural(inc.DevicesLost, "device"), clock(inc.LostAt))
 	if inc.FirstConnectAt != analyze.NoTime {

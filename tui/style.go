@@ -96,21 +96,16 @@ func stamp(ns int64) string {
 	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000Z")
 }
 
-// dur formats a duration for a column: 3 significant figures.
+// dur formats a duration as check and report write it: Go's notation,
+// to the millisecond ("20.2s", "1m15.747s"), to the microsecond below one.
 func dur(d time.Duration) string {
 	switch {
 	case d < 0:
 		return "-"
 	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < time.Second:
-		return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond))
-	case d < time.Minute:
-		return fmt.Sprintf("%.3gs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%.3gm", d.Minutes())
+		return d.Round(time.Microsecond).String()
 	}
-	return fmt.Sprintf("%.3gh", d.Hours())
+	return d.Round(time.Millisecond).String()
 }
 
 // count formats n with thousands separators.

@@ -315,16 +315,25 @@ func (v *timelineView) header() string {
 	if d.Host != "" {
 		s += " · host " + dev(d.Host)
 	}
-	on := map[int]bool{}
+	// its own findings, as the Devices view counts them; then the fleet's
+	// findings that name its records
+	own := map[int]bool{}
+	for _, f := range v.sh.byDev[d.ID] {
+		own[f] = true
+	}
+	fleet := map[int]bool{}
 	for _, fs := range v.finds {
 		for _, f := range fs {
-			on[f] = true
+			if !own[f] {
+				fleet[f] = true
+			}
 		}
 	}
-	for _, f := range v.sh.byDev[d.ID] {
-		on[f] = true
+	if len(fleet) == 0 {
+		s += " · " + plural(len(own), "finding")
+	} else {
+		s += fmt.Sprintf(" · findings: %d own, %d fleet", len(own), len(fleet))
 	}
-	s += " · " + plural(len(on), "finding")
 	return v.sh.st.head.Render(fit(s, v.sh.w))
 }
 

@@ -387,8 +387,8 @@ func compareFormats(t *testing.T, doc *corpusDoc, out string, broker bool) {
 		return string(b)
 	}
 	text := read("text")
-	if !strings.HasPrefix(text, "incident: ") {
-		t.Errorf("the text does not open with the incident:\n%.300s", text)
+	if !strings.HasPrefix(text, "verdict:  ") || !strings.Contains(text, ".\nincident: ") {
+		t.Errorf("the text does not open with the verdict, then the incident:\n%.300s", text)
 	}
 	if strings.Contains(text, "\n          broker: ") != broker {
 		t.Errorf("the text says what the broker saw: %v, want %v:\n%.600s", !broker, broker, text)

@@ -81,8 +81,8 @@ func printWhatIf(out io.Writer, names []string, stats []simulate.Stats) {
 		label string
 		cell  func(st simulate.Stats) string
 	}{
-		{"peak socket-opens/s, broker up", func(st simulate.Stats) string { return fmt.Sprint(st.PeakUpPerS) }},
-		{"peak socket-opens/s, overall", func(st simulate.Stats) string { return fmt.Sprint(st.PeakPerS) }},
+		{"on its return: socket-opens/s", func(st simulate.Stats) string { return fmt.Sprint(st.PeakUpPerS) }},
+		{"any time: socket-opens/s", func(st simulate.Stats) string { return fmt.Sprint(st.PeakPerS) }},
 		{"socket-opens in all (work)", func(st simulate.Stats) string { return fmt.Sprint(st.Attempts) }},
 		{"refused over capacity", func(st simulate.Stats) string { return fmt.Sprint(st.RefusedOverload) }},
 		{"recovered", func(st simulate.Stats) string { return fmt.Sprintf("%d of %d", st.Recovered, st.Devices) }},
@@ -90,7 +90,7 @@ func printWhatIf(out io.Writer, names []string, stats []simulate.Stats) {
 		{"time to recover, p99", func(st simulate.Stats) string { return ms(st.TTR99) }},
 		{"time to recover, max", func(st simulate.Stats) string { return ms(st.TTRMax) }},
 	}
-	fmt.Fprintf(out, "   %-30s", "")
+	fmt.Fprintf(out, "   %-30s", "peaks, then work and recovery")
 	for _, n := range names {
 		fmt.Fprintf(out, " %14s", n)
 	}

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stormaudit/stormaudit/analyze"
+)
+
+// stormRules are the rules that judge whether the fleet stormed the broker
+// on its return: what each says when it flagged the return, and when it
+// ran and did not.
+var stormRules = []struct{ id, beyond, within string }{
+	{"recovery-storm", "beyond what the policy's jitter allows (recovery-storm)", "within what the policy's jitter allows (recovery-storm)"},
+	{"connect-budget", "over the declared connect budget (connect-budget)", "within the declared connect budget (connect-budget)"},
+	{"resync", "with retry timers in lockstep (resync)", "with retry timers not in lockstep (resync)"},
+}
+
+// Verdict answers a reviewer's first questions in words, one line per
+// incident: when the broker was lost and for how long, how many devices,
+// how long recovery took, and whether the fleet stormed the broker on its
+// return, judged against what: the policy's expected spread, a declared
+// connect budget, and the broker's own log where one was given.
+func Verdict(r *analyze.Result) []string {
+	st := r.Summary.Fleet
+	if st == nil || len(st.Incidents) == 0 {
+		return []string{"no outage: no devices lost the connection together in this log"}
+	}
+	var out []string
+	for i := range st.Incidents {
+		in := &st.Incidents[i]
+		next := int64(analyze.NoTime)
+		if i+1 < len(st.Incidents) {
+			next = st.Incidents[i+1].LostAt
+		}
+		s := ""
+		if len(st.Incidents) > 1 {
+			s = fmt.Sprintf("incident %d: ", i+1)
+		}
+		out = append(out, s+verdictLine(r, in, next))
+	}
+	return out
+}
+
+// verdictLine is the verdict on one incident, before the next one's loss.
+func verdictLine(r *analyze.Result, in *analyze.Incident, next int64) string {
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	s := fmt.Sprintf("%s lost the broker at %s", plural(in.DevicesLost, "device"), Time(in.LostAt))
+	if in.FirstConnectAt == analyze.NoTime {
+		return s + ", and none had connected again when the log ends"
+	}
+	s += fmt.Sprintf(" for %v; %d recovered, time to recover p50 %v, p90 %v",
+		ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), in.Recovered, ms(in.TTR50), ms(in.TTR90))
+	return s + "; " + stormVerdict(r, in, next)
+}
+
+// stormVerdict says whether the fleet stormed the broker on its return
+// from the incident in, and against what that was judged.
+func stormVerdict(r *analyze.Result, in *analyze.Incident, next int64) string {
+	peak := "no recorded connect after it"
+	if in.ConnectsPeakAt != analyze.NoTime {
+		peak = fmt.Sprintf("recorded connects peaked at %d in 1s", in.ConnectsPeak)
+	}
+	if b := in.Broker; b != nil && b.AcceptsPeak > 0 {
+		peak += fmt.Sprintf(" (the broker's log: %d accepts in 1s)", b.AcceptsPeak)
+	}
+	var flagged, within []string
+	for _, sr := range stormRules {
+		if !ran(r, sr.id) {
+			continue
+		}
+		if slices.ContainsFunc(r.Findings, func(f analyze.Finding) bool {
+			return f.Rule == sr.id && f.End >= in.LostAt && (next == analyze.NoTime || f.Start < next)
+		}) {
+			flagged = append(flagged, sr.beyond)
+		} else {
+			within = append(within, sr.within)
+		}
+	}
+	switch {
+	case len(flagged) > 0:
+		return "the fleet STORMED it on its return: " + peak + ", " + strings.Join(flagged, ", ")
+	case len(within) > 0:
+		return "no storm on its return: " + peak + ", " + strings.Join(within, ", ")
+	}
+	return "storm on its return not judged (" + peak + "): declare the policy's delay and connect_budget_per_s to judge it"
+}
+
+// ran reports whether the rule id ran: it is in the result's catalogue
+// and was not skipped.
+func ran(r *analyze.Result, id string) bool {
+	return slices.ContainsFunc(r.Rules, func(ri analyze.RuleInfo) bool { return ri.ID == id }) &&
+		!slices.ContainsFunc(r.Summary.Skipped, func(s analyze.Skip) bool { return s.Rule == id })
+}

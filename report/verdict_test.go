@@ -1,0 +1,60 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/analyze"
+)
+
+// TestVerdict: the verdict names the loss, its length, the devices and
+// the recovery, and judges the return against the rules that ran: flagged
+// by a finding inside the incident, passed when they ran and found none,
+// not judged when none ran.
+func TestVerdict(t *testing.T) {
+	at := func(s float64) int64 { return time.Date(2026, 11, 30, 14, 17, 30, 0, time.UTC).Add(time.Duration(s * 1e9)).UnixNano() }
+	inc := analyze.Incident{LostAt: at(0), FirstConnectAt: at(15.5), DevicesLost: 200, Recovered: 199,
+		TTR50: 20 * time.Second, TTR90: 41234567 * time.Microsecond, ConnectsPeak: 180, ConnectsPeakAt: at(16)}
+	next := inc
+	next.LostAt, next.FirstConnectAt, next.ConnectsPeakAt = at(100), at(110), at(111)
+	res := func(findings ...analyze.Finding) *analyze.Result {
+		return &analyze.Result{
+			Summary:  analyze.Summary{Fleet: &analyze.FleetStats{Incidents: []analyze.Incident{inc, next}}},
+			Rules:    []analyze.RuleInfo{{ID: "recovery-storm"}, {ID: "resync"}, {ID: "connect-budget"}},
+			Findings: findings,
+		}
+	}
+	storm := analyze.Finding{Rule: "resync", Start: at(15), End: at(17)}
+	r := res(storm)
+	r.Summary.Skipped = []analyze.Skip{{Rule: "connect-budget"}}
+	v := Verdict(r)
+	if len(v) != 2 {
+		t.Fatalf("%d lines, want one per incident: %q", len(v), v)
+	}
+	for _, want := range []string{"incident 1: 200 devices lost the broker at 2026-11-30T14:17:30Z for 15.5s",
+		"199 recovered, time to recover p50 20s, p90 41.235s",
+		"the fleet STORMED it on its return: recorded connects peaked at 180 in 1s, with retry timers in lockstep (resync)"} {
+		if !strings.Contains(v[0], want) {
+			t.Errorf("verdict %q lacks %q", v[0], want)
+		}
+	}
+	if !strings.Contains(v[1], "no storm on its return: recorded connects peaked at 180 in 1s, within what the policy's jitter allows (recovery-storm), with retry timers not in lockstep (resync)") ||
+		strings.Contains(v[1], "connect budget") {
+		t.Errorf("the second incident, which no finding falls in: %q", v[1])
+	}
+	r = res()
+	r.Rules = nil
+	if v := Verdict(r); !strings.Contains(v[0], "storm on its return not judged") {
+		t.Errorf("no rule ran: %q", v[0])
+	}
+}
+
+// TestVerdictNoOutage: a log without an incident says so.
+func TestVerdictNoOutage(t *testing.T) {
+	for _, r := range []*analyze.Result{{}, {Summary: analyze.Summary{Fleet: &analyze.FleetStats{}}}} {
+		if v := Verdict(r); len(v) != 1 || !strings.HasPrefix(v[0], "no outage") {
+			t.Errorf("Verdict = %q", v)
+		}
+	}
+}
