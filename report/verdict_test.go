@@ -13,7 +13,9 @@ import (
 // by a finding inside the incident, passed when they ran and found none,
 // not judged when none ran.
 func TestVerdict(t *testing.T) {
-	at := func(s float64) int64 { return time.Date(2026, 11, 30, 14, 17, 30, 0, time.UTC).Add(time.Duration(s * 1e9)).UnixNano() }
+	at := func(s float64) int64 {
+		return time.Date(2026, 11, 30, 14, 17, 30, 0, time.UTC).Add(time.Duration(s * 1e9)).UnixNano()
+	}
 	inc := analyze.Incident{LostAt: at(0), FirstConnectAt: at(15.5), DevicesLost: 200, Recovered: 199,
 		TTR50: 20 * time.Second, TTR90: 41234567 * time.Microsecond, ConnectsPeak: 180, ConnectsPeakAt: at(16)}
 	next := inc
