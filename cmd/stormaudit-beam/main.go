@@ -1,12 +1,14 @@
 // Command stormaudit-beam runs stormaudit's check on Apache Beam: the same
-// rules, the same findings and the same JSON and SARIF as stormaudit
-// check, over a dataset partitioned by device (stormaudit ingest
-// --buckets N), with the buckets checked in parallel on the runner's
-// workers. See docs/scale.md.
+// rules, the same findings and the same text, JSON and SARIF as
+// stormaudit check, over a dataset partitioned by device (stormaudit
+// ingest --buckets N), with the buckets checked in parallel on the
+// runner's workers. Its front end is check's (package internal/front):
+// the same stormaudit.toml, flags, refusals and exit status. See
+// docs/scale.md.
 //
 // Usage:
 //
-//	stormaudit-beam check [--policy P] [--format F] [--output O] [runner flags] DATASET
+//	stormaudit-beam check [--config F] [--policy P] [--format F] [--output O] [runner flags] DATASET
 //
 // The runner is Prism, in process, unless --runner says otherwise
 // (--runner=universal --endpoint=HOST:PORT for a Flink, Spark or Prism job
@@ -21,7 +23,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/stormaudit/stormaudit/report"
 )
 
@@ -39,14 +40,27 @@ const usage = `usage: stormaudit-beam check [flags] DATASET
 
 Runs every rule of stormaudit check over DATASET (a dataset directory,
 flat or written by stormaudit ingest --buckets N) as an Apache Beam
-pipeline: one bundle per bucket, then one stage that merges them. Exit
-status: 0 no finding at or above --fail-on; 1 findings at or above it;
-2 usage, input or pipeline errors.
+pipeline: one bundle per bucket, then one stage that merges them. It
+reads stormaudit.toml as check does (here or in the nearest directory
+above, or --config FILE; --no-config for none), and the variables
+STORMAUDIT_CONFIG, _POLICY, _FORMAT, _OUTPUT and _FAIL_ON. Exit status:
+0 no finding at or above --fail-on; 1 findings at or above it; 2 usage,
+input or pipeline errors.
 
 Flags (and Beam's own: --runner, --endpoint, --environment_type, ...):
 `
 
+// version is set by a release build (-ldflags "-X main.version=v1.2.3"),
+// as stormaudit's is.
+var version = ""
+
+// formats are the output formats this driver writes: check's but junit
+// and github.
+var formats = []string{"text", "json", "sarif"}
+
 var (
+	configFlag = flag.String("config", "", "the configuration file (default: stormaudit.toml here or in the nearest directory above)")
+	noConfig   = flag.Bool("no-config", false, "read no configuration file")
 	policyFlag = flag.String("policy", "", "the declared policy: a policy file or a preset name (default: inferred from the log)")
 	formatFlag = flag.String("format", "text", "comma-separated output formats: text, json, sarif")
 	outputFlag = flag.String("output", "", `comma-separated output paths, one per format ("-" for stdout; default "-"); on a cluster, paths the workers can write`)
@@ -151,27 +165,46 @@ func parseFlags(args []string) ([]string, error) {
 	}
 }
 
-// configure reads the dataset's manifest, and the flags, into the
-// pipeline's configuration; it returns the number of parts too.
+// configure reads the configuration, the flags and the dataset's
+// manifest into the pipeline's configuration, as check reads its own;
+// it returns the number of parts too.
 func configure(dir string) (Config, int, func(), error) {
-	c := Config{Window: *windowFlag, MaxResults: *maxResults, PerRule: *perRule, Version: version()}
-	if c.Window <= 0 {
-		return c, 0, nil, fmt.Errorf("check: --window: expected a duration > 0, found %v", c.Window)
+	set := setFlags()
+	cfg, err := front.LoadConfig(*configFlag, *noConfig)
+	if err != nil {
+		return Config{}, 0, nil, err
 	}
-	var err error
-	c.Name = dir
+	if err := front.ApplyConfig(cfg, set, true); err != nil {
+		return Config{}, 0, nil, err
+	}
+	opts, err := front.Options("check", cfg, *policyFlag, *windowFlag)
+	if err != nil {
+		return Config{}, 0, nil, err
+	}
+	outs, err := front.ParseOutputs(*formatFlag, *outputFlag, formats)
+	if err != nil {
+		return Config{}, 0, nil, err
+	}
+	failOn, err := front.ParseFailOn(*failOnFlag)
+	if err != nil {
+		return Config{}, 0, nil, err
+	}
+	// the last stage writes the outputs: none may overwrite what the
+	// check reads
+	inputs := []string{dir, front.PolicyFile(*policyFlag), front.ConfigPath(*configFlag, *noConfig)}
+	if err := front.RefuseClobber("check: --output", front.Paths(outs), inputs); err != nil {
+		return Config{}, 0, nil, err
+	}
+	c := Config{Name: dir, Window: opts.Window, Disabled: opts.Disabled, Severity: opts.Severity, Thresholds: opts.Thresholds,
+		Outputs: outs, FailOn: failOn, MaxResults: *maxResults, PerRule: *perRule, Version: front.Version(version)}
+	if opts.Policy != nil {
+		c.Policy, c.PolicyName = string(opts.Policy.AppendTOML(nil)), opts.PolicyName // as TOML, whatever the file was
+	}
 	if c.Dataset, err = filepath.Abs(dir); err != nil {
 		return c, 0, nil, err
 	}
-	if c.FailOn, err = parseFailOn(*failOnFlag); err != nil {
+	if c.WorkingDir, err = os.Getwd(); err != nil {
 		return c, 0, nil, err
-	}
-	if *policyFlag != "" {
-		p, err := policy.Resolve(*policyFlag)
-		if err != nil {
-			return c, 0, nil, fmt.Errorf("check: --policy: %w", err)
-		}
-		c.Policy, c.PolicyName = string(p.AppendTOML(nil)), *policyFlag // as TOML, whatever the file was
 	}
 	work := *workDir
 	if work == "" && !local() {
@@ -183,21 +216,8 @@ func configure(dir string) (Config, int, func(), error) {
 	if work, err = filepath.Abs(work); err != nil {
 		return c, 0, nil, err
 	}
-	// the last stage writes these: none may land in the dataset it reads
-	if c.Outputs, err = outputs(*formatFlag, *outputFlag); err != nil {
-		return c, 0, nil, err
-	}
-	for _, p := range append([]string{work}, outputPaths(c.Outputs)...) {
-		if inside(p, c.Dataset) {
-			return c, 0, nil, fmt.Errorf("check: --output or --work_dir: %s is in the dataset %s, which the check reads; write it elsewhere", p, dir)
-		}
-	}
-	if pf, err := os.Stat(*policyFlag); *policyFlag != "" && err == nil { // a policy file, not a preset
-		for _, p := range outputPaths(c.Outputs) {
-			if of, err := os.Stat(p); err == nil && os.SameFile(of, pf) {
-				return c, 0, nil, fmt.Errorf("check: --output: %s would overwrite the input %s (the policy); write it elsewhere", p, *policyFlag)
-			}
-		}
+	if front.Inside(work, c.Dataset) {
+		return c, 0, nil, fmt.Errorf("check: --work_dir: %s is in the dataset %s, which the check reads; write it elsewhere", work, dir)
 	}
 	// a directory of this run's own: no earlier or concurrent run's
 	// result is taken for this one's, and no file of the user's is touched
@@ -207,9 +227,11 @@ func configure(dir string) (Config, int, func(), error) {
 	}
 	cleanup := func() { os.RemoveAll(run) }
 	c.Status, c.Stdout = filepath.Join(run, "status"), filepath.Join(run, "stdout")
-	for i := range c.Outputs {
-		if c.Outputs[i].Path == "-" {
+	for i, o := range c.Outputs {
+		if o.Path == "-" {
 			c.Outputs[i].Path = c.Stdout
+		} else if c.Outputs[i].Path, err = filepath.Abs(o.Path); err != nil { // the workers' working directory is not this one
+			return c, 0, cleanup, err
 		}
 	}
 	// the driver reads the dataset too: a bad one fails here, named,
@@ -222,55 +244,63 @@ func configure(dir string) (Config, int, func(), error) {
 	return c, s.Parts(), cleanup, nil
 }
 
-// outputs pairs the formats with the output paths, absolute, "-" for
-// stdout.
-func outputs(formats, paths string) ([]Output, error) {
-	fs := strings.Split(formats, ",")
-	ps := strings.Split(paths, ",")
-	if paths == "" {
-		ps = slices.Repeat([]string{"-"}, len(fs))
-	}
-	if len(ps) != len(fs) {
-		return nil, fmt.Errorf("check: --output: expected one path per format (%d), found %d", len(fs), len(ps))
-	}
-	var outs []Output
-	stdout := false
-	for i, f := range fs {
-		f, p := strings.TrimSpace(f), strings.TrimSpace(ps[i])
-		if !slices.Contains([]string{"text", "json", "sarif"}, f) {
-			return nil, fmt.Errorf("check: --format: expected text, json or sarif, found %q", f)
-		}
-		if p == "-" {
-			if stdout {
-				return nil, errors.New("check: --output: two formats go to stdout; give --output a file for all but one")
-			}
-			stdout = true
-		} else {
-			var err error
-			if p, err = filepath.Abs(p); err != nil {
-				return nil, err
+// setFlags returns the flags the command line set, after setting from
+// the environment those it left unset that check reads from there too.
+func setFlags() flagSet {
+	set := flagSet{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name, env := range front.EnvVars {
+		if v, ok := os.LookupEnv(env); ok && !set[name] {
+			if err := flag.Set(name, v); err == nil {
+				set[name] = true
 			}
 		}
-		outs = append(outs, Output{Format: f, Path: p})
 	}
-	return outs, nil
+	return set
 }
 
-// outputPaths returns the paths of outs' files.
-func outputPaths(outs []Output) []string {
-	var ps []string
-	for _, o := range outs {
-		if o.Path != "-" {
-			ps = append(ps, o.Path)
+// flagSet is the command line's flags as the configuration sets them:
+// the names of those the command line or the environment set.
+type flagSet map[string]bool
+
+func (set flagSet) Has(name string) bool { return flag.Lookup(name) != nil }
+
+// IsSet reports whether the command line or the environment set the
+// flag; an empty string (an empty variable) sets nothing, as for check.
+func (set flagSet) IsSet(name string) bool {
+	f := flag.Lookup(name)
+	if f == nil || !set[name] {
+		return false
+	}
+	s, isString := f.Value.(flag.Getter).Get().(string)
+	return !isString || s != ""
+}
+
+// Set sets a flag from the configuration. Of check's flags this driver
+// lacks, it ignores those that change nothing it writes (annotations, for
+// the github format; max-rejects, for raw logs) and refuses those that
+// would change the findings.
+func (set flagSet) Set(name, value string) error {
+	switch name {
+	case "annotations", "max-rejects":
+		return nil
+	case "baseline":
+		return &front.NotTakenError{Why: "stormaudit-beam reads no baseline (stormaudit check does), and would report the findings it holds: " +
+			"give stormaudit-beam a --config without it, or --no-config"}
+	case "broker-log", "broker-log-format", "broker-log-tz":
+		return &front.NotTakenError{Why: "stormaudit-beam reads no --broker-log (it judges the broker logs stored in the dataset: stormaudit ingest --broker-log): " +
+			"give stormaudit-beam a --config without it, or --no-config"}
+	}
+	return flag.Set(name, value)
+}
+
+func (set flagSet) Kind(name string) string {
+	if f := flag.Lookup(name); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			return front.KindOf(g.Get())
 		}
 	}
-	return ps
-}
-
-// inside reports whether path (absolute) is dir (absolute) or in it.
-func inside(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return front.KindOf("")
 }
 
 // local reports whether the workers run in this process, and so can
@@ -294,19 +324,6 @@ func local() bool {
 		return env == "loopback"
 	}
 	return false
-}
-
-// parseFailOn reads --fail-on.
-func parseFailOn(s string) (analyze.Severity, error) {
-	s = strings.ToLower(s) // as check takes it
-	if s == "none" {
-		return analyze.Error + 1, nil
-	}
-	sev, ok := analyze.ParseSeverity(s)
-	if !ok {
-		return 0, fmt.Errorf("check: --fail-on: expected none, info, warning or error, found %q", s)
-	}
-	return sev, nil
 }
 
 // finish copies what went to stdout and returns the exit status the last
@@ -334,33 +351,7 @@ func finish(c Config, stdout io.Writer) (int, error) {
 		}
 	}
 	if code != 0 {
-		noun := "findings"
-		if failing == 1 {
-			noun = "finding"
-		}
-		return code, fmt.Errorf("check: %d %s at or above --fail-on %s", failing, noun, *failOnFlag)
+		return code, front.Failing(failing, c.FailOn)
 	}
 	return 0, nil
-}
-
-// version returns the version of the stormaudit module this binary was
-// built with (devel for a replaced one), and the revision of the tree,
-// for SARIF's tool.driver.version.
-func version() string {
-	v := "devel"
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	for _, d := range info.Deps {
-		if d.Path == "github.com/stormaudit/stormaudit" && d.Replace == nil && d.Version != "" {
-			v = d.Version
-		}
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/ingest"
 	"github.com/stormaudit/stormaudit/internal/demodata"
+	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/report"
 	"github.com/stormaudit/stormaudit/simulate"
@@ -31,17 +33,36 @@ func TestMain(m *testing.M) {
 	if os.Getenv("STORMAUDIT_BEAM_MAIN") == "1" || worker {
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
 // beamCheck runs stormaudit-beam check with args and returns its stdout,
 // stderr and exit status.
 func beamCheck(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	return runIn(t, "", nil, os.Args[0], append([]string{"check"}, args...)...)
+}
+
+// runIn runs bin with args in dir ("" for this one), in this process's
+// environment but stormaudit's own variables, with env added, and
+// returns its stdout, stderr and exit status. The test binary is
+// stormaudit-beam.
+func runIn(t *testing.T, dir string, env []string, bin string, args ...string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a job that hangs fails
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"check"}, args...)...)
-	cmd.Env = append(os.Environ(), "STORMAUDIT_BEAM_MAIN=1")
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "STORMAUDIT_") { // a developer's STORMAUDIT_FAIL_ON, say
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(append(cmd.Env, "STORMAUDIT_BEAM_MAIN=1"), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = 10 * time.Second // what it started may hold its output open
@@ -87,7 +108,7 @@ func checkJSON(t *testing.T, dir string, opts analyze.Options) (string, *analyze
 func sameAsCheck(t *testing.T, dir, pol string, extra ...string) *analyze.Result {
 	t.Helper()
 	var opts analyze.Options
-	args := []string{"--format", "json", "--fail-on", "none"}
+	args := []string{"--no-config", "--format", "json", "--fail-on", "none"}
 	if pol != "" {
 		p, err := policy.Resolve(pol)
 		if err != nil {
@@ -207,7 +228,7 @@ func TestFleetSameAsCheck(t *testing.T) {
 		t.Errorf("text differs from check's:\n%s", firstDiff(stdout, text.String()))
 	}
 	var sarif bytes.Buffer
-	if err := report.SARIF(&sarif, res, report.SARIFOptions{ExitCode: 1, Version: version(), MaxResults: report.DefaultSARIFMax}); err != nil {
+	if err := report.SARIF(&sarif, res, report.SARIFOptions{ExitCode: 1, Version: front.Version(version), MaxResults: report.DefaultSARIFMax}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.ReadFile(out + ".sarif"); err != nil || string(got) != sarif.String() {
@@ -341,13 +362,13 @@ func TestBadInput(t *testing.T) {
 	}{
 		{[]string{filepath.Join(dir, "none")}, "none/manifest.json"},
 		{[]string{"--format", "xml", dir}, `--format: expected text, json or sarif, found "xml"`},
-		{[]string{"--format", "json,sarif", dir}, "two formats go to stdout"},
+		{[]string{"--format", "json,sarif", dir}, "check: --output: json and sarif both go to stdout; give --output a file for all but one"},
 		{[]string{"--policy", bad, dir}, "bad.toml"},
 		{[]string{"--fail-on", "loud", dir}, `--fail-on: expected none, info, warning or error, found "loud"`},
 		{[]string{}, "expected one DATASET, found 0"},
 		{[]string{"--window", "0s", dir}, "--window: expected a duration > 0"},
 		{[]string{"--async", dir}, "--async: the result is read once the job is done"},
-		{[]string{"--output", filepath.Join(ds, "manifest.json"), ds}, "is in the dataset"},
+		{[]string{"--output", filepath.Join(ds, "manifest.json"), ds}, "would overwrite the input " + ds},
 		{[]string{"--work_dir", filepath.Join(ds, "tmp"), ds}, "is in the dataset"},
 		{[]string{"--policy", pol, "--output", pol, ds}, "would overwrite the input"},
 		{[]string{"--runner", "dataflow", dir}, "--work_dir: this runner's workers write the result elsewhere"},
@@ -357,5 +378,260 @@ func TestBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// binDir holds the stormaudit binary that stormaudit builds.
+var binDir string
+
+// stormaudit builds stormaudit, check's own driver, from the tree this
+// module's requirement is replaced by, once per test binary. Without the
+// VCS stamp, as this test binary is built: both say they are "devel".
+var stormaudit = sync.OnceValues(func() (string, error) {
+	var err error
+	if binDir, err = os.MkdirTemp("", "stormaudit-beam-test-"); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(binDir, "stormaudit")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=false", "-o", bin, "./cmd/stormaudit")
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building stormaudit: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// driver is one of the two commands that run check.
+type driver struct {
+	name, bin string
+}
+
+// outcome is what a driver did: its stdout, its messages on stderr (without
+// the program's name) and its exit status.
+type outcome struct {
+	stdout   string
+	messages []string
+	code     int
+}
+
+// check runs the driver's check with args in dir, with env added.
+func (d driver) check(t *testing.T, dir string, env []string, args ...string) outcome {
+	t.Helper()
+	stdout, stderr, code := runIn(t, dir, env, d.bin, append([]string{"check"}, args...)...)
+	r := outcome{stdout: stdout, code: code}
+	for _, line := range strings.Split(stderr, "\n") {
+		if msg, ok := strings.CutPrefix(line, d.name+": "); ok { // not Beam's own logging
+			r.messages = append(r.messages, msg)
+		}
+	}
+	return r
+}
+
+// drivers returns stormaudit check and stormaudit-beam check.
+func drivers(t *testing.T) []driver {
+	t.Helper()
+	sa, err := stormaudit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []driver{{"stormaudit", sa}, {"stormaudit-beam", os.Args[0]}}
+}
+
+// sameRuns fails t unless both drivers did the same, and returns what.
+func sameRuns(t *testing.T, what string, runs []outcome) outcome {
+	t.Helper()
+	check, beam := runs[0], runs[1]
+	if beam.code != check.code || !slices.Equal(beam.messages, check.messages) {
+		t.Errorf("%s: stormaudit-beam exit %d %q, stormaudit check exit %d %q", what, beam.code, beam.messages, check.code, check.messages)
+	}
+	if beam.stdout != check.stdout {
+		t.Errorf("%s: stdout differs:\n%s", what, firstDiff(beam.stdout, check.stdout))
+	}
+	return check
+}
+
+// With a stormaudit.toml that disables a rule, gives another a severity
+// of its own, sets a rule's threshold and a flag of [check], the two
+// drivers write the same bytes in text, JSON and SARIF and exit alike:
+// the file found from the working directory up, named by --config and by
+// STORMAUDIT_CONFIG; both refuse two outputs that are one file, with the
+// same message; an empty --fail-on is the default, or the file's; and a
+// mistake in the file is the same error.
+func TestConfigSameAsCheck(t *testing.T) {
+	ds := drivers(t)
+	repo := t.TempDir()
+	work := filepath.Join(repo, "work")
+	for _, d := range []string{".git", "work/logs", "out-stormaudit", "out-stormaudit-beam"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(work, "logs", "incident.ndjson") // under the working directory: named relative to it
+	if err := os.WriteFile(log, demodata.Incident, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Run(context.Background(), filepath.Join(repo, "ds"), []ingest.Source{{Name: log}}, ingest.Options{Buckets: 4}); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(repo, "stormaudit.toml")
+	files := map[string]string{
+		conf: `[rules]
+disable = ["audit-gap"]
+
+[rules.resync]
+repeats = 1
+
+[severity]
+delay-bounds = "error"
+
+[check]
+per-rule = 2
+`,
+		filepath.Join(repo, "lenient.toml"): "[check]\nfail-on = \"none\"\n",
+		filepath.Join(repo, "typo.toml"):    "[severity]\nspacin = \"error\"\n",
+	}
+	for path, text := range files {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	each := func(fn func(d driver) outcome) []outcome {
+		var runs []outcome
+		for _, d := range ds {
+			runs = append(runs, fn(d))
+		}
+		return runs
+	}
+
+	// found from the working directory up: text on stdout, JSON and
+	// SARIF to files
+	runs := each(func(d driver) outcome {
+		out := filepath.Join("..", "out-"+d.name)
+		return d.check(t, work, nil, "--format", "text,json,sarif", "--output", "-,"+out+"/check.json,"+out+"/check.sarif", "../ds")
+	})
+	got := sameRuns(t, "found", runs)
+	if got.code != 1 || !slices.Contains(got.messages, "check: 7 findings at or above --fail-on error") {
+		t.Errorf("found: exit %d %q, want 1 for resync's error and delay-bounds' six", got.code, got.messages)
+	}
+	if !strings.Contains(got.stdout, "and 4 more delay-bounds findings") || !strings.Contains(got.stdout, "records: logs/incident.ndjson:") {
+		t.Errorf("found: per-rule = 2 not applied, or the log named otherwise:\n%s", got.stdout)
+	}
+	for _, name := range []string{"check.json", "check.sarif"} {
+		want, err := os.ReadFile(filepath.Join(repo, "out-stormaudit", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(repo, "out-stormaudit-beam", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != string(want) {
+			t.Errorf("%s differs:\n%s", name, firstDiff(string(b), string(want)))
+		}
+		if name == "check.json" {
+			// the file had its effect: against the check without it
+			js := string(want)
+			plain := ds[0].check(t, work, nil, "--no-config", "--format", "json", "../ds").stdout
+			for _, c := range []struct {
+				without, with string // with "": gone
+			}{
+				{`"rule":"audit-gap"`, ""},
+				{`"rule":"delay-bounds","severity":"warning"`, `"rule":"delay-bounds","severity":"error"`},
+				{"at 2 or more attempts", "at 1 or more attempts"},
+			} {
+				if !strings.Contains(plain, c.without) || strings.Contains(js, c.without) || !strings.Contains(js, c.with) {
+					t.Errorf("the configuration did not turn %s into %q", c.without, c.with)
+				}
+			}
+		}
+	}
+
+	// named by --config and by STORMAUDIT_CONFIG, from a directory with none
+	elsewhere := t.TempDir()
+	if err := os.Mkdir(filepath.Join(elsewhere, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dsAbs := filepath.Join(repo, "ds")
+	sameRuns(t, "--config", each(func(d driver) outcome {
+		return d.check(t, elsewhere, nil, "--config", conf, "--format", "json", dsAbs)
+	}))
+	got = sameRuns(t, "STORMAUDIT_CONFIG", each(func(d driver) outcome {
+		return d.check(t, elsewhere, []string{"STORMAUDIT_CONFIG=" + conf}, "--format", "sarif", dsAbs)
+	}))
+	if strings.Contains(got.stdout, `"ruleId":"audit-gap"`) {
+		t.Error("STORMAUDIT_CONFIG: audit-gap ran")
+	}
+
+	// two outputs that are one file: refused, and nothing written
+	got = sameRuns(t, "a.json,./a.json", each(func(d driver) outcome {
+		return d.check(t, work, nil, "--format", "json,sarif", "--output", "a.json,./a.json", "../ds")
+	}))
+	if got.code != 2 || !slices.Equal(got.messages, []string{"check: --output: ./a.json is given twice"}) {
+		t.Errorf("a.json,./a.json: exit %d %q, want 2 and the same refusal", got.code, got.messages)
+	}
+	if _, err := os.Stat(filepath.Join(work, "a.json")); err == nil {
+		t.Error("a.json,./a.json: a.json written")
+	}
+
+	// an empty --fail-on (or STORMAUDIT_FAIL_ON) sets nothing: the
+	// default, error, or the file's
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		code int
+	}{
+		{"--fail-on ''", nil, []string{"--fail-on", ""}, 1},
+		{"STORMAUDIT_FAIL_ON=", []string{"STORMAUDIT_FAIL_ON="}, nil, 1},
+		{"--fail-on '' under fail-on = none", nil, []string{"--config", "../lenient.toml", "--fail-on", ""}, 0},
+	} {
+		got := sameRuns(t, c.name, each(func(d driver) outcome {
+			return d.check(t, work, c.env, append(c.args, "--format", "json", "../ds")...)
+		}))
+		if got.code != c.code {
+			t.Errorf("%s: exit %d, want %d", c.name, got.code, c.code)
+		}
+	}
+
+	// a mistake in the file: the same error
+	got = sameRuns(t, "typo", each(func(d driver) outcome {
+		return d.check(t, work, nil, "--config", "../typo.toml", "../ds")
+	}))
+	if got.code != 2 || len(got.messages) != 1 || !strings.Contains(got.messages[0], `typo.toml:2: severity.spacin: expected a rule id`) {
+		t.Errorf("typo: exit %d %q", got.code, got.messages)
+	}
+}
+
+// A [check] key that would change the findings, which stormaudit-beam
+// does not take (a baseline, a broker log), is refused, named; one that
+// changes nothing it writes is ignored.
+func TestConfigNotTaken(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "incident.ndjson")
+	if err := os.WriteFile(log, demodata.Incident, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds := ingestLogs(t, 0, log)
+	for _, c := range []struct{ file, want string }{
+		{"[check]\nbaseline = \"base.json\"\n", "refused.toml:2: check.baseline: stormaudit-beam reads no baseline"},
+		{"[check]\nbroker-log = \"broker.log\"\n", "refused.toml:2: check.broker-log: stormaudit-beam reads no --broker-log"},
+	} {
+		conf := filepath.Join(dir, "refused.toml")
+		if err := os.WriteFile(conf, []byte(c.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := beamCheck(t, "--config", conf, ds)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d %q, want 2 and %q", c.file, code, stderr, c.want)
+		}
+	}
+	conf := filepath.Join(dir, "ignored.toml")
+	if err := os.WriteFile(conf, []byte("[check]\nannotations = 3\nmax-rejects = 5\nfail-on = \"none\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := beamCheck(t, "--config", conf, ds); code != 0 {
+		t.Errorf("annotations and max-rejects: exit %d %q, want 0", code, stderr)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/stormaudit/stormaudit/policy"
-	"github.com/stormaudit/stormaudit/report"
 )
 
 // Config is what every worker needs to run its part of the check: the
@@ -25,25 +25,27 @@ type Config struct {
 	PolicyName string
 	// Inference is the policy the driver inferred, when none is declared:
 	// the workers take it rather than each infer it again
-	Inference  *analyze.Inference
-	Window     time.Duration
-	Outputs    []Output
+	Inference *analyze.Inference
+	Window    time.Duration
+	// Disabled, Severity and Thresholds are the configuration's rules
+	// (analyze.Options)
+	Disabled   map[string]bool
+	Severity   map[string]analyze.Severity
+	Thresholds map[string]map[string]float64
+	Outputs    []front.Output // absolute, "-" replaced by Stdout
 	FailOn     analyze.Severity
 	MaxResults int
 	PerRule    int
 	Version    string
+	WorkingDir string // the driver's, which inputs are named relative to
 	Status     string // where the finishing stage writes the exit status
 	Stdout     string // the output the driver copies to its stdout
 }
 
-// Output is one format and the file it goes to.
-type Output struct {
-	Format, Path string
-}
-
 // options returns the analyze options of c.
 func (c Config) options() (analyze.Options, error) {
-	opts := analyze.Options{Window: c.Window, PolicyName: c.PolicyName, Inference: c.Inference}
+	opts := analyze.Options{Window: c.Window, PolicyName: c.PolicyName, Inference: c.Inference,
+		Disabled: c.Disabled, Severity: c.Severity, Thresholds: c.Thresholds}
 	if c.Policy != "" {
 		p, err := policy.Parse("policy.toml", []byte(c.Policy)) // the driver sends TOML
 		if err != nil {
@@ -163,22 +165,16 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*
 	for i, file := range s.Manifest().Files {
 		res.Files[i] = filepath.Join(f.Config.Name, file.Name)
 	}
+	front.RelativeSources(res, f.Config.WorkingDir)
 	return f.Config.write(res)
 }
 
 // write renders res in each output's format and writes the exit status.
 func (c Config) write(res *analyze.Result) error {
-	code, failing := 0, 0
-	for _, fd := range res.Findings {
-		if fd.Severity >= c.FailOn {
-			failing++
-		}
-	}
-	if failing > 0 {
-		code = 1
-	}
+	code, failing := front.ExitStatus(res, c.FailOn)
+	opts := front.RenderOptions{PerRule: c.PerRule, MaxResults: c.MaxResults, ExitCode: code, FailOn: c.FailOn, Version: c.Version}
 	for _, o := range c.Outputs {
-		if err := writeFile(o.Path, func(w *os.File) error { return render(c, o.Format, w, res, code) }); err != nil {
+		if err := writeFile(o.Path, func(w *os.File) error { return front.Render(w, o.Format, res, opts) }); err != nil {
 			return err
 		}
 	}
@@ -186,17 +182,6 @@ func (c Config) write(res *analyze.Result) error {
 		_, err := fmt.Fprintf(w, "%d %d\n", code, failing)
 		return err
 	})
-}
-
-// render writes res in format to w, as stormaudit check does.
-func render(c Config, format string, w *os.File, res *analyze.Result, code int) error {
-	switch format {
-	case "json":
-		return report.JSON(w, res)
-	case "sarif":
-		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: c.Version, MaxResults: c.MaxResults})
-	}
-	return report.Text(w, res, report.TextOptions{PerRule: c.PerRule})
 }
 
 // writeFile creates path and calls fn with it.

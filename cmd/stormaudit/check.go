@@ -7,16 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/ingest"
+	"github.com/stormaudit/stormaudit/internal/front"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/dataset"
-	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/report"
 )
 
@@ -56,45 +55,30 @@ Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 	}
 }
 
-// failNone is the --fail-on threshold that no finding reaches.
-const failNone = analyze.Error + 1
-
-// junitDevices is the largest fleet whose devices each get a JUnit
-// testcase; larger fleets get one "N other devices" testcase per rule.
-const junitDevices = 1000
-
-// checkOutput is one format and where it goes.
-type checkOutput struct {
-	format, path string
-}
-
 func runCheck(ctx context.Context, cmd *cli.Command) error {
 	opts, err := checkOptions(cmd, "check") // first: the configuration sets flags
 	if err != nil {
 		return err
 	}
 	opts.Context = ctx // a signal stops the check between two devices
-	outs, err := checkOutputs(cmd.String("format"), cmd.String("output"))
+	outs, err := front.ParseOutputs(cmd.String("format"), cmd.String("output"), front.Formats)
 	if err != nil {
 		return err
 	}
-	failOn, err := parseFailOn(cmd.String("fail-on"))
+	failOn, err := front.ParseFailOn(cmd.String("fail-on"))
 	if err != nil {
 		return err
 	}
-	var paths []string
-	for _, o := range outs {
-		paths = append(paths, o.path)
-	}
-	if err := refuseClobber("check: --output", paths, append(cmd.Args().Slice(), sideInputs(cmd)...)); err != nil {
+	paths := front.Paths(outs)
+	if err := front.RefuseClobber("check: --output", paths, append(cmd.Args().Slice(), sideInputs(cmd)...)); err != nil {
 		return err
 	}
 	// a baseline is an input too, and the one written is an output
 	wb, base := cmd.String("write-baseline"), cmd.String("baseline")
-	if err := refuseClobber("check: --output", paths, []string{base, wb}); err != nil {
+	if err := front.RefuseClobber("check: --output", paths, []string{base, wb}); err != nil {
 		return err
 	}
-	if err := refuseClobber("check: --write-baseline", []string{wb}, append(cmd.Args().Slice(), slices.DeleteFunc(sideInputs(cmd), func(s string) bool { return s == base })...)); err != nil {
+	if err := front.RefuseClobber("check: --write-baseline", []string{wb}, append(cmd.Args().Slice(), slices.DeleteFunc(sideInputs(cmd), func(s string) bool { return s == base })...)); err != nil {
 		return err
 	}
 	res, in, err := checkInput(ctx, cmd, opts)
@@ -108,7 +92,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err := applyBaseline(cmd, res, in); err != nil {
 		return err
 	}
-	code, failing := exitStatus(res, failOn)
+	code, failing := front.ExitStatus(res, failOn)
 	if wb != "" && base == "" {
 		code = 0 // recording a baseline, with none to hold the findings to: it succeeded
 	}
@@ -116,121 +100,33 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	if code != 0 {
-		return &exitError{code: code, err: fmt.Errorf("check: %s at or above --fail-on %s", plural(failing, "finding"), failOn)}
+		return &exitError{code: code, err: front.Failing(failing, failOn)}
 	}
 	return nil
 }
 
-// checkOptions reads --window and --policy of the command called name.
+// checkOptions reads the configuration, --window and --policy of the
+// command called name, and for check the [check] table.
 func checkOptions(cmd *cli.Command, name string) (analyze.Options, error) {
 	c, err := loadConfig(cmd)
 	if err != nil {
 		return analyze.Options{}, err
 	}
-	disabled, severity, err := applyConfig(cmd, c)
-	if err != nil {
+	if err := front.ApplyConfig(c, cliFlags{cmd}, cmd.Name == "check"); err != nil {
 		return analyze.Options{}, err
 	}
-	opts := analyze.Options{Window: cmd.Duration("window"), Disabled: disabled, Severity: severity, Thresholds: c.Thresholds}
-	if opts.Window <= 0 {
-		return opts, usageErr("%s: --window: expected a duration > 0, found %v", name, opts.Window)
-	}
-	if pol := cmd.String("policy"); pol != "" {
-		p, err := policy.Resolve(pol)
-		if err != nil {
-			return opts, usageErr("%s: --policy: %v", name, err)
-		}
-		opts.Policy, opts.PolicyName = &p, pol
+	opts, err := front.Options(name, c, cmd.String("policy"), cmd.Duration("window"))
+	if err != nil {
+		return opts, err
 	}
 	return opts, readBrokerLogs(cmd, name, &opts)
 }
 
-// checkOutputs pairs the formats with the outputs. No format (an empty
-// STORMAUDIT_FORMAT) is text.
-func checkOutputs(formats, outputs string) ([]checkOutput, error) {
-	fs := splitList(formats)
-	if len(fs) == 0 {
-		fs = []string{"text"}
-	}
-	for _, f := range fs {
-		if !slices.Contains([]string{"text", "json", "sarif", "junit", "github"}, f) {
-			return nil, usageErr("check: --format: expected text, json, sarif, junit or github, found %q", f)
-		}
-	}
-	ps := splitList(outputs)
-	if outputs == "" {
-		ps = slices.Repeat([]string{"-"}, len(fs))
-	}
-	if len(ps) != len(fs) {
-		return nil, usageErr("check: --output: expected one path per format (%d), found %d", len(fs), len(ps))
-	}
-	outs := make([]checkOutput, len(fs))
-	same := make([]string, len(ps)) // the paths as files: ./a and a are one file
-	for i, p := range ps {
-		same[i] = p
-		if abs, err := filepath.Abs(p); p != "-" && err == nil {
-			same[i] = abs
-		}
-	}
-	for i := range fs {
-		if slices.Contains(same[:i], same[i]) {
-			if ps[i] == "-" {
-				return nil, usageErr("check: --output: %s and %s both go to stdout; give --output a file for all but one", fs[slices.Index(ps, "-")], fs[i])
-			}
-			return nil, usageErr("check: --output: %s is given twice", ps[i])
-		}
-		outs[i] = checkOutput{fs[i], ps[i]}
-	}
-	return outs, nil
-}
-
-// splitList splits a comma-separated list, trimming spaces.
-func splitList(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// parseFailOn reads --fail-on; none is failNone, and "" (an empty
-// STORMAUDIT_FAIL_ON) the default, error.
-func parseFailOn(s string) (analyze.Severity, error) {
-	s = strings.ToLower(s) // Warning, as a CI variable is often written
-	switch s {
-	case "none":
-		return failNone, nil
-	case "":
-		return analyze.Error, nil
-	}
-	sev, ok := analyze.ParseSeverity(s)
-	if !ok {
-		return 0, usageErr("check: --fail-on: expected none, info, warning or error, found %q", s)
-	}
-	return sev, nil
-}
-
-// exitStatus returns 1 and the number of findings at or above failOn, or
-// 0 if there are none.
-func exitStatus(res *analyze.Result, failOn analyze.Severity) (code, failing int) {
-	for _, f := range res.Findings {
-		if f.Severity >= failOn {
-			failing++
-		}
-	}
-	if failing > 0 {
-		return 1, failing
-	}
-	return 0, 0
-}
-
 // writeOutputs renders the result in each format to its output.
-func writeOutputs(cmd *cli.Command, outs []checkOutput, res *analyze.Result, in *input, code int, failOn analyze.Severity) error {
+func writeOutputs(cmd *cli.Command, outs []front.Output, res *analyze.Result, in *input, code int, failOn analyze.Severity) error {
 	for _, o := range outs {
 		if err := writeOutput(cmd, o, func(w io.Writer) error {
-			return render(cmd, o.format, w, res, in, code, failOn)
+			return render(cmd, o.Format, w, res, in, code, failOn)
 		}); err != nil {
 			return err
 		}
@@ -238,47 +134,29 @@ func writeOutputs(cmd *cli.Command, outs []checkOutput, res *analyze.Result, in 
 	return nil
 }
 
-// writeOutput calls fn with stdout or the created file o.path.
-func writeOutput(cmd *cli.Command, o checkOutput, fn func(io.Writer) error) error {
-	if o.path == "-" {
+// writeOutput calls fn with stdout or the created file o.Path.
+func writeOutput(cmd *cli.Command, o front.Output, fn func(io.Writer) error) error {
+	if o.Path == "-" {
 		if err := fn(cmd.Root().Writer); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.format, err)}
+			return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.Format, err)}
 		}
 		return nil
 	}
-	w, finish, err := openOutput(o.path, nil) // through a temporary file
+	w, finish, err := openOutput(o.Path, nil) // through a temporary file
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("check: --output: %w", err)}
 	}
 	if err := finish(fn(w)); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.path, err)}
+		return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.Path, err)}
 	}
 	return nil
 }
 
 func render(cmd *cli.Command, format string, w io.Writer, res *analyze.Result, in *input, code int, failOn analyze.Severity) error {
-	switch format {
-	case "json":
-		return report.JSON(w, res)
-	case "sarif":
-		return report.SARIF(w, res, report.SARIFOptions{ExitCode: code, Version: versionText(), MaxResults: int(cmd.Int("max-results")), Fingerprints: in.fps})
-	case "junit":
-		opts := report.JUnitOptions{FailOn: failOn, Name: analyze.DeviceName}
-		if res.Summary.Devices <= junitDevices {
-			ids := in.ids
-			if ids == nil {
-				var err error
-				if ids, err = analyze.DeviceIDs(in.dir); err != nil {
-					return err
-				}
-			}
-			opts.Devices = ids
-		}
-		return report.JUnit(w, res, opts)
-	case "github":
-		return report.GitHub(w, res, int(cmd.Int("annotations")))
-	}
-	return report.Text(w, res, report.TextOptions{PerRule: int(cmd.Int("per-rule"))})
+	return front.Render(w, format, res, front.RenderOptions{
+		PerRule: int(cmd.Int("per-rule")), MaxResults: int(cmd.Int("max-results")), Annotations: int(cmd.Int("annotations")),
+		ExitCode: code, FailOn: failOn, Version: versionText(), Fingerprints: in.fps, Devices: in.ids, Dataset: in.dir,
+	})
 }
 
 // input is the dataset check and timeline read: the dataset directory
@@ -287,7 +165,7 @@ type input struct {
 	dir  string
 	temp bool // dir is removed by close
 	man  *dataset.Manifest
-	ids  []string // the devices, when read without a dataset (at most junitDevices+1)
+	ids  []string // the devices, when read without a dataset (at most front.JUnitDevices+1)
 	fps  []string // the findings' fingerprints, when a baseline removed some
 }
 
@@ -333,7 +211,7 @@ func checkRaw(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*ana
 	in := &input{dir: tmp, temp: true} // Scan wants an empty directory: a new one is
 	observe := opts.Observe
 	opts.Observe = func(d *analyze.Device) {
-		if len(in.ids) <= junitDevices {
+		if len(in.ids) <= front.JUnitDevices {
 			in.ids = append(in.ids, d.ID)
 		}
 		if observe != nil {
@@ -452,15 +330,7 @@ func (in *input) settle(res *analyze.Result) {
 	if in.temp {
 		res.Dataset, res.Files = "", nil
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return
-	}
-	for i, s := range res.Sources {
-		if filepath.IsAbs(s) {
-			if rel, err := filepath.Rel(wd, s); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				res.Sources[i] = rel
-			}
-		}
+	if wd, err := os.Getwd(); err == nil {
+		front.RelativeSources(res, wd)
 	}
 }

@@ -1,60 +1,37 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/internal/front"
+	"github.com/urfave/cli/v3"
 )
 
-func TestCheckOutputs(t *testing.T) {
-	for _, tt := range []struct {
-		formats, outputs string
-		want             []checkOutput
-		err              string
-	}{
-		{"", "", []checkOutput{{"text", "-"}}, ""},
-		{"json", "", []checkOutput{{"json", "-"}}, ""},
-		{"text, sarif", "-, out.sarif", []checkOutput{{"text", "-"}, {"sarif", "out.sarif"}}, ""},
-		{"sarif,junit", "a.sarif,b.xml", []checkOutput{{"sarif", "a.sarif"}, {"junit", "b.xml"}}, ""},
-		{"xml", "", nil, `check: --format: expected text, json, sarif, junit or github, found "xml"`},
-		{"text,json", "", nil, "check: --output: text and json both go to stdout; give --output a file for all but one"},
-		{"text,json", "a", nil, "check: --output: expected one path per format (2), found 1"},
-		{"json,sarif", "a,a", nil, "check: --output: a is given twice"},
-	} {
-		got, err := checkOutputs(tt.formats, tt.outputs)
-		if tt.err != "" {
-			var ee *exitError
-			if !errors.As(err, &ee) || ee.code != 2 || err.Error() != tt.err {
-				t.Errorf("checkOutputs(%q, %q): err %v, want exit 2: %s", tt.formats, tt.outputs, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || !slices.Equal(got, tt.want) {
-			t.Errorf("checkOutputs(%q, %q) = %v, %v; want %v", tt.formats, tt.outputs, got, err, tt.want)
-		}
+// TestFrontKeys: the keys of a configuration's [check] table and the
+// environment variables stormaudit-beam reads are check's, as its
+// flags define them.
+func TestFrontKeys(t *testing.T) {
+	check := checkCommand()
+	if got := configurable(check); !slices.Equal(got, front.CheckKeys) {
+		t.Errorf("check's configurable flags are %q, front.CheckKeys %q", got, front.CheckKeys)
 	}
-}
-
-func TestExitStatus(t *testing.T) {
-	res := &analyze.Result{Findings: []analyze.Finding{{Severity: analyze.Warning}, {Severity: analyze.Info}, {Severity: analyze.Info}}}
-	for _, tt := range []struct {
-		failOn        string
-		code, failing int
-	}{{"none", 0, 0}, {"error", 0, 0}, {"", 0, 0}, {"warning", 1, 1}, {"info", 1, 3}} {
-		sev, err := parseFailOn(tt.failOn)
-		if err != nil {
-			t.Fatal(err)
+	app := newApp(nil, nil, nil)
+	for name, env := range front.EnvVars {
+		f := flagNamed(check, name)
+		if f == nil {
+			f = flagNamed(app, name)
 		}
-		if code, failing := exitStatus(res, sev); code != tt.code || failing != tt.failing {
-			t.Errorf("--fail-on %q: exit %d with %d failing, want %d with %d", tt.failOn, code, failing, tt.code, tt.failing)
+		var sources []string
+		if s, ok := f.(*cli.StringFlag); ok {
+			sources = s.Sources.EnvKeys()
 		}
-	}
-	if _, err := parseFailOn("fatal"); err == nil {
-		t.Error("--fail-on fatal accepted")
+		if !slices.Equal(sources, []string{env}) {
+			t.Errorf("--%s: check reads %q, front.EnvVars names %s", name, sources, env)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/config"
+	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/urfave/cli/v3"
 )
 
@@ -22,101 +23,23 @@ var rootConfigFlags = []cli.Flag{
 // loadConfig reads the configuration cmd runs under: --config, or the
 // stormaudit.toml found from the working directory up, or none.
 func loadConfig(cmd *cli.Command) (*config.Config, error) {
-	root := cmd.Root()
-	if root.Bool("no-config") {
-		return &config.Config{}, nil
-	}
-	path := root.String("config")
-	if path == "" {
-		var err error
-		if path, err = config.Find("."); err != nil || path == "" {
-			return &config.Config{}, err
-		}
-	}
-	c, err := config.Load(path)
-	if err != nil {
-		return nil, usageErr("config: %v", err)
-	}
-	return c, nil
+	return front.LoadConfig(cmd.Root().String("config"), cmd.Root().Bool("no-config"))
 }
 
-// applyConfig sets, from the configuration, the flags of cmd that the
-// command line and the environment left unset: --policy, and for check
-// the [check] table; it returns the rules' selection and severities.
-func applyConfig(cmd *cli.Command, c *config.Config) (disabled map[string]bool, severity map[string]analyze.Severity, err error) {
-	if c.Policy != "" && flagNamed(cmd, "policy") != nil && !setOutside(cmd, "policy") {
-		if err := cmd.Set("policy", c.Policy); err != nil {
-			return nil, nil, usageErr("config: %s: policy: %v", c.Path, err)
-		}
-	}
-	if cmd.Name == "check" {
-		// outputs pair with formats: the file's go with the file's formats
-		ownFormat := !setOutside(cmd, "format")
-		for _, s := range c.Check {
-			if s.Name == "output" && !ownFormat {
-				continue
-			}
-			if err := applySetting(cmd, c.Path, s); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	disabled = map[string]bool{}
-	for _, id := range c.Disabled {
-		disabled[id] = true
-	}
-	if c.Enabled != nil {
-		for _, id := range config.RuleIDs() {
-			disabled[id] = !slices.Contains(c.Enabled, id)
-		}
-	}
-	return disabled, c.Severity, nil
+// cliFlags are a command's flags as front.ApplyConfig sets them.
+type cliFlags struct{ cmd *cli.Command }
+
+func (f cliFlags) Has(name string) bool { return flagNamed(f.cmd, name) != nil }
+
+// IsSet reports whether the command line or the environment set the
+// flag; an empty string (an empty variable) sets nothing.
+func (f cliFlags) IsSet(name string) bool {
+	_, isString := flagNamed(f.cmd, name).(*cli.StringFlag)
+	return f.cmd.IsSet(name) && !(isString && f.cmd.String(name) == "")
 }
 
-// applySetting sets check's flag s.Name to s.Value unless it is set.
-func applySetting(cmd *cli.Command, path string, s config.Setting) error {
-	at := fmt.Sprintf("%s:%d: check.%s", path, s.Line, s.Name)
-	names := configurable(cmd)
-	if !slices.Contains(names, s.Name) {
-		found := "an unknown key"
-		if n := nearest(s.Name, names); n != "" {
-			found += " (did you mean " + n + "?)"
-		}
-		return usageErr("config: %s: expected a flag of check (%s), found %s", at, strings.Join(names, ", "), found)
-	}
-	if setOutside(cmd, s.Name) {
-		return nil // the command line or the environment wins
-	}
-	if err := cmd.Set(s.Name, s.Value); err != nil {
-		return usageErr("config: %s: expected %s, found %q", at, valueKind(cmd, s.Name), s.Value)
-	}
-	return nil
-}
-
-// setOutside reports whether the command line or the environment set
-// cmd's flag name; an empty string (an empty variable) sets nothing.
-func setOutside(cmd *cli.Command, name string) bool {
-	_, isString := flagNamed(cmd, name).(*cli.StringFlag)
-	return cmd.IsSet(name) && !(isString && cmd.String(name) == "")
-}
-
-// valueKind says what cmd's flag name takes.
-func valueKind(cmd *cli.Command, name string) string {
-	for _, f := range cmd.Flags {
-		if !slices.Contains(f.Names(), name) {
-			continue
-		}
-		switch f.(type) {
-		case *cli.IntFlag, *cli.Int64Flag:
-			return "an integer"
-		case *cli.DurationFlag:
-			return "a duration (like 1s or 500ms)"
-		case *cli.BoolFlag:
-			return "true or false"
-		}
-	}
-	return "a string"
-}
+func (f cliFlags) Set(name, value string) error { return f.cmd.Set(name, value) }
+func (f cliFlags) Kind(name string) string      { return front.KindOf(f.cmd.Value(name)) }
 
 // configurable lists the flags of cmd a configuration may set: the
 // visible ones but those of single runs, and --policy, which the
@@ -170,16 +93,13 @@ func runConfigShow(_ context.Context, cmd *cli.Command) error {
 	}
 	fmt.Fprintf(w, "policy = %q\n", policy)
 	check := checkCommand()
-	disabled, severity, err := applyConfig(check, &config.Config{Disabled: c.Disabled, Enabled: c.Enabled, Severity: c.Severity})
-	if err != nil {
-		return err
-	}
+	disabled, severity := front.Rules(c)
 	showRules(w, disabled, severity)
 	showThresholds(w, c.Thresholds)
 	names := configurable(check)
 	for _, s := range c.Check {
 		if !slices.Contains(names, s.Name) {
-			return applySetting(check, c.Path, s) // says what is wrong
+			return front.ApplySetting(cliFlags{check}, c.Path, s) // says what is wrong
 		}
 	}
 	fmt.Fprintln(w, "\n[check]")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/stormaudit/stormaudit/internal/safe"
 	"github.com/stormaudit/stormaudit/redact"
 	"golang.org/x/term"
@@ -59,7 +60,7 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 	if format != "arrow" && format != "ndjson" {
 		return usageErr("export: --format: expected arrow or ndjson, found %q", format)
 	}
-	if err := refuseClobber("export: --output", []string{cmd.String("output")}, append([]string{dir}, sideInputs(cmd)...)); err != nil {
+	if err := front.RefuseClobber("export: --output", []string{cmd.String("output")}, append([]string{dir}, sideInputs(cmd)...)); err != nil {
 		return err
 	}
 	switch c := cmd.String("compression"); {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"strings"
 
@@ -56,7 +57,7 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
 	}
 	b, _ := json.MarshalIndent(p, "", "  ")
-	if err := refuseClobber("prove: --output", []string{cmd.String("output")}, append([]string{cmd.Args().First()}, sideInputs(cmd)...)); err != nil {
+	if err := front.RefuseClobber("prove: --output", []string{cmd.String("output")}, append([]string{cmd.Args().First()}, sideInputs(cmd)...)); err != nil {
 		return err
 	}
 	w, finish, err := openOutput(cmd.String("output"), cmd.Root().Writer)

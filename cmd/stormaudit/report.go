@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io"
 	"os"
@@ -80,7 +81,7 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 	if out == "-" && isTerminal(cmd.Root().Writer) {
 		return usageErr("report: --output -: standard output is a terminal; give --output a file (report.html)")
 	}
-	if err := refuseClobber("report: --output", []string{out}, append(cmd.Args().Slice(), sideInputs(cmd)...)); err != nil {
+	if err := front.RefuseClobber("report: --output", []string{out}, append(cmd.Args().Slice(), sideInputs(cmd)...)); err != nil {
 		return err
 	}
 	var reps []*replay.Report
