@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -20,6 +21,15 @@ import (
 const (
 	SARIFVersion = "2.1.0"
 	SARIFSchema  = "https://json.schemastore.org/sarif-2.1.0.json"
+)
+
+// InformationURI is the project's home, the driver's informationUri;
+// RulesURI is the page that documents every rule, a section each (the
+// rule's helpUri is RulesURI#id, the anchor GitHub makes of the heading
+// "## id").
+const (
+	InformationURI = "https://github.com/stormaudit/stormaudit"
+	RulesURI       = InformationURI + "/blob/main/docs/rules.md"
 )
 
 // FingerprintKey is the partialFingerprints key of SARIF results; a new
@@ -39,9 +49,10 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name    string      `json:"name"`
-	Version string      `json:"version,omitempty"`
-	Rules   []sarifRule `json:"rules"`
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
 }
 
 type sarifRule struct {
@@ -50,6 +61,7 @@ type sarifRule struct {
 	ShortDescription     sarifMessage `json:"shortDescription"`
 	FullDescription      sarifMessage `json:"fullDescription"`
 	Help                 sarifMessage `json:"help"`
+	HelpURI              string       `json:"helpUri,omitempty"`
 	DefaultConfiguration sarifConfig  `json:"defaultConfiguration"`
 }
 
@@ -111,7 +123,8 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 func writeSARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	rules := rulesOf(r)
 	run := sarifRun{
-		Tool:        sarifTool{Driver: sarifDriver{Name: "stormaudit", Version: opts.Version, Rules: make([]sarifRule, 0, len(rules))}},
+		Tool: sarifTool{Driver: sarifDriver{Name: "stormaudit", Version: opts.Version, InformationURI: InformationURI,
+			Rules: make([]sarifRule, 0, len(rules))}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: opts.ExitCode}},
 		Properties: map[string]any{"devices": r.Summary.Devices, "records": r.Summary.Records,
 			"rejected": r.Summary.Rejected, "policy": r.Summary.Policy.Source},
@@ -195,7 +208,27 @@ func sarifRuleOf(ri analyze.RuleInfo) sarifRule {
 	return sarifRule{ID: ri.ID, Name: name, ShortDescription: sarifMessage{Text: ri.Title},
 		FullDescription:      sarifMessage{Text: help},
 		Help:                 sarifMessage{Text: help},
+		HelpURI:              RuleHelpURI(ri.ID),
 		DefaultConfiguration: sarifConfig{Level: sarifLevel(ri.Severity)}}
+}
+
+// catalogued holds the ids of the rules analyze knows.
+var catalogued = sync.OnceValue(func() map[string]bool {
+	ids := map[string]bool{}
+	for _, r := range analyze.Rules() {
+		ids[r.Info().ID] = true
+	}
+	return ids
+})
+
+// RuleHelpURI returns the address of the section of docs/rules.md on the
+// rule id, or "" for a rule analyze does not know (a finding's rule that
+// no rule of the check names has no section to point at).
+func RuleHelpURI(id string) string {
+	if !catalogued()[id] {
+		return ""
+	}
+	return RulesURI + "#" + id // the heading is the id: lower case, hyphens kept
 }
 
 // sarifURIs returns the artifact URI of each input, and last that of a

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"maps"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stormaudit/stormaudit/analyze"
 )
@@ -17,11 +22,13 @@ type decodedSARIF struct {
 	Runs    []struct {
 		Tool struct {
 			Driver struct {
-				Name    string
-				Version string
-				Rules   []struct {
+				Name           string
+				Version        string
+				InformationURI string
+				Rules          []struct {
 					ID, Name                                string
 					ShortDescription, FullDescription, Help struct{ Text string }
+					HelpURI                                 string
 					DefaultConfiguration                    struct{ Level string }
 				}
 			}
@@ -85,6 +92,12 @@ func TestSARIF(t *testing.T) {
 	if r := d.Rules[1]; r.ID != "delay-bounds" || r.Name != "DelayBounds" || r.ShortDescription.Text == "" ||
 		r.FullDescription.Text == "" || r.Help.Text == "" || r.DefaultConfiguration.Level != "error" {
 		t.Errorf("rule 1 = %+v", r)
+	}
+	if d.InformationURI != InformationURI {
+		t.Errorf("informationUri = %q, want %q", d.InformationURI, InformationURI)
+	}
+	if u := d.Rules[2].HelpURI; u != "https://github.com/stormaudit/stormaudit/blob/main/docs/rules.md#hot-loop" {
+		t.Errorf("hot-loop helpUri = %q", u)
 	}
 	if d.Rules[0].Name != "" {
 		t.Errorf("resync: name %q, want none (a name must differ from the id)", d.Rules[0].Name)
@@ -197,6 +210,83 @@ func TestBaselineKeepsKindsApart(t *testing.T) {
 	base.Filter(r)
 	if len(r.Findings) != 1 || r.Findings[0].Message != newer.Message {
 		t.Errorf("kept %v, want the new finding alone", r.Findings)
+	}
+}
+
+// TestRuleHelpURIs: every rule's helpUri points at an anchor that GitHub
+// makes of a heading of docs/rules.md, and a rule analyze does not know
+// has none.
+func TestRuleHelpURIs(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "rules.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := githubAnchors(string(doc))
+	if !anchors["resync"] || !anchors["known-limits"] {
+		t.Fatalf("anchors %v: want resync and known-limits among them", anchors)
+	}
+	rules := analyze.Rules()
+	if len(rules) < 20 {
+		t.Fatalf("%d rules", len(rules))
+	}
+	for _, r := range rules {
+		id := r.Info().ID
+		u := RuleHelpURI(id)
+		a, ok := strings.CutPrefix(u, RulesURI+"#")
+		if !ok || !anchors[a] {
+			t.Errorf("%s: helpUri %q: no heading of docs/rules.md has anchor %q", id, u, a)
+		}
+	}
+	if u := RuleHelpURI("no-such-rule"); u != "" {
+		t.Errorf("an unknown rule's helpUri = %q, want none", u)
+	}
+}
+
+// githubAnchors returns the anchors GitHub gives the headings of a
+// Markdown document: the heading's text without its inline markup, in
+// lower case, without punctuation but hyphens and underscores, spaces as
+// hyphens, and "-1", "-2" ... after a repeated one. Fenced code is not
+// read for headings.
+func githubAnchors(doc string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for line := range strings.Lines(doc) {
+		line = strings.TrimRight(line, "\n")
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		text := strings.TrimLeft(line, "#")
+		if fenced || text == line || len(line)-len(text) > 6 || !strings.HasPrefix(text, " ") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(text)) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			seen[a]++
+			a += "-" + strconv.Itoa(n)
+		} else {
+			seen[a]++
+		}
+		anchors[a] = true
+	}
+	return anchors
+}
+
+func TestGitHubAnchors(t *testing.T) {
+	got := githubAnchors("# Rules\n\n## `hot-loop`: a tight loop!\n```\n## not a heading\n```\n## Terms\n## Terms\n####### seven\n#nospace\n")
+	want := map[string]bool{"rules": true, "hot-loop-a-tight-loop": true, "terms": true, "terms-1": true}
+	if !maps.Equal(got, want) {
+		t.Errorf("anchors %v, want %v", got, want)
 	}
 }
 
