@@ -33,6 +33,10 @@ type decodedSARIF struct {
 				}
 			}
 		}
+		OriginalURIBaseIDs map[string]struct {
+			URI         string
+			Description struct{ Text string }
+		}
 		Invocations []struct {
 			ExecutionSuccessful        bool
 			ExitCode                   int
@@ -48,7 +52,7 @@ type decodedSARIF struct {
 			Message   struct{ Text string }
 			Locations []struct {
 				PhysicalLocation struct {
-					ArtifactLocation struct{ URI string }
+					ArtifactLocation struct{ URI, URIBaseID string }
 					Region           struct{ StartLine int64 }
 				}
 				LogicalLocations []struct{ Name, Kind string }
@@ -69,7 +73,7 @@ type decodedSARIF struct {
 func sarifOf(t *testing.T, exit int) decodedSARIF {
 	t.Helper()
 	var b bytes.Buffer
-	if err := SARIF(&b, fixture(), SARIFOptions{ExitCode: exit, Version: "1.2.3"}); err != nil {
+	if err := SARIF(&b, fixture(), SARIFOptions{ExitCode: exit, Version: "1.2.3", Root: "/repo", WorkDir: "/repo"}); err != nil {
 		t.Fatal(err)
 	}
 	var log decodedSARIF
@@ -129,7 +133,7 @@ func TestSARIF(t *testing.T) {
 		t.Errorf("result 0 = %+v", r0)
 	}
 	loc := r0.Locations[0]
-	if loc.PhysicalLocation.ArtifactLocation.URI != "logs/gw-a.ndjson" || loc.PhysicalLocation.Region.StartLine != 12 {
+	if a := loc.PhysicalLocation.ArtifactLocation; a.URI != "logs/gw-a.ndjson" || a.URIBaseID != "%SRCROOT%" || loc.PhysicalLocation.Region.StartLine != 12 {
 		t.Errorf("result 0 location = %+v", loc.PhysicalLocation)
 	}
 	if len(loc.LogicalLocations) != 1 || loc.LogicalLocations[0].Name != "dev-0002" || loc.LogicalLocations[0].Kind != "object" {
@@ -145,8 +149,11 @@ func TestSARIF(t *testing.T) {
 	if p := run.Results[2].Locations[0].PhysicalLocation; p.ArtifactLocation.URI != "logs/gw-a.ndjson" || p.Region.StartLine != 1 {
 		t.Errorf("fleet finding location = %+v", p)
 	}
-	if u := run.Results[3].Locations[0].PhysicalLocation.ArtifactLocation.URI; u != "stdin" {
-		t.Errorf("stdin uri = %q", u)
+	if a := run.Results[3].Locations[0].PhysicalLocation.ArtifactLocation; a.URI != "stdin" || a.URIBaseID != "" {
+		t.Errorf("stdin artifact = %+v", a)
+	}
+	if b := run.OriginalURIBaseIDs; len(b) != 1 || b["%SRCROOT%"].URI != "file:///repo/" || b["%SRCROOT%"].Description.Text == "" {
+		t.Errorf("originalUriBaseIds = %+v, want %%SRCROOT%% file:///repo/", b)
 	}
 	if lv := run.Results[4].Level; lv != "note" {
 		t.Errorf("info level = %q, want note", lv)
@@ -302,6 +309,62 @@ func TestArtifactURI(t *testing.T) {
 		if got := artifactURI(tt.in); got != tt.want {
 			t.Errorf("artifactURI(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestArtifactLocations: an input within the repository is located
+// relative to its root (%SRCROOT%), however it was named (../logs/x.ndjson
+// from a subdirectory, or an absolute path); one outside is a file URI.
+func TestArtifactLocations(t *testing.T) {
+	b := newArtifactBase("/repo", "/repo/ci")
+	for _, tt := range []struct{ in, uri, base string }{
+		{"../logs/x.ndjson", "logs/x.ndjson", "%SRCROOT%"},
+		{"x.ndjson", "ci/x.ndjson", "%SRCROOT%"},
+		{"./x.ndjson", "ci/x.ndjson", "%SRCROOT%"},
+		{"/repo/logs/y.ndjson", "logs/y.ndjson", "%SRCROOT%"},
+		{"../logs/gw a.ndjson", "logs/gw%20a.ndjson", "%SRCROOT%"},
+		{"../a:b.ndjson", "./a:b.ndjson", "%SRCROOT%"},
+		{"../../elsewhere/z.ndjson", "file:///elsewhere/z.ndjson", ""},
+		{"/var/log/gw.ndjson", "file:///var/log/gw.ndjson", ""},
+		{"/repository/x.ndjson", "file:///repository/x.ndjson", ""},
+		{"-", "stdin", ""},
+	} {
+		if got := b.locate(tt.in); got != (artifact{tt.uri, tt.base}) {
+			t.Errorf("locate(%q) = %+v, want %q base %q", tt.in, got, tt.uri, tt.base)
+		}
+	}
+	if u := (artifactBase{root: "/"}).rootURI(); u != "file:///" {
+		t.Errorf("root / = %q", u)
+	}
+	if u := b.rootURI(); u != "file:///repo/" {
+		t.Errorf("root /repo = %q", u)
+	}
+}
+
+// TestSourceRoot: the root is the nearest directory up with a .git, a
+// directory or a worktree's file; without one, the directory itself.
+func TestSourceRoot(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "repo", "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if SourceRoot(dir) == dir { // no .git above the temporary directory
+		if got := SourceRoot(sub); got != sub {
+			t.Errorf("no .git: SourceRoot = %s, want %s", got, sub)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "repo", ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := SourceRoot(sub), filepath.Join(dir, "repo"); got != want {
+		t.Errorf("SourceRoot = %s, want %s", got, want)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "repo", "a", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := SourceRoot(sub), filepath.Join(dir, "repo", "a"); got != want {
+		t.Errorf("SourceRoot = %s, want %s (the nearest)", got, want)
 	}
 }
 
