@@ -33,9 +33,17 @@ const (
 	RulesURI       = InformationURI + "/blob/main/docs/rules.md"
 )
 
-// FingerprintKey is the partialFingerprints key of SARIF results; a new
-// way of computing it gets a new version.
-const FingerprintKey = "stormauditFinding/v2"
+// FingerprintKey is the partialFingerprints key of SARIF results, and
+// the fingerprint of the baselines WriteBaseline writes; a new way of
+// computing the fingerprints gets a new version (FingerprintVersion).
+// FingerprintKeyV2 is that of the fingerprints before, which hashed the
+// shape of a finding's message: ReadBaseline still reads the baselines
+// written with them.
+const (
+	FingerprintVersion = "v3"
+	FingerprintKey     = "stormauditFinding/" + FingerprintVersion
+	FingerprintKeyV2   = "stormauditFinding/v2"
+)
 
 // sarifRun is a run of a SARIF log but its results, which SARIF writes one
 // by one between its invocations and its properties.
@@ -406,7 +414,12 @@ func appendSARIFResult(b []byte, r *analyze.Result, f *analyze.Finding, ruleInde
 	b = auditfmt.AppendJSONString(b, f.Device)
 	b = append(b, `,"end":"`...)
 	b = append(b, Time(f.End)...)
-	b = append(b, `","severity":"`...)
+	b = append(b, '"')
+	if f.Kind != "" {
+		b = append(b, `,"kind":`...)
+		b = auditfmt.AppendJSONString(b, f.Kind)
+	}
+	b = append(b, `,"severity":"`...)
 	b = append(b, f.Severity.String()...)
 	b = append(b, `","start":"`...)
 	b = append(b, Time(f.Start)...)
@@ -437,11 +450,19 @@ func fileURI(p string) string {
 }
 
 // fingerprint hashes what identifies a finding across runs: its rule,
-// its device, when it began (the time of its first record) and what kind
-// of finding of its rule it is (the shape of its message: the words, not
-// the numbers), none of which depends on where the log sits, on which
-// line a record is, or on how many records the log holds.
+// its kind, its device and when it began (the time of its first record),
+// none of which depends on where the log sits, on which line a record is,
+// on how many records the log holds, or on how its message words it.
 func fingerprint(f *analyze.Finding) string {
+	return fingerprintOf(f.Rule + "\x00" + f.Kind + "\x00" + f.Device + "\x00" + strconv.FormatInt(f.Start, 10))
+}
+
+// fingerprintV2 is the fingerprint of FingerprintKeyV2: the rule, the
+// device, the start and what kind of finding of its rule it is, as the
+// shape of its message told it (the words, not the numbers), so that
+// rewording a message changed it. Kept to read the baselines written
+// with it.
+func fingerprintV2(f *analyze.Finding) string {
 	return fingerprintOf(f.Rule + "\x00" + f.Device + "\x00" + strconv.FormatInt(f.Start, 10) + "\x00" + messageShape(f.Message))
 }
 

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,6 +137,9 @@ func TestSARIF(t *testing.T) {
 	if a := loc.PhysicalLocation.ArtifactLocation; a.URI != "logs/gw-a.ndjson" || a.URIBaseID != "%SRCROOT%" || loc.PhysicalLocation.Region.StartLine != 12 {
 		t.Errorf("result 0 location = %+v", loc.PhysicalLocation)
 	}
+	if k := r0.Properties["kind"]; k != "delay-bounds/delay-outside-bounds" {
+		t.Errorf("result 0 kind = %v", k)
+	}
 	if len(loc.LogicalLocations) != 1 || loc.LogicalLocations[0].Name != "dev-0002" || loc.LogicalLocations[0].Kind != "object" {
 		t.Errorf("result 0 logical locations = %+v", loc.LogicalLocations)
 	}
@@ -164,8 +168,8 @@ func TestSARIF(t *testing.T) {
 }
 
 // TestSARIFFingerprints: a finding's fingerprint depends on its rule,
-// device, start and the shape of its message only (not on its numbers,
-// its explanation, its end or where its records are), and differs between
+// kind, device and start only (not on its message, its numbers, its
+// explanation, its end or where its records are), and differs between
 // findings.
 func TestSARIFFingerprints(t *testing.T) {
 	r := fixture()
@@ -177,7 +181,8 @@ func TestSARIFFingerprints(t *testing.T) {
 		}
 		seen[fp] = i
 	}
-	f := analyze.Finding{Rule: "delay-bounds", Device: "dev-1", Start: 5, Message: "3 of 15 delays outside the policy's bounds; the worst 41.2 s"}
+	f := analyze.Finding{Rule: "delay-bounds", Kind: "delay-bounds/delay-outside-bounds", Device: "dev-1", Start: 5,
+		Message: "3 of 15 delays outside the policy's bounds; the worst 41.2 s"}
 	fp := fingerprint(&f)
 	g := f
 	g.Message, g.Explanation, g.End = "1 of 1 delay outside the policy's bounds; the worst 7 s", "", 9
@@ -186,10 +191,10 @@ func TestSARIFFingerprints(t *testing.T) {
 		t.Errorf("fingerprint changed with the numbers, the explanation or the records: %s, was %s", got, fp)
 	}
 	for name, change := range map[string]func(*analyze.Finding){
-		"device":  func(f *analyze.Finding) { f.Device = "dev-0009" },
-		"rule":    func(f *analyze.Finding) { f.Rule = "hot-loop" },
-		"start":   func(f *analyze.Finding) { f.Start++ },
-		"message": func(f *analyze.Finding) { f.Message = "ceiling_s disagrees with the policy at 2 attempts" },
+		"device": func(f *analyze.Finding) { f.Device = "dev-0009" },
+		"rule":   func(f *analyze.Finding) { f.Rule = "hot-loop" },
+		"kind":   func(f *analyze.Finding) { f.Kind = "delay-bounds/ceiling-mismatch" },
+		"start":  func(f *analyze.Finding) { f.Start++ },
 	} {
 		g := f
 		change(&g)
@@ -199,24 +204,93 @@ func TestSARIFFingerprints(t *testing.T) {
 	}
 }
 
+// TestFingerprintSurvivesRewording: a finding whose message is reworded
+// (a new release says it otherwise) keeps its v3 fingerprint, where its
+// v2 fingerprint, which hashed the message's shape, changed: every
+// baseline entry of v2 was orphaned by it.
+func TestFingerprintSurvivesRewording(t *testing.T) {
+	before := analyze.Finding{Rule: "hot-loop", Kind: "hot-loop/tight-loop", Device: "dev-0007", Start: t0,
+		Message: "retried in a tight loop: 12 attempts waiting less than 0.1 s each, in 1 run of 5 or more"}
+	after := before
+	after.Message = "12 retries less than 0.1 s apart (1 run of at least 5): a tight loop"
+	if a, b := fingerprint(&before), fingerprint(&after); a != b {
+		t.Errorf("v3 fingerprint changed with the wording: %s, then %s", a, b)
+	}
+	if a, b := fingerprintV2(&before), fingerprintV2(&after); a == b {
+		t.Errorf("v2 fingerprint %s did not change with the wording: the test shows nothing", a)
+	}
+	for _, r := range []*analyze.Result{{Findings: []analyze.Finding{before}}, {Findings: []analyze.Finding{after}}} {
+		if fps := Fingerprints(r); len(fps) != 1 || fps[0] != fingerprint(&before) {
+			t.Errorf("Fingerprints(%q) = %v, want [%s]", r.Findings[0].Message, fps, fingerprint(&before))
+		}
+	}
+}
+
+// TestFingerprintsPinned: the fingerprints of one finding, as v2 (what
+// stormaudit wrote before v3, read from old baselines) and v3 compute
+// them. A change of either breaks every baseline and alert of its
+// version: a new way of fingerprinting is a new version.
+func TestFingerprintsPinned(t *testing.T) {
+	f := analyze.Finding{Rule: "delay-bounds", Kind: "delay-bounds/delay-outside-bounds", Device: "dev-0007", Start: 1_764_512_250_123_456_000,
+		Message: "3 of 15 delays outside the policy's bounds (2 above, 1 below); the worst 41.2 s at attempt 3, bounds [0, 8] s"}
+	if got, want := fingerprintV2(&f), "2ad2273f25311d6cdbbdba9645b419e0"; got != want { // as stormaudit before v3 computed it
+		t.Errorf("v2 fingerprint %s, want %s", got, want)
+	}
+	if got, want := fingerprint(&f), "e9a6364107e620ad1098e7e385e9c887"; got != want {
+		t.Errorf("v3 fingerprint %s, want %s", got, want)
+	}
+}
+
 // TestBaselineKeepsKindsApart: two findings of one rule, device and start
 // (a device's delays and its ceilings) keep their own fingerprints
 // whichever is present, so a baseline of one never hides the other.
 func TestBaselineKeepsKindsApart(t *testing.T) {
-	old := analyze.Finding{Rule: "delay-bounds", Severity: analyze.Warning, Device: "dev-1", Start: 5, Message: "ceiling_s disagrees with the policy at 2 attempts"}
-	newer := analyze.Finding{Rule: "delay-bounds", Severity: analyze.Warning, Device: "dev-1", Start: 5, Message: "4 of 9 delays outside the policy's bounds"}
+	old := analyze.Finding{Rule: "delay-bounds", Kind: "delay-bounds/ceiling-mismatch", Severity: analyze.Warning, Device: "dev-1", Start: 5,
+		Message: "ceiling_s disagrees with the policy at 2 attempts"}
+	newer := analyze.Finding{Rule: "delay-bounds", Kind: "delay-bounds/delay-outside-bounds", Severity: analyze.Warning, Device: "dev-1", Start: 5,
+		Message: "4 of 9 delays outside the policy's bounds"}
 	var b strings.Builder
 	if err := WriteBaseline(&b, &analyze.Result{Findings: []analyze.Finding{old}}); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"kind":"delay-bounds/ceiling-mismatch"`) || !strings.Contains(b.String(), `"fingerprint": "stormauditFinding/v3"`) {
+		t.Errorf("baseline:\n%s\nwant v3, with the finding's kind", b.String())
 	}
 	base, err := ReadBaseline(strings.NewReader(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if base.Version() != "v3" {
+		t.Errorf("version %q, want v3", base.Version())
+	}
 	r := &analyze.Result{Findings: []analyze.Finding{newer, old}}
 	base.Filter(r)
 	if len(r.Findings) != 1 || r.Findings[0].Message != newer.Message {
 		t.Errorf("kept %v, want the new finding alone", r.Findings)
+	}
+}
+
+// TestBaselineV2: a baseline of v2 fingerprints (the format stormaudit
+// wrote before v3: no kinds, the fingerprints of the messages' shapes)
+// is read, says it is v2, and drops the findings it lists, matched by
+// their v2 fingerprints, while the findings kept keep their v3 ones.
+func TestBaselineV2(t *testing.T) {
+	r := fixture()
+	v2 := fingerprints(r, fingerprintV2)
+	doc := `{"version": 1, "fingerprint": "stormauditFinding/v2", "findings": [
+		{"fingerprint":"` + v2[0] + `","rule":"delay-bounds","severity":"error","device":"dev-0002","start":"2026-11-30T14:17:35Z","message":"dev-0002 drew 41.2 s at attempt 3"},
+		{"fingerprint":"` + v2[2] + `","rule":"resync","severity":"error","device":"fleet","start":"2026-11-30T14:17:30Z","message":"40 devices drew the same delays"}]}`
+	base, err := ReadBaseline(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Version() != "v2" || base.Len() != 2 {
+		t.Errorf("version %q, %d findings; want v2, 2", base.Version(), base.Len())
+	}
+	v3 := Fingerprints(r)
+	kept, dropped := base.Filter(r)
+	if dropped != 2 || len(r.Findings) != 3 || !slices.Equal(kept, []string{v3[1], v3[3], v3[4]}) {
+		t.Errorf("dropped %d, kept %v (%d findings); want 2 dropped and the v3 fingerprints of findings 1, 3 and 4 %v", dropped, kept, len(r.Findings), v3)
 	}
 }
 
@@ -383,8 +457,8 @@ func TestSARIFFingerprintsDistinct(t *testing.T) {
 	ref := analyze.Ref{Source: 0, Line: 7}
 	r := &analyze.Result{Sources: []string{"log.ndjson"}, Rules: []analyze.RuleInfo{{ID: "delay-bounds", Severity: analyze.Error, Title: "t"}},
 		Findings: []analyze.Finding{
-			{Rule: "delay-bounds", Severity: analyze.Error, Device: "dev-1", Message: "delays", Records: []analyze.Ref{ref}},
-			{Rule: "delay-bounds", Severity: analyze.Error, Device: "dev-1", Message: "ceilings", Records: []analyze.Ref{ref}},
+			{Rule: "delay-bounds", Kind: "delay-bounds/delay-outside-bounds", Severity: analyze.Error, Device: "dev-1", Message: "delays", Records: []analyze.Ref{ref}},
+			{Rule: "delay-bounds", Kind: "delay-bounds/ceiling-mismatch", Severity: analyze.Error, Device: "dev-1", Message: "ceilings", Records: []analyze.Ref{ref}},
 		}}
 	var b bytes.Buffer
 	if err := SARIF(&b, r, SARIFOptions{}); err != nil {
