@@ -41,6 +41,13 @@
 // when neither has it, the rule says so once in the summary's notes
 // rather than guessing.
 //
+// Every finding a rule reports has a Kind, "rule/name", one for each
+// distinct finding the rule reports (delay-bounds reports
+// delay-bounds/delay-outside-bounds and delay-bounds/ceiling-mismatch):
+// what a finding is, kept apart from how its message words it, so that
+// fingerprints and baselines survive a reworded message. A rule that
+// reports a finding without one panics in a test (Context.Report).
+//
 // # Split checks
 //
 // A check can be cut into parts that run apart (Split): each part, a

@@ -3,6 +3,8 @@ package analyze
 import (
 	"cmp"
 	"fmt"
+	"strings"
+	"testing"
 
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/policy"
@@ -45,7 +47,16 @@ const MaxRefs = 10
 
 // Finding is one violation of a rule.
 type Finding struct {
-	Rule     string
+	Rule string
+	// Kind says which of its rule's findings it is, as a key that stays
+	// when the message is reworded: the rule id, a slash and a short
+	// kebab-case name, one for each distinct finding the rule reports
+	// ("delay-bounds/delay-outside-bounds", "delay-bounds/ceiling-mismatch").
+	// A finding's identity across runs (report's fingerprints, and so
+	// baselines and code scanning alerts) rests on it, never on Message:
+	// a new kind is a new finding, a renamed one orphans every baseline
+	// entry of the old name.
+	Kind     string
 	Severity Severity
 	Device   string // the client_id, or Fleet
 	// Start and End bound the time the finding covers, Unix ns.
@@ -107,8 +118,14 @@ type Context struct {
 	skipped  map[string]string // rule -> why it could not run
 }
 
-// Report adds a finding. Records beyond MaxRefs are dropped.
+// Report adds a finding. Records beyond MaxRefs are dropped. The
+// finding must have a Kind of its rule (rule/name): in a test, one
+// without panics, so that every rule's every finding is checked by the
+// tests that make it.
 func (c *Context) Report(f Finding) {
+	if !validKind(f.Rule, f.Kind) && testing.Testing() {
+		panic(fmt.Sprintf("analyze: a %s finding of kind %q (%q): want the rule id, a slash and a kebab-case name", f.Rule, f.Kind, f.Message))
+	}
 	if len(f.Records) > MaxRefs {
 		f.Records = f.Records[:MaxRefs]
 	}
@@ -172,6 +189,21 @@ func (c *Context) note(k string) {
 		c.noted[k] = true
 		c.notes = append(c.notes, k)
 	}
+}
+
+// validKind reports whether kind is rule, a slash and a kebab-case name
+// (lower-case letters, digits and single hyphens).
+func validKind(rule, kind string) bool {
+	name, ok := strings.CutPrefix(kind, rule+"/")
+	if !ok || name == "" || name[0] == '-' || name[len(name)-1] == '-' || strings.Contains(name, "--") {
+		return false
+	}
+	for _, r := range name {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // compareLines orders records by input and line: an order that does not

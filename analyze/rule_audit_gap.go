@@ -75,7 +75,7 @@ func unrecordedOutcomes(d *Device) (Finding, bool) {
 	if len(gaps) == 0 {
 		return Finding{}, false
 	}
-	f := Finding{Rule: "audit-gap", Severity: Warning, Device: d.ID,
+	f := Finding{Rule: "audit-gap", Kind: "audit-gap/outcome-not-recorded", Severity: Warning, Device: d.ID,
 		Start: d.Events[gaps[0][0]].At, End: d.Events[gaps[len(gaps)-1][1]].At,
 		Message: fmt.Sprintf("%s never recorded", nOf(len(gaps), "attempt outcome"))}
 	var ex []string
@@ -119,7 +119,7 @@ func seqGaps(d *Device) (Finding, bool) {
 	if len(holes) == 0 {
 		return Finding{}, false
 	}
-	f := Finding{Rule: "audit-gap", Severity: Warning, Device: d.ID,
+	f := Finding{Rule: "audit-gap", Kind: "audit-gap/device-seq-gap", Severity: Warning, Device: d.ID,
 		Message: fmt.Sprintf("%s missing from device_seq", nOf(int(missing), "record"))}
 	f.Start, f.End = d.Events[holes[0][0]].At, d.Events[holes[0][1]].At
 	var ex []string
@@ -171,7 +171,7 @@ func rejectedFinding(c *Context, first int64) Finding {
 	if end == NoTime {
 		end = first // no record was accepted
 	}
-	f := Finding{Rule: "audit-gap", Severity: Warning, Device: Fleet, Start: first, End: end,
+	f := Finding{Rule: "audit-gap", Kind: "audit-gap/rejected-at-ingest", Severity: Warning, Device: Fleet, Start: first, End: end,
 		Message: fmt.Sprintf("%s rejected at ingest: not in the dataset", nOf(int(t.Rejected), "line"))}
 	var per []string
 	for _, in := range c.Manifest.Inputs {

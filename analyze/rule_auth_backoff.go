@@ -75,11 +75,13 @@ func (r *authBackoff) finding(c *Context, d *Device, m *authMiss, minimum bool) 
 	f := m.finding(authBackoffID, Warning, d, d.Events[a.Backoff].Ref, fail.Ref)
 	var test string
 	if minimum {
+		f.Kind = "auth-backoff/below-auth-min-delay"
 		f.Message = fmt.Sprintf("%d of %s after an authentication failure came sooner than auth_min_delay_s %s s; the shortest %s s",
 			m.n, countNoun(m.retries, "retry", "retries"), fmtSeconds(c.Policy.AuthMinDelayS), fmtSeconds(a.Delay))
 		test = fmt.Sprintf("the policy declares auth_min_delay_s = %s s, and the test is delay >= auth_min_delay_s",
 			fmtSeconds(c.Policy.AuthMinDelayS))
 	} else {
+		f.Kind = "auth-backoff/network-schedule"
 		f.Message = fmt.Sprintf("%d of %s after an authentication failure no longer than the network schedule's ceiling; the shortest %s s",
 			m.n, countNoun(m.retries, "retry", "retries"), fmtSeconds(a.Delay))
 		test = fmt.Sprintf("auth_min_delay_s is not declared, so the test is whether it backed off harder than the network schedule, "+

@@ -92,6 +92,7 @@ func (r *backlog) overLimit(c *Context, d *Device, limit int64) {
 	}
 	w := &d.Events[worst]
 	f := t.finding(backlogID, Warning, d, w.Ref)
+	f.Kind = "backlog/over-outbox-limit"
 	f.Message = fmt.Sprintf("outbox held %d messages, beyond the policy's outbox_limit of %d (%s)", w.Outbox, limit, countNoun(t.n, "record", "records"))
 	f.Explanation = fmt.Sprintf("%s's %s at %s says %d messages were waiting in its outbox; the policy declares outbox_limit = %d, the most the "+
 		"outbox holds. %s over the limit in all. An outbox that outgrows its limit grows with the outage: its memory, and the flush that "+
@@ -128,6 +129,7 @@ func (r *backlog) unbounded(c *Context, d *Device) {
 	}
 	a, m, z := &d.Events[worst.first], &d.Events[worst.mid], &d.Events[worst.last]
 	f := t.finding(backlogID, Warning, d, z.Ref, a.Ref)
+	f.Kind = "backlog/unbounded-growth"
 	f.Message = fmt.Sprintf("outbox grew without levelling off through an outage, from %d to %d messages in %s s (%s)",
 		a.Outbox, z.Outbox, fmtSeconds(float64(z.At-a.At)/1e9), countNoun(t.n, "outage", "outages"))
 	f.Explanation = fmt.Sprintf("%s's outbox_depth never fell over the %d records of the outage from %s that carry it: %d at %s, %d at %s, %d at %s. "+
@@ -281,7 +283,7 @@ func (r *backlog) flushBunch(in *Incident, next int64) (bunch, bool) {
 }
 
 func (b bunch) finding(in *Incident) Finding {
-	f := Finding{Rule: backlogID, Severity: Warning, Device: Fleet, Start: b.at, End: b.at + int64(StormWindow), Records: b.refs}
+	f := Finding{Rule: backlogID, Kind: "backlog/flush-storm", Severity: Warning, Device: Fleet, Start: b.at, End: b.at + int64(StormWindow), Records: b.refs}
 	f.Message = fmt.Sprintf("%d outbox messages from %d devices flushed in the 1s from %s after the incident at %s; spread over the outage and recovery, %.0f a second",
 		b.observed, b.devices, fmtTime(b.at), fmtTime(in.LostAt), b.expected)
 	f.Explanation = fmt.Sprintf("After the incident at %s the broker was back at %s and the last of its devices to recover connected at %s: %s s "+

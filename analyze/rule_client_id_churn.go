@@ -107,7 +107,7 @@ func churnFinding(host string, ids []churnID) (Finding, bool) {
 		return Finding{}, false
 	}
 	newest, orphans := ids[len(ids)-1], 0
-	f := Finding{Rule: "client-id-churn", Severity: Warning, Device: newest.ID, Start: ids[0].First, End: newest.Last}
+	f := Finding{Rule: "client-id-churn", Kind: "client-id-churn/abandoned-ids", Severity: Warning, Device: newest.ID, Start: ids[0].First, End: newest.Last}
 	var ex []string
 	for k, s := range swaps {
 		o, n := &ids[s.old], &ids[s.next]

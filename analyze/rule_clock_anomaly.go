@@ -133,6 +133,10 @@ func clockFinding(d *Device, steps []clockStep, bySeq, back bool) Finding {
 			f.Records = append(f.Records, d.Events[s.cur].Ref, d.Events[s.prev].Ref)
 		}
 	}
+	f.Kind = "clock-anomaly/jump-ahead"
+	if back {
+		f.Kind = "clock-anomaly/backwards"
+	}
 	f.Message, f.Explanation = clockText(d, worst, len(steps), bySeq, back)
 	return f
 }

@@ -137,7 +137,7 @@ func (r *budgetRule) finding(c *Context, o *overload, k int64, limit float64) Fi
 	for _, s := range samples {
 		refs = append(refs, s.Ref)
 	}
-	return Finding{Rule: "connect-budget", Severity: Error, Device: Fleet, Start: o.first * res, End: (o.last + 1) * res,
+	return Finding{Rule: "connect-budget", Kind: "connect-budget/over-budget", Severity: Error, Device: Fleet, Start: o.first * res, End: (o.last + 1) * res,
 		Message: msg, Explanation: x.String(), Records: refs}
 }
 

@@ -161,6 +161,7 @@ func (r *delayBounds) delayFinding(c *Context, d *Device, k *boundsCheck) Findin
 	a := &d.Attempts[m.attempt]
 	lo, hi := c.Policy.Bounds(a.Number, m.prev)
 	f := m.finding(delayBoundsID, r.severity(c), d, d.Events[a.Backoff].Ref)
+	f.Kind = "delay-bounds/delay-outside-bounds"
 	f.Message = fmt.Sprintf("%d of %s outside the policy's bounds (%d above, %d below); the worst %s s at attempt %d, bounds [%s, %s] s",
 		m.n, countNoun(m.total, "delay", "delays"), m.above, m.below, fmtSeconds(m.worst), a.Number, fmtSeconds(lo), fmtSeconds(hi))
 	f.Explanation = fmt.Sprintf("%s drew %s s at attempt %d (backoff_wait at %s); %s. "+
@@ -176,6 +177,7 @@ func (r *delayBounds) ceilingFinding(c *Context, d *Device, k *boundsCheck) Find
 	a := &d.Attempts[m.attempt]
 	want := c.Policy.Ceiling(a.Number)
 	f := m.finding(delayBoundsID, r.severity(c), d, d.Events[a.Backoff].Ref)
+	f.Kind = "delay-bounds/ceiling-mismatch"
 	f.Message = fmt.Sprintf("ceiling_s disagrees with the policy on %d of %s; the worst %s s at attempt %d, where the policy's ceiling is %s s",
 		m.n, countNoun(m.total, "record", "records"), fmtSeconds(m.worst), a.Number, fmtSeconds(want))
 	f.Explanation = fmt.Sprintf("%s wrote ceiling_s %s s at attempt %d (backoff_wait at %s); the policy's ceiling at attempt %d is %s. "+

@@ -99,6 +99,7 @@ func (r *hotLoop) Device(c *Context, d *Device) {
 		}
 	}
 	f := t.finding(hotLoopID, Error, d)
+	f.Kind = "hot-loop/tight-loop" // a run of short delays, a burst of socket-opens, or both: one finding a device
 	f.Message, f.Explanation = r.text(d, rs, pk)
 	c.Report(f)
 }

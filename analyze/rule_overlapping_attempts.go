@@ -151,16 +151,17 @@ func (r *overlappingAttempts) report(c *Context, d *Device, t *overlapTallies) {
 	kinds := []struct {
 		tl       *tally
 		sev      Severity
+		kind     string
 		msg, why string
 	}{
-		{&t.overlap, Warning, "attempt opened while another of its stage had no outcome yet",
+		{&t.overlap, Warning, "overlapping-attempts/opened-while-pending", "attempt opened while another of its stage had no outcome yet",
 			"opened a %s-stage attempt with the %s record at %s while the attempt opened by the %s record at %s had no outcome yet: two operations in flight in one stage"},
-		{&t.late, Warning, "outcome recorded for an attempt a newer one had superseded",
+		{&t.late, Warning, "overlapping-attempts/superseded-outcome", "outcome recorded for an attempt a newer one had superseded",
 			"recorded the %s record at %s as the outcome of an attempt (opened by the %s record at %s) that a newer %s-stage attempt had already superseded"},
-		{&t.lateUp, Error, "outcome of an old attempt after a newer one connected",
+		{&t.lateUp, Error, "overlapping-attempts/outcome-after-newer-connect", "outcome of an old attempt after a newer one connected",
 			"recorded the %s record at %s as the outcome of an attempt (opened by the %s record at %s) after a newer %s-stage attempt had already connected: " +
 				"a late callback of an old attempt, which must never restart it"},
-		{&t.reuse, Warning, "one attempt_id used for two attempts",
+		{&t.reuse, Warning, "overlapping-attempts/attempt-id-reused", "one attempt_id used for two attempts",
 			"began a new %s-stage attempt with the %s record at %s under the attempt_id of the attempt opened by the %s record at %s, which already had its outcome"},
 	}
 	for k, kd := range kinds {
@@ -173,6 +174,7 @@ func (r *overlappingAttempts) report(c *Context, d *Device, t *overlapTallies) {
 			st = auditfmt.StageSession
 		}
 		f := kd.tl.finding(overlappingAttemptsID, kd.sev, d, newer.Ref, older.Ref)
+		f.Kind = kd.kind
 		f.Message = fmt.Sprintf("%s (%s)", kd.msg, countNoun(kd.tl.n, "time", "times"))
 		var first string
 		if k == 1 || k == 2 {

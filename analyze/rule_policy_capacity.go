@@ -138,7 +138,7 @@ func (r *capacityRule) finding(c *Context, l capacityLoad) Finding {
 	for _, s := range r.Starts.samplesIn(l.from, l.from+int64(LostTogether), MaxRefs) {
 		refs = append(refs, s.Ref)
 	}
-	return Finding{Rule: "policy-capacity", Severity: Warning, Device: Fleet, Start: l.from,
+	return Finding{Rule: "policy-capacity", Kind: "policy-capacity/over-budget", Severity: Warning, Device: Fleet, Start: l.from,
 		End: l.from + int64(LostTogether) + nanos(l.hi), Message: msg, Explanation: x.String(), Records: refs}
 }
 

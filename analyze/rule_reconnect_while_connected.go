@@ -173,6 +173,7 @@ func (r *reconnectWhileConnected) finding(id string, occ []churnOcc, explained i
 	}
 	first := occ[0]
 	f := t.finding(reconnectWhileConnectedID, Warning, &Device{ID: id})
+	f.Kind = "reconnect-while-connected/attempt-while-up" // the flapping ban, when there was one, is said of the same finding
 	window := spanText(time.Duration(r.flaps.window))
 	f.Message = fmt.Sprintf("began %s while its session was up; at most %d CONNECTs in %s", countNoun(len(occ), "new attempt", "new attempts"), fl.Peak, window)
 	if fl.Ban != NoTime {

@@ -305,7 +305,7 @@ func (s storm) finding(in *Incident, c *Context) Finding {
 	if c.Inferred {
 		src = "inferred"
 	}
-	f := Finding{Rule: recoveryStormID, Severity: Error, Device: Fleet, Start: s.at, End: s.at + int64(StormWindow), Records: s.refs}
+	f := Finding{Rule: recoveryStormID, Kind: "recovery-storm/bunched-connects", Severity: Error, Device: Fleet, Start: s.at, End: s.at + int64(StormWindow), Records: s.refs}
 	f.Message = fmt.Sprintf("%d devices connected in the 1s from %s after the incident at %s; the policy's draws put at most %.1f in any second",
 		s.observed, fmtTime(s.at), fmtTime(in.LostAt), s.expected)
 	f.Explanation = fmt.Sprintf("Of the %d devices the incident at %s took down, %d recovered; the broker was back at %s (the first connect). "+

@@ -111,6 +111,7 @@ func (r *resetWithoutConnack) stableReset(c *Context) float64 {
 func (r *resetWithoutConnack) bareFinding(d *Device, m *resetMiss) Finding {
 	from, to := &d.Events[m.first.from], &d.Events[m.first.to]
 	f := m.finding(resetWithoutConnackID, Error, d)
+	f.Kind = "reset-without-connack/no-connack"
 	f.Message = fmt.Sprintf("attempt counter dropped without a connected record (%s); the first from %d to %d",
 		countNoun(m.n, "time", "times"), from.Attempt, to.Attempt)
 	f.Explanation = fmt.Sprintf("%s's attempt counter fell from %d (%s at %s) to %d (%s at %s) with no connected record between: "+
@@ -123,6 +124,7 @@ func (r *resetWithoutConnack) earlyFinding(c *Context, d *Device, m *resetMiss, 
 	from, to, conn := &d.Events[m.first.from], &d.Events[m.first.to], &d.Events[m.first.conn]
 	up := float64(to.At-conn.At) / 1e9
 	f := m.finding(resetWithoutConnackID, Error, d, to.Ref, conn.Ref)
+	f.Kind = "reset-without-connack/before-stable-reset"
 	f.Message = fmt.Sprintf("attempt counter reset before the session stayed up stable_reset_s %s s (%s); the shortest session %s s",
 		fmtSeconds(stable), countNoun(m.n, "time", "times"), fmtSeconds(up))
 	f.Explanation = fmt.Sprintf("%s's attempt counter fell from %d (%s at %s) to %d (%s at %s), %s s after the connected record at %s "+

@@ -234,7 +234,7 @@ func distinctDevices(fs []fire) int {
 }
 
 func (r *resync) finding(n int, groups []group) Finding {
-	f := Finding{Rule: "resync", Severity: Error, Device: Fleet, Start: math.MaxInt64, End: math.MinInt64}
+	f := Finding{Rule: "resync", Kind: "resync/lockstep", Severity: Error, Device: Fleet, Start: math.MaxInt64, End: math.MinInt64}
 	f.Message = fmt.Sprintf("%d of %d devices retry in lockstep: the same delay at the same attempt, firing on the same tick, at %d or more attempts",
 		n, len(r.Names), r.repeats)
 	var b strings.Builder

@@ -106,6 +106,7 @@ func secretFinding(d *Device, fields []secretField) Finding {
 		lines = append(lines, fmt.Sprintf("%s looks like a %s in %s", f.field, f.kind, countNoun(f.n, "record", "records")))
 	}
 	f := t.finding(secretInLogID, sev, d)
+	f.Kind = "secret-in-log/sensitive-value" // the fields and their kinds are in the message, one finding a device
 	if slices.ContainsFunc(fields, func(f secretField) bool { return f.field == "client_id" && f.kind != redact.MAC }) {
 		f.Device = DeviceName(d.ID) // this finding does not print the credential it reports
 	}

@@ -48,6 +48,7 @@ func (r *sessionSettings) Device(c *Context, d *Device) {
 		return
 	}
 	f := t.finding(sessionSettingsID, Warning, d)
+	f.Kind = "session-settings/clean-session"
 	f.Message = fmt.Sprintf("uses clean sessions (clean_session true on %d of %d records); the fleet declares persistent sessions", t.n, len(d.Events))
 	mixed := ""
 	if d.Mixed {

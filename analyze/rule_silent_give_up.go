@@ -88,7 +88,7 @@ func (r *silentGiveUp) Finish(c *Context) {
 // finding reports q's silence up to end, the end of the log.
 func (q *quietDevice) finding(end int64, grace time.Duration) Finding {
 	e := &q.Last
-	f := Finding{Rule: "silent-give-up", Severity: Error, Device: q.ID, Start: e.At, End: end, Records: []Ref{e.Ref}}
+	f := Finding{Rule: "silent-give-up", Kind: "silent-give-up/stopped-silently", Severity: Error, Device: q.ID, Start: e.At, End: end, Records: []Ref{e.Ref}}
 	f.Message = fmt.Sprintf("stopped attempting after %s at %s without a gave_up or stopped record", e.Outcome, timeText(e.At))
 	var next string
 	switch e.Outcome {

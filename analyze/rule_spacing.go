@@ -164,7 +164,7 @@ func (r *spacingRule) finding(c *Context, host string, opens []hostOpen, devs []
 		refs = appendRef(refs, p.a.Ref)
 		refs = appendRef(refs, p.b.Ref)
 	}
-	return Finding{Rule: "spacing", Severity: Warning, Device: host, Start: v.first[0].a.At, End: v.last.b.At,
+	return Finding{Rule: "spacing", Kind: "spacing/open-too-soon", Severity: Warning, Device: host, Start: v.first[0].a.At, End: v.last.b.At,
 		Message: msg, Explanation: x.String(), Records: refs}
 }
 

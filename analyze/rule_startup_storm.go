@@ -161,7 +161,7 @@ func judgeBoot(ss []fleetStart, spread float64, declared bool, byDefault float64
 }
 
 func (b boot) finding(declared bool, byDefault float64) Finding {
-	f := Finding{Rule: startupStormID, Severity: Warning, Device: Fleet, Start: b.at, End: b.at + int64(StormWindow), Records: b.refs}
+	f := Finding{Rule: startupStormID, Kind: "startup-storm/bunched-first-opens", Severity: Warning, Device: Fleet, Start: b.at, End: b.at + int64(StormWindow), Records: b.refs}
 	over := fmt.Sprintf("the policy's startup_spread_s of %s s", fmtSeconds(b.spread))
 	switch {
 	case declared:

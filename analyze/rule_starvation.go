@@ -208,6 +208,7 @@ func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 	f := Finding{Rule: "starvation", Severity: Warning, Device: s.ID, Start: s.From, End: s.Until, Records: []Ref{s.Ref, s.Lost}}
 	tries := fmt.Sprintf("%s in the log, of which %s", nOf(int(s.Attempts), "attempt"), s.failures())
 	if s.Until != NoTime {
+		f.Kind = "starvation/late-recovery"
 		f.Message = fmt.Sprintf("recovered after %s, beyond the fleet's bound of %s", durMs(s.down(0)), durMs(b.late))
 		f.Explanation = fmt.Sprintf("The device lost its connection at %s and connected for good at %s, %s later, after %s. "+
 			"The fleet's %d recovered devices took %s at the median: %s.",
@@ -216,8 +217,10 @@ func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 	}
 	f.Severity, f.End = Error, c.End
 	if s.Starting || s.Restarted {
+		f.Kind = "starvation/never-connected"
 		what, since := "never connected", "The device's first record is at %s and it has not connected since;"
 		if s.Restarted {
+			f.Kind = "starvation/no-connect-after-restart"
 			what, since = "did not connect again after restarting", "The device stopped and started again at %s and has not connected since;"
 		}
 		f.Message = fmt.Sprintf("%s: trying for %s while %d of %d devices recovered", what, durMs(s.down(c.End)), st.Recovered, st.Lost)
@@ -226,6 +229,7 @@ func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 			timeText(s.From), s.Last, timeText(c.End), durMs(s.down(c.End)), tries, st.Lost, st.Recovered, durMs(b.median), b.text(false))
 		return f
 	}
+	f.Kind = "starvation/never-recovered"
 	f.Message = fmt.Sprintf("never recovered: without a connection for %s while %d of %d devices recovered", durMs(s.down(c.End)), st.Recovered, st.Lost)
 	f.Explanation = fmt.Sprintf("The device lost its connection at %s and has not connected since; its last record is %s, and the log ends at %s, "+
 		"%s later. It made %s. Of the %d devices that lost their connection, %d recovered, the median in %s: %s.",
@@ -240,7 +244,7 @@ func fleetStarvation(c *Context, b starveBound, starved []starveDevice) Finding 
 		return cmp.Or(cmp.Compare(min(x.Until, 0), min(y.Until, 0)), cmp.Compare(y.down(end), x.down(end)), strings.Compare(x.ID, y.ID))
 	})
 	never := 0
-	f := Finding{Rule: "starvation", Severity: Warning, Device: Fleet, Start: starved[0].From, End: end}
+	f := Finding{Rule: "starvation", Kind: "starvation/fleet-starved", Severity: Warning, Device: Fleet, Start: starved[0].From, End: end}
 	var names []string
 	for _, s := range starved {
 		if s.Until == NoTime {

@@ -85,3 +85,32 @@ func TestStarvationMostlyDown(t *testing.T) {
 		t.Errorf("notes %q, want one saying why", c.notes)
 	}
 }
+
+// TestStarvationKinds: each way of starving is a kind of its own (a
+// device that recovered late, one that never recovered, one that never
+// connected, one that restarted and never connected again, and the
+// fleet's sum), so a baseline that accepts one does not hide another.
+func TestStarvationKinds(t *testing.T) {
+	var devs []*Device
+	for i := range 10 {
+		devs = append(devs, r2Device(fmt.Sprintf("dev-%04d", i), retrying(0, 60+10*float64(i), 20, 1e9, auditfmt.FailTransient)...))
+	}
+	fresh := retrying(0, -1, 20, 400, auditfmt.FailTransient)[1:] // no disconnect: the device is starting
+	restarted := append([]Event{r2Event(0, auditfmt.BackoffWait, 0, 1), r2Event(1, auditfmt.Connected, 0, 1),
+		r2Event(2, auditfmt.Stopped, 0, 0)}, retrying(3, -1, 20, 400, auditfmt.FailTransient)[1:]...)
+	devs = append(devs,
+		r2Device("late", retrying(0, 400, 20, 1e9, auditfmt.FailOverload)...),
+		r2Device("never", retrying(0, -1, 20, 400, auditfmt.FailAuth)...),
+		r2Device("fresh", fresh...),
+		r2Device("restarted", restarted...))
+	_, got := r2Run(&starvation{floor: StarveFloor}, r2T0+nanos(400), devs...)
+	kinds := map[string]string{}
+	for _, f := range got {
+		kinds[f.Device] = f.Kind
+	}
+	want := map[string]string{"late": "starvation/late-recovery", "never": "starvation/never-recovered", "fresh": "starvation/never-connected",
+		"restarted": "starvation/no-connect-after-restart", Fleet: "starvation/fleet-starved"}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Errorf("kinds %v, want %v:%s", kinds, want, describe(got))
+	}
+}

@@ -113,6 +113,7 @@ func (r *unscheduledConnect) finding(d *Device, found []offSchedule) Finding {
 		t.add(e.At, refs...)
 	}
 	f := t.finding(unscheduledConnectID, Warning, d)
+	f.Kind = "unscheduled-connect/no-socket-open-due"
 	f.Message = fmt.Sprintf("connected %s when its recorded schedule had no socket-open due", nTimes(len(found)))
 	f.Explanation = r.evidence(d, found[0]) + fmt.Sprintf(" In all: %d before the socket-open due, %d more than %s after it, "+
 		"%d with no attempt pending, %d a second connected with no loss between. "+

@@ -66,7 +66,7 @@ func (*unauditedConnect) Finish(c *Context) {
 		return
 	}
 	eachDevice(w.Unaudited, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {
-		c.Report(brokerFinding(unauditedConnectID, dev, w, es,
+		c.Report(brokerFinding(unauditedConnectID, "unaudited-connect/accept-without-record", dev, w, es,
 			fmt.Sprintf("the broker accepted %s of %s that its audit has no connected record for", countNoun(len(es), "connection", "connections"), dev),
 			"A second owner of the client id, a reconnect loop that writes no audit, or records lost on the way."))
 	})
@@ -82,7 +82,7 @@ func (*unseenConnect) Finish(c *Context) {
 		return
 	}
 	eachDevice(w.Unseen, func(a AuditConnect) string { return a.Device }, func(dev string, as []AuditConnect) {
-		f := Finding{Rule: unseenConnectID, Severity: Warning, Device: dev, Start: as[0].At, End: as[len(as)-1].At}
+		f := Finding{Rule: unseenConnectID, Kind: "unseen-connect/not-in-broker-log", Severity: Warning, Device: dev, Start: as[0].At, End: as[len(as)-1].At}
 		for _, a := range as {
 			if len(f.Records) < MaxRefs {
 				f.Records = append(f.Records, a.Ref)
@@ -102,15 +102,16 @@ func (*sessionTakeover) Finish(c *Context) {
 		return
 	}
 	eachDevice(w.Takeovers, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {
-		c.Report(brokerFinding(sessionTakeoverID, dev, w, es,
+		c.Report(brokerFinding(sessionTakeoverID, "session-takeover/live-connection-closed", dev, w, es,
 			fmt.Sprintf("the broker closed a live connection of %s %s for a new one with the same client id", dev, countNoun(len(es), "once", fmt.Sprint(len(es), " times"))),
 			"Two owners of one connection (a library's own reconnect beside the manager's), or one client id on two devices."))
 	})
 }
 
-// brokerFinding is a finding about a device resting on broker events es.
-func brokerFinding(rule, dev string, w *Witness, es []BrokerEvent, msg, why string) Finding {
-	f := Finding{Rule: rule, Severity: Warning, Device: dev, Start: es[0].At, End: es[len(es)-1].At, Message: msg}
+// brokerFinding is a finding of kind kind about a device resting on
+// broker events es.
+func brokerFinding(rule, kind, dev string, w *Witness, es []BrokerEvent, msg, why string) Finding {
+	f := Finding{Rule: rule, Kind: kind, Severity: Warning, Device: dev, Start: es[0].At, End: es[len(es)-1].At, Message: msg}
 	var at []string
 	for i, e := range es {
 		if i == 5 {

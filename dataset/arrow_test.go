@@ -18,6 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -328,6 +330,9 @@ func TestExportArrowIPC(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer fr.Close()
+		if !fr.Schema().Equal(ExportSchema()) {
+			t.Fatalf("export schema:\n%s\nwant:\n%s", fr.Schema(), ExportSchema())
+		}
 		// the low-cardinality columns are dictionary encoded, one
 		// dictionary for the file
 		for _, name := range ExportDictionaries {
@@ -354,13 +359,28 @@ func TestExportArrowIPC(t *testing.T) {
 	}
 }
 
-// decoded returns rec with its dictionary columns as plain strings, in
-// the dataset's Arrow schema.
+// decoded returns rec with its dictionary columns as plain strings, and
+// the recorded_at of an export, in microseconds, in nanoseconds
+// (recorded_at_ns added), in the dataset's Arrow schema.
 func decoded(t *testing.T, rec arrow.RecordBatch) arrow.RecordBatch {
 	t.Helper()
-	cols := make([]arrow.Array, rec.NumCols())
-	for c := range cols {
+	var cols []arrow.Array
+	for c := 0; c < int(rec.NumCols()); c++ {
 		a := rec.Column(c)
+		if rec.ColumnName(c) == "recorded_at" && arrowTimeScale(a.DataType()) == 1000 {
+			us, ns := a.(*array.Timestamp), rec.Column(c+1).(*array.Int32)
+			b := array.NewTimestampBuilder(memory.DefaultAllocator, arrowColumns[colRecordedAt].Type.(*arrow.TimestampType))
+			for i := range us.Len() {
+				v := int64(us.Value(i)) * 1000
+				if ns.IsValid(i) {
+					v += int64(ns.Value(i))
+				}
+				b.Append(arrow.Timestamp(v))
+			}
+			cols = append(cols, b.NewArray())
+			c++ // recorded_at_ns, taken
+			continue
+		}
 		if d, ok := a.(*array.Dictionary); ok {
 			b := array.NewStringBuilder(memory.DefaultAllocator)
 			vals := d.Dictionary().(*array.String)
@@ -373,9 +393,77 @@ func decoded(t *testing.T, rec arrow.RecordBatch) arrow.RecordBatch {
 			}
 			a = b.NewArray()
 		}
-		cols[c] = a
+		cols = append(cols, a)
 	}
 	return array.NewRecordBatch(arrowSchema, cols, rec.NumRows())
+}
+
+// TestExportArrowIPCMicros: an export's recorded_at has the unit of the
+// dataset's Parquet files, timestamp[us, tz=UTC], with the nanoseconds
+// past the microsecond in recorded_at_ns after it, null for none, as the
+// files have them, so that a table read from either has one type and
+// nothing is rounded (issue 26: the export was in nanoseconds).
+func TestExportArrowIPCMicros(t *testing.T) {
+	recs := testkit.Records(5, 400)
+	recs[0].RecordedAt -= recs[0].RecordedAt % 1000 // a whole microsecond: no recorded_at_ns
+	recs[1].RecordedAt = recs[1].RecordedAt - recs[1].RecordedAt%1000 + 999
+	dir := writeDataset(t, [][]auditfmt.Record{recs}, nil)
+	var buf bytes.Buffer
+	if err := ExportArrowIPC(dir, &buf, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	sc := fr.Schema()
+	at, ns := sc.FieldIndices("recorded_at"), sc.FieldIndices("recorded_at_ns")
+	if len(at) != 1 || len(ns) != 1 || ns[0] != at[0]+1 {
+		t.Fatalf("schema %s: want recorded_at, then recorded_at_ns", sc)
+	}
+	if got, want := sc.Field(at[0]).Type, (&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}); !arrow.TypeEqual(got, want) || sc.Field(at[0]).Nullable {
+		t.Errorf("recorded_at is %s (nullable %v), want %s, required, the unit of the Parquet files", got, sc.Field(at[0]).Nullable, want)
+	}
+	if f := sc.Field(ns[0]); f.Type.ID() != arrow.INT32 || !f.Nullable {
+		t.Errorf("recorded_at_ns is %s (nullable %v), want a nullable int32", f.Type, f.Nullable)
+	}
+	// the unit of the files, as another reader finds it
+	path := filepath.Join(dir, "part-00000.parquet")
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	fsc, err := pqarrow.FromParquet(pf.MetaData().Schema, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := fsc.FieldIndices("recorded_at"); len(k) != 1 || !arrow.TypeEqual(fsc.Field(k[0]).Type, sc.Field(at[0]).Type) {
+		t.Errorf("the export's recorded_at is %s, the files' %v", sc.Field(at[0]).Type, fsc)
+	}
+	i := 0
+	for k := range fr.NumRecords() {
+		rec, err := fr.RecordBatch(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		us, rem := rec.Column(at[0]).(*array.Timestamp), rec.Column(ns[0]).(*array.Int32)
+		for j := range us.Len() {
+			want := recs[i].RecordedAt
+			got := int64(us.Value(j)) * 1000
+			if rem.IsValid(j) {
+				got += int64(rem.Value(j))
+			}
+			if got != want || rem.IsValid(j) != (want%1000 != 0) {
+				t.Fatalf("row %d: recorded_at %d µs + recorded_at_ns %v, want %d ns", i, us.Value(j), rem.IsValid(j), want)
+			}
+			i++
+		}
+	}
+	if i != len(recs) {
+		t.Fatalf("%d rows, want %d", i, len(recs))
+	}
 }
 
 func TestExportArrowIPCEmpty(t *testing.T) {
@@ -389,7 +477,7 @@ func TestExportArrowIPCEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fr.Close()
-	if fr.NumRecords() != 0 || fr.Schema().NumFields() != arrowSchema.NumFields() {
+	if fr.NumRecords() != 0 || !fr.Schema().Equal(ExportSchema()) {
 		t.Errorf("%d batches, schema %s", fr.NumRecords(), fr.Schema())
 	}
 }

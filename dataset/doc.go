@@ -90,8 +90,11 @@
 // ReadClient reads the rows of one client only, from the row groups and
 // pages whose client_id bounds admit it.
 // ArrowReader reads a whole dataset as Arrow record batches through
-// arrow-go's pqarrow, and ExportArrowIPC writes it as one Arrow IPC file;
-// both keep memory bounded by the batch size.
+// arrow-go's pqarrow, with recorded_at in nanoseconds (recorded_at_ns
+// added in), and ExportArrowIPC writes it as one Arrow IPC file, with
+// recorded_at in the files' unit, timestamp[us, tz=UTC], and
+// recorded_at_ns beside it, as the files store them; both keep memory
+// bounded by the batch size.
 //
 // The readers accept Parquet files written by other programs when they have
 // these columns (found by name, in any order, other columns ignored; the

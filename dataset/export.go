@@ -44,8 +44,11 @@ var RedactColumns = []string{"client_id", "host_id", "attempt_id", "record_id", 
 // polars and DuckDB read), in batches of DefaultBatchRows rows, with the
 // schema of ArrowReader.Schema except that the ExportDictionaries columns
 // are dictionary<values=utf8, indices=int32>, each with one dictionary
-// for the whole file (the IPC file format allows no other), and buffers
-// compressed as opts say. It reads the dataset twice: the dictionary
+// for the whole file (the IPC file format allows no other), and that
+// recorded_at is in the unit of the dataset's files,
+// timestamp[us, tz=UTC], with recorded_at_ns after it (the nanoseconds
+// past the microsecond, 1 to 999, null for none), as the files store
+// them (ExportSchema); buffers are compressed as opts say. It reads the dataset twice: the dictionary
 // columns first, to build the dictionaries, then every column. Memory
 // stays bounded by the batch size and the dictionaries. On error, what was
 // written to w is not a valid file.
@@ -70,7 +73,7 @@ func ExportArrowIPC(dir string, w io.Writer, opts ExportOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, r.Close()) }()
-	schema := r.Schema()
+	schema := exportSchema(r.Schema())
 	iw, err := ipc.NewFileWriter(w, append(wopts, ipc.WithSchema(schema), ipc.WithAllocator(r.mem))...)
 	if err != nil {
 		return err
@@ -101,6 +104,60 @@ func ExportArrowIPC(dir string, w io.Writer, opts ExportOptions) (err error) {
 		return fmt.Errorf("write Arrow IPC: %w", err)
 	}
 	return nil
+}
+
+// ExportTimeUnit is the unit of recorded_at in an Arrow IPC export: that
+// of the dataset's Parquet files, TIMESTAMP(MICROS), which every reader
+// of them takes (Spark refuses nanoseconds), so that a table read from
+// either has one type. recorded_at_ns holds the rest.
+const ExportTimeUnit = arrow.Microsecond
+
+// ExportSchema returns the schema of an Arrow IPC export
+// (ExportArrowIPC) of every column.
+func ExportSchema() *arrow.Schema {
+	p, err := project(nil, ExportDictionaries)
+	if err != nil {
+		panic(err) // the dataset's own columns
+	}
+	return exportSchema(p.schema)
+}
+
+// exportSchema is s, the schema of ArrowReader's batches, with
+// recorded_at in ExportTimeUnit and recorded_at_ns after it.
+func exportSchema(s *arrow.Schema) *arrow.Schema {
+	var fields []arrow.Field
+	for _, f := range s.Fields() {
+		if f.Name == columnNames[colRecordedAt] {
+			f.Type = &arrow.TimestampType{Unit: ExportTimeUnit, TimeZone: "UTC"}
+			fields = append(fields, f, arrowColumns[colRecordedAtNs])
+			continue
+		}
+		fields = append(fields, f)
+	}
+	meta := s.Metadata()
+	return arrow.NewSchema(fields, &meta)
+}
+
+// splitRecordedAt returns a, recorded_at in nanoseconds, as its
+// microseconds (of type t) and the nanoseconds past each, null for none.
+func splitRecordedAt(a *array.Timestamp, t arrow.DataType) (us, ns arrow.Array) {
+	vals := a.TimestampValues()
+	out := make([]arrow.Timestamp, len(vals))
+	nb := array.NewInt32Builder(memory.DefaultAllocator)
+	defer nb.Release()
+	nb.Reserve(len(vals))
+	for i, v := range vals { // a required column: the reader let no null through
+		u, rem := splitTime(int64(v))
+		out[i] = arrow.Timestamp(u)
+		if rem == 0 {
+			nb.UnsafeAppendBoolToBitmap(false)
+		} else {
+			nb.UnsafeAppend(rem)
+		}
+	}
+	d := array.NewData(t, len(out), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.TimestampTraits.CastToBytes(out))}, nil, 0, 0)
+	defer d.Release()
+	return array.NewTimestampData(d), nb.NewInt32Array()
 }
 
 // fileDicts holds one dictionary per dictionary column of an export, by
@@ -169,10 +226,12 @@ func exportDictionaries(dir string, redact func(column, value string) string) (f
 
 func has(m map[string]int32, k string) bool { _, ok := m[k]; return ok }
 
-// encode returns rec with each dictionary column re-indexed into the
-// file's dictionary of that column, and the other RedactColumns redacted.
+// encode returns rec in the export's schema: each dictionary column
+// re-indexed into the file's dictionary of that column, the other
+// RedactColumns redacted, and recorded_at in microseconds with
+// recorded_at_ns after it.
 func (d fileDicts) encode(schema *arrow.Schema, rec arrow.RecordBatch, redact func(column, value string) string) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, rec.NumCols())
+	cols := make([]arrow.Array, 0, schema.NumFields())
 	var made []arrow.Array
 	defer func() {
 		for _, a := range made {
@@ -180,13 +239,20 @@ func (d fileDicts) encode(schema *arrow.Schema, rec arrow.RecordBatch, redact fu
 		}
 	}()
 	for c, f := range rec.Schema().Fields() {
+		if f.Name == columnNames[colRecordedAt] {
+			us, ns := splitRecordedAt(rec.Column(c).(*array.Timestamp), schema.Field(len(cols)).Type)
+			made = append(made, us, ns)
+			cols = append(cols, us, ns)
+			continue
+		}
 		fd := d[f.Name]
 		if fd == nil {
-			cols[c] = rec.Column(c)
-			if s, ok := cols[c].(*array.String); ok && redact != nil && slices.Contains(RedactColumns, f.Name) {
-				cols[c] = redactStrings(s, func(v string) string { return redact(f.Name, v) })
-				made = append(made, cols[c])
+			a := rec.Column(c)
+			if s, ok := a.(*array.String); ok && redact != nil && slices.Contains(RedactColumns, f.Name) {
+				a = redactStrings(s, func(v string) string { return redact(f.Name, v) })
+				made = append(made, a)
 			}
+			cols = append(cols, a)
 			continue
 		}
 		a := rec.Column(c).(*array.Dictionary)
@@ -213,7 +279,7 @@ func (d fileDicts) encode(schema *arrow.Schema, rec arrow.RecordBatch, redact fu
 		da := array.NewDictionaryArray(f.Type, idx, fd.values)
 		idx.Release()
 		made = append(made, da)
-		cols[c] = da
+		cols = append(cols, da)
 	}
 	return array.NewRecordBatch(schema, cols, rec.NumRows()), nil
 }

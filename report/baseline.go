@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/stormaudit/stormaudit/analyze"
 )
@@ -19,6 +20,7 @@ const BaselineVersion = 1
 // fixing its history first.
 type Baseline struct {
 	fps map[string]bool
+	key string // the fingerprints': FingerprintKey, or FingerprintKeyV2
 }
 
 // baselineFile is the file: one entry per finding, with what a reviewer
@@ -32,6 +34,7 @@ type baselineFile struct {
 type baselineEntry struct {
 	Fingerprint string `json:"fingerprint"`
 	Rule        string `json:"rule"`
+	Kind        string `json:"kind,omitempty"` // none in a baseline of v2
 	Severity    string `json:"severity"`
 	Device      string `json:"device"`
 	Start       string `json:"start"`
@@ -39,9 +42,15 @@ type baselineEntry struct {
 }
 
 // Fingerprints returns the fingerprint of each finding of r, in order:
-// the hash of rule, device and start, with an ordinal for the findings
-// that share all three, as SARIF writes them.
+// the hash of rule, kind, device and start, with an ordinal for the
+// findings that share all four, as SARIF writes them.
 func Fingerprints(r *analyze.Result) []string {
+	return fingerprints(r, fingerprint)
+}
+
+// fingerprints returns fp of each finding of r, with an ordinal for the
+// findings that share one.
+func fingerprints(r *analyze.Result, fingerprint func(*analyze.Finding) string) []string {
 	fps := make([]string, len(r.Findings))
 	seen := map[string]int{}
 	for i := range r.Findings {
@@ -63,7 +72,7 @@ func WriteBaseline(w io.Writer, r *analyze.Result) error {
 	bw.WriteString("{\n  \"version\": " + strconv.Itoa(BaselineVersion) + ",\n  \"fingerprint\": " + strconv.Quote(FingerprintKey) + ",\n  \"findings\": [")
 	for i, fp := range Fingerprints(r) {
 		f := &r.Findings[i]
-		b, err := json.Marshal(baselineEntry{Fingerprint: fp, Rule: f.Rule, Severity: f.Severity.String(), Device: f.Device,
+		b, err := json.Marshal(baselineEntry{Fingerprint: fp, Rule: f.Rule, Kind: f.Kind, Severity: f.Severity.String(), Device: f.Device,
 			Start: Time(f.Start), Message: f.Message})
 		if err != nil {
 			return err
@@ -81,7 +90,9 @@ func WriteBaseline(w io.Writer, r *analyze.Result) error {
 	return bw.Flush()
 }
 
-// ReadBaseline reads a baseline that WriteBaseline wrote.
+// ReadBaseline reads a baseline that WriteBaseline wrote, or that it
+// wrote before fingerprints v3, whose fingerprints of v2 it matches
+// findings by (Baseline.Version says which).
 func ReadBaseline(rd io.Reader) (*Baseline, error) {
 	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
@@ -95,10 +106,11 @@ func ReadBaseline(rd io.Reader) (*Baseline, error) {
 	switch {
 	case f.Version != BaselineVersion:
 		return nil, fmt.Errorf("version: expected %d, found %d", BaselineVersion, f.Version)
-	case f.Fingerprint != FingerprintKey:
-		return nil, fmt.Errorf("fingerprint: expected %q, found %q: write the baseline again with this stormaudit (--write-baseline)", FingerprintKey, f.Fingerprint)
+	case f.Fingerprint != FingerprintKey && f.Fingerprint != FingerprintKeyV2:
+		return nil, fmt.Errorf("fingerprint: expected %q (or %q), found %q: write the baseline again with this stormaudit (--write-baseline)",
+			FingerprintKey, FingerprintKeyV2, f.Fingerprint)
 	}
-	b := &Baseline{fps: make(map[string]bool, len(f.Findings))}
+	b := &Baseline{fps: make(map[string]bool, len(f.Findings)), key: f.Fingerprint}
 	for i, e := range f.Findings {
 		if len(e.Fingerprint) != 32 {
 			return nil, fmt.Errorf("findings[%d]: fingerprint: expected 32 hex digits, found %q", i, e.Fingerprint)
@@ -111,15 +123,27 @@ func ReadBaseline(rd io.Reader) (*Baseline, error) {
 // Len returns the number of findings in the baseline.
 func (b *Baseline) Len() int { return len(b.fps) }
 
+// Version returns the version of the baseline's fingerprints: "v3"
+// (FingerprintVersion), or "v2" for a baseline written before, which
+// a rewording of a finding's message orphans: write it again to get v3.
+func (b *Baseline) Version() string {
+	_, v, _ := strings.Cut(b.key, "/")
+	return v
+}
+
 // Filter drops from r the findings in the baseline, recounts the summary
 // and notes what it did; it returns the fingerprints of the findings
 // kept, in order (for SARIFOptions.Fingerprints), and how many it
 // dropped.
 func (b *Baseline) Filter(r *analyze.Result) (kept []string, dropped int) {
 	fps := Fingerprints(r)
+	match := fps // the fingerprints of the baseline's version
+	if b.key == FingerprintKeyV2 {
+		match = fingerprints(r, fingerprintV2)
+	}
 	out := r.Findings[:0]
 	for i, f := range r.Findings {
-		if b.fps[fps[i]] {
+		if b.fps[match[i]] {
 			dropped++
 			continue
 		}

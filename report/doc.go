@@ -47,32 +47,58 @@
 // # SARIF
 //
 // SARIF writes a SARIF 2.1.0 log that GitHub code scanning accepts, with
-// one run. The driver, "stormaudit" with SARIFOptions.Version, lists every
-// rule that ran (id; a CamelCase name when it differs from the id in more
-// than case; shortDescription from the title; fullDescription and help
-// from the help text; defaultConfiguration.level). Each finding is a
+// one run. The driver, "stormaudit" with SARIFOptions.Version and
+// informationUri InformationURI, lists every rule that ran (id; a
+// CamelCase name when it differs from the id in more than case;
+// shortDescription from the title; fullDescription and help from the
+// help text; helpUri the rule's section of docs/rules.md, RulesURI#id;
+// defaultConfiguration.level). Each finding is a
 // result with ruleId, ruleIndex, level (error, warning, or note for info),
 // message.text (message, a blank line, explanation), and one location: the
-// input and line of the finding's first record as artifactLocation.uri
-// and region.startLine, with the device as a logical location of kind
+// input and line of the finding's first record as artifactLocation and
+// region.startLine, with the device as a logical location of kind
 // "object". Its other records are relatedLocations (without a message:
-// the location says it). Each result is written on one line. A finding without
-// records is placed at line 1 of the first input, since code scanning
-// rejects a file holding any result without a physical location.
-// partialFingerprints["stormauditFinding/v2"] is a hash of the rule, the
-// device, the finding's start (the time of its first record) and the
-// shape of its message (its words, numbers aside: which kind of finding of
-// the rule it is), with an ordinal for findings that share all four, so
-// that a finding keeps its
-// alert from one run to the next however the input is named (f.ndjson or
-// ./f.ndjson) and wherever its lines move. (v1 hashed the input as typed
-// and the line, and a moved line changed every fingerprint.) Relative
-// input paths are cleaned for artifactLocation.uri. The invocation records
+// the location says it). Each result is written on one line, with the
+// finding's device, start, end, severity and kind in its properties. A
+// finding without records is placed at line 1 of the first input, since
+// code scanning rejects a file holding any result without a physical
+// location.
+//
+// An input within the repository is located relative to the repository's
+// root, with uriBaseId "%SRCROOT%" (SrcRoot), which the run's
+// originalUriBaseIds gives as a file URI: the root is the nearest
+// directory up from the working directory with a .git (SourceRoot), or
+// the working directory outside a repository (SARIFOptions.Root and
+// WorkDir say otherwise), so "../logs/x.ndjson" given in the root's ci/
+// is "logs/x.ndjson". An input outside the root is an absolute file URI,
+// and standard input is "stdin". Paths are cleaned and percent-encoded.
+//
+// partialFingerprints["stormauditFinding/v3"] (FingerprintKey) is a hash
+// of the finding's rule, its kind (analyze.Finding.Kind, a stable key
+// such as "delay-bounds/ceiling-mismatch"), its device and its start (the
+// time of its first record), with an ordinal for findings that share all
+// four, so that a finding keeps its alert from one run to the next
+// however the input is named (f.ndjson or ./f.ndjson), wherever its lines
+// move and however its message is worded. (v1 hashed the input as typed
+// and the line, so a moved line changed every fingerprint; v2 hashed the
+// shape of the message, its words without its numbers, in place of the
+// kind, so a reworded message did.) The invocation records
 // SARIFOptions.ExitCode, and the summary's notes as notifications. With
 // SARIFOptions.MaxResults the results are the worst findings only, and a
 // notification (level warning) says how many of each severity were left
 // out: GitHub code scanning keeps 25,000 results of a run at most, and of
 // a larger run the 5,000 worst.
+//
+// # Baselines
+//
+// WriteBaseline writes the findings a fleet accepts, a JSON document of
+// version 1 whose fingerprint is FingerprintKey, with each finding's
+// fingerprint (the SARIF one), rule, kind, severity, device, start and
+// message; Baseline.Filter drops from a result the findings it lists.
+// ReadBaseline also reads a baseline written with fingerprints v2
+// (FingerprintKeyV2, no kinds) and matches findings by their v2
+// fingerprints; Baseline.Version says "v2", for the caller to say that
+// writing it again gives v3.
 //
 // # JUnit
 //

@@ -7,10 +7,12 @@ import (
 	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -22,9 +24,26 @@ const (
 	SARIFSchema  = "https://json.schemastore.org/sarif-2.1.0.json"
 )
 
-// FingerprintKey is the partialFingerprints key of SARIF results; a new
-// way of computing it gets a new version.
-const FingerprintKey = "stormauditFinding/v2"
+// InformationURI is the project's home, the driver's informationUri;
+// RulesURI is the page that documents every rule, a section each (the
+// rule's helpUri is RulesURI#id, the anchor GitHub makes of the heading
+// "## id").
+const (
+	InformationURI = "https://github.com/stormaudit/stormaudit"
+	RulesURI       = InformationURI + "/blob/main/docs/rules.md"
+)
+
+// FingerprintKey is the partialFingerprints key of SARIF results, and
+// the fingerprint of the baselines WriteBaseline writes; a new way of
+// computing the fingerprints gets a new version (FingerprintVersion).
+// FingerprintKeyV2 is that of the fingerprints before, which hashed the
+// shape of a finding's message: ReadBaseline still reads the baselines
+// written with them.
+const (
+	FingerprintVersion = "v3"
+	FingerprintKey     = "stormauditFinding/" + FingerprintVersion
+	FingerprintKeyV2   = "stormauditFinding/v2"
+)
 
 // sarifRun is a run of a SARIF log but its results, which SARIF writes one
 // by one between its invocations and its properties.
@@ -39,9 +58,10 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name    string      `json:"name"`
-	Version string      `json:"version,omitempty"`
-	Rules   []sarifRule `json:"rules"`
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
 }
 
 type sarifRule struct {
@@ -50,6 +70,7 @@ type sarifRule struct {
 	ShortDescription     sarifMessage `json:"shortDescription"`
 	FullDescription      sarifMessage `json:"fullDescription"`
 	Help                 sarifMessage `json:"help"`
+	HelpURI              string       `json:"helpUri,omitempty"`
 	DefaultConfiguration sarifConfig  `json:"defaultConfiguration"`
 }
 
@@ -89,6 +110,33 @@ type SARIFOptions struct {
 	// order: those of the whole result when a baseline removed some
 	// (Baseline.Filter), so that a finding keeps its fingerprint.
 	Fingerprints []string
+	// Root is the directory the artifact locations of inputs within it
+	// are relative to, the run's SrcRoot (the uriBaseId %SRCROOT%): the
+	// repository's root. WorkDir is the directory the result's relative
+	// input names are relative to. Both are absolute; when WorkDir is
+	// empty it is the working directory, and when Root is, SourceRoot of
+	// WorkDir.
+	Root, WorkDir string
+}
+
+// SrcRoot is the uriBaseId of the artifact locations of inputs within
+// the repository's root.
+const SrcRoot = "%SRCROOT%"
+
+// SourceRoot returns the root of the repository dir is in: dir or the
+// nearest directory above it with a .git (a directory, or the file of a
+// worktree or submodule); dir itself when none has one. dir is absolute.
+func SourceRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
 }
 
 // DefaultSARIFMax is the bound on results a check writes unless told.
@@ -111,7 +159,8 @@ func SARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 func writeSARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	rules := rulesOf(r)
 	run := sarifRun{
-		Tool:        sarifTool{Driver: sarifDriver{Name: "stormaudit", Version: opts.Version, Rules: make([]sarifRule, 0, len(rules))}},
+		Tool: sarifTool{Driver: sarifDriver{Name: "stormaudit", Version: opts.Version, InformationURI: InformationURI,
+			Rules: make([]sarifRule, 0, len(rules))}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: opts.ExitCode}},
 		Properties: map[string]any{"devices": r.Summary.Devices, "records": r.Summary.Records,
 			"rejected": r.Summary.Rejected, "policy": r.Summary.Policy.Source},
@@ -161,8 +210,14 @@ func writeSARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	s.value(run.Tool, 3)
 	s.raw(",\n      \"invocations\": ")
 	s.value(run.Invocations, 3)
+	base := newArtifactBase(opts.Root, opts.WorkDir)
+	if base.root != "" {
+		s.raw(",\n      \"originalUriBaseIds\": ")
+		s.value(map[string]sarifArtifactLocation{SrcRoot: {URI: base.rootURI(),
+			Description: &sarifMessage{Text: "the root of the repository the inputs are in (the directory with .git), or the working directory outside one"}}}, 3)
+	}
 	s.raw(",\n      \"results\": [")
-	uris := sarifURIs(r)
+	uris := sarifURIs(r, base)
 	var b []byte
 	for i := range findings {
 		f, fp := &findings[i], fps[i]
@@ -195,25 +250,105 @@ func sarifRuleOf(ri analyze.RuleInfo) sarifRule {
 	return sarifRule{ID: ri.ID, Name: name, ShortDescription: sarifMessage{Text: ri.Title},
 		FullDescription:      sarifMessage{Text: help},
 		Help:                 sarifMessage{Text: help},
+		HelpURI:              RuleHelpURI(ri.ID),
 		DefaultConfiguration: sarifConfig{Level: sarifLevel(ri.Severity)}}
 }
 
-// sarifURIs returns the artifact URI of each input, and last that of a
-// result without records (the first input, or the dataset's manifest).
-func sarifURIs(r *analyze.Result) []string {
-	uris := make([]string, 0, len(r.Sources)+1)
+// catalogued holds the ids of the rules analyze knows.
+var catalogued = sync.OnceValue(func() map[string]bool {
+	ids := map[string]bool{}
+	for _, r := range analyze.Rules() {
+		ids[r.Info().ID] = true
+	}
+	return ids
+})
+
+// RuleHelpURI returns the address of the section of docs/rules.md on the
+// rule id, or "" for a rule analyze does not know (a finding's rule that
+// no rule of the check names has no section to point at).
+func RuleHelpURI(id string) string {
+	if !catalogued()[id] {
+		return ""
+	}
+	return RulesURI + "#" + id // the heading is the id: lower case, hyphens kept
+}
+
+// sarifURIs returns the artifact location of each input, and last that
+// of a result without records (the first input, or the dataset's
+// manifest).
+func sarifURIs(r *analyze.Result, base artifactBase) []artifact {
+	uris := make([]artifact, 0, len(r.Sources)+1)
 	for _, name := range r.Sources {
-		uris = append(uris, artifactURI(name))
+		uris = append(uris, base.locate(name))
 	}
 	switch {
 	case len(r.Sources) > 0:
 		uris = append(uris, uris[0])
 	case r.Dataset != "":
-		uris = append(uris, artifactURI(filepath.Join(r.Dataset, "manifest.json")))
+		uris = append(uris, base.locate(filepath.Join(r.Dataset, "manifest.json")))
 	default:
-		uris = append(uris, artifactURI("-"))
+		uris = append(uris, base.locate("-"))
 	}
 	return uris
+}
+
+// An artifact is the location of an input: a URI, relative to the
+// uriBaseId Base when Base is set.
+type artifact struct {
+	URI, Base string
+}
+
+type sarifArtifactLocation struct {
+	URI         string        `json:"uri"`
+	Description *sarifMessage `json:"description,omitempty"`
+}
+
+// artifactBase places inputs: root is the repository's root, wd the
+// directory relative names are relative to; root is "" when the working
+// directory is not known, and then names are placed as given.
+type artifactBase struct {
+	root, wd string
+}
+
+func newArtifactBase(root, wd string) artifactBase {
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return artifactBase{}
+		}
+	}
+	if root == "" {
+		root = SourceRoot(wd)
+	}
+	return artifactBase{root: filepath.Clean(root), wd: filepath.Clean(wd)}
+}
+
+// rootURI is the file URI of the root, ending in a slash as SARIF wants
+// of a base.
+func (b artifactBase) rootURI() string {
+	u := fileURI(b.root)
+	if !strings.HasSuffix(u, "/") {
+		u += "/"
+	}
+	return u
+}
+
+// locate returns the artifact location of the input name: a path within
+// the root relative to it (base SrcRoot), one outside as a file URI, and
+// stdin as "stdin".
+func (b artifactBase) locate(name string) artifact {
+	if name == "-" || b.root == "" {
+		return artifact{URI: artifactURI(name)}
+	}
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(b.wd, p)
+	}
+	rel, err := filepath.Rel(b.root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return artifact{URI: fileURI(filepath.Clean(p))}
+	}
+	return artifact{URI: artifactURI(rel), Base: SrcRoot}
 }
 
 // appendSARIFResult appends f as one SARIF result, on one line: its
@@ -221,14 +356,18 @@ func sarifURIs(r *analyze.Result) []string {
 // scanning rejects results without a physical location) as its location,
 // with the device as a logical location, the others as related
 // locations.
-func appendSARIFResult(b []byte, r *analyze.Result, f *analyze.Finding, ruleIndex int, uris []string, fp string) []byte {
+func appendSARIFResult(b []byte, r *analyze.Result, f *analyze.Finding, ruleIndex int, uris []artifact, fp string) []byte {
 	loc := func(b []byte, ref analyze.Ref) []byte {
-		uri := uris[len(uris)-1]
+		a := uris[len(uris)-1]
 		if ref.Source >= 0 && int(ref.Source) < len(r.Sources) {
-			uri = uris[ref.Source]
+			a = uris[ref.Source]
 		}
 		b = append(b, `"physicalLocation":{"artifactLocation":{"uri":`...)
-		b = auditfmt.AppendJSONString(b, uri)
+		b = auditfmt.AppendJSONString(b, a.URI)
+		if a.Base != "" {
+			b = append(b, `,"uriBaseId":`...)
+			b = auditfmt.AppendJSONString(b, a.Base)
+		}
 		b = append(b, `},"region":{"startLine":`...)
 		b = strconv.AppendInt(b, max(ref.Line, 1), 10)
 		return append(b, `}}`...)
@@ -275,7 +414,12 @@ func appendSARIFResult(b []byte, r *analyze.Result, f *analyze.Finding, ruleInde
 	b = auditfmt.AppendJSONString(b, f.Device)
 	b = append(b, `,"end":"`...)
 	b = append(b, Time(f.End)...)
-	b = append(b, `","severity":"`...)
+	b = append(b, '"')
+	if f.Kind != "" {
+		b = append(b, `,"kind":`...)
+		b = auditfmt.AppendJSONString(b, f.Kind)
+	}
+	b = append(b, `,"severity":"`...)
 	b = append(b, f.Severity.String()...)
 	b = append(b, `","start":"`...)
 	b = append(b, Time(f.Start)...)
@@ -289,22 +433,36 @@ func artifactURI(name string) string {
 	if name == "-" {
 		return "stdin"
 	}
-	p := filepath.ToSlash(filepath.Clean(name)) // ./f.ndjson is f.ndjson
 	if filepath.IsAbs(name) {
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p // a Windows drive path
-		}
-		return (&url.URL{Scheme: "file", Path: p}).String()
+		return fileURI(name)
 	}
+	p := filepath.ToSlash(filepath.Clean(name)) // ./f.ndjson is f.ndjson
 	return (&url.URL{Path: p}).String()
 }
 
+// fileURI returns the file URI of the absolute path p.
+func fileURI(p string) string {
+	p = filepath.ToSlash(filepath.Clean(p))
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive path
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
 // fingerprint hashes what identifies a finding across runs: its rule,
-// its device, when it began (the time of its first record) and what kind
-// of finding of its rule it is (the shape of its message: the words, not
-// the numbers), none of which depends on where the log sits, on which
-// line a record is, or on how many records the log holds.
+// its kind, its device and when it began (the time of its first record),
+// none of which depends on where the log sits, on which line a record is,
+// on how many records the log holds, or on how its message words it.
 func fingerprint(f *analyze.Finding) string {
+	return fingerprintOf(f.Rule + "\x00" + f.Kind + "\x00" + f.Device + "\x00" + strconv.FormatInt(f.Start, 10))
+}
+
+// fingerprintV2 is the fingerprint of FingerprintKeyV2: the rule, the
+// device, the start and what kind of finding of its rule it is, as the
+// shape of its message told it (the words, not the numbers), so that
+// rewording a message changed it. Kept to read the baselines written
+// with it.
+func fingerprintV2(f *analyze.Finding) string {
 	return fingerprintOf(f.Rule + "\x00" + f.Device + "\x00" + strconv.FormatInt(f.Start, 10) + "\x00" + messageShape(f.Message))
 }
 

@@ -20,6 +20,11 @@ func applyBaseline(cmd *cli.Command, res *analyze.Result, in *input) error {
 	if err != nil {
 		return err
 	}
+	if base != nil && base.Version() != report.FingerprintVersion && !sameFile(cmd.String("baseline"), cmd.String("write-baseline")) {
+		// said even with --quiet: CI, where baselines live, runs quiet
+		fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: check: baseline %s is %s; rewrite it with --write-baseline to get %s fingerprints, which a reworded message does not change\n",
+			cmd.String("baseline"), base.Version(), report.FingerprintVersion)
+	}
 	if path := cmd.String("write-baseline"); path != "" {
 		if err := writeBaseline(path, res); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("check: --write-baseline: %w", err)}
@@ -36,6 +41,19 @@ func applyBaseline(cmd *cli.Command, res *analyze.Result, in *input) error {
 		}
 	}
 	return nil
+}
+
+// sameFile reports whether the paths a and b name one existing file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // readBaseline reads the baseline at path, nil for none ("", or a file

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stormaudit/stormaudit/report"
 )
 
 // TestBaseline: a check against the baseline of a log reports only what
@@ -51,7 +53,7 @@ func TestBaseline(t *testing.T) {
 		t.Errorf("with the baseline: want dev-hot's findings and none of the old:\n%s", got)
 	}
 	_, sarif, _ := runArgs(t, "check", "-q", "--fail-on", "none", "--baseline", "base.json", "--format", "sarif", "new.ndjson")
-	kept := strings.Count(string(sarif), `"stormauditFinding/v2":`)
+	kept := strings.Count(string(sarif), `"`+report.FingerprintKey+`":`)
 	if kept == 0 || kept >= len(all) {
 		t.Fatalf("%d of %d findings kept", kept, len(all))
 	}
@@ -61,7 +63,7 @@ func TestBaseline(t *testing.T) {
 		}
 	}
 
-	os.WriteFile("bad.json", []byte(`{"version": 9, "fingerprint": "stormauditFinding/v2", "findings": []}`), 0o644)
+	os.WriteFile("bad.json", []byte(`{"version": 9, "fingerprint": "stormauditFinding/v3", "findings": []}`), 0o644)
 	if code, _, stderr := runArgs(t, "check", "--baseline", "bad.json", "old.ndjson"); code != 2 || !strings.Contains(stderr, "--baseline: bad.json: version: expected 1, found 9") {
 		t.Errorf("bad baseline: exit %d, %s", code, stderr)
 	}

@@ -28,7 +28,9 @@ func exportCommand() *cli.Command {
 polars.read_ipc, DuckDB's arrow extension): client_id, outcome, host_id, stage,
 failure_class and source dictionary encoded, buffers compressed with
 --compression (zstd unless told; lz4, or none for a reader built without
-codecs). It is binary: it is not written to a terminal. --format ndjson writes
+codecs), recorded_at in microseconds (timestamp[us, tz=UTC]) as in the
+dataset's Parquet files, with the nanoseconds past the microsecond in
+recorded_at_ns. It is binary: it is not written to a terminal. --format ndjson writes
 the records in the seed format, one per line, in dataset order.
 
 --redact replaces credentials and hardware identifiers in the values devices
