@@ -45,6 +45,11 @@ type Options struct {
 	// Context, when set, stops the check between two devices once it is
 	// done (its cause is the error); nil: never.
 	Context context.Context
+	// Since and Until, when set, bound the records judged by recorded_at:
+	// those recorded before Since or at or after Until are left out (as
+	// if the log began at Since and ended at Until) and counted in
+	// Summary.Outside.
+	Since, Until time.Time
 	// Broker holds the broker's own logs, the second witness: with them
 	// the check pairs each device's connected records with the broker's
 	// accepts (clock offsets, and the rules that need a broker log), and
@@ -75,6 +80,9 @@ type Summary struct {
 	Devices    int
 	Records    int64
 	Rejected   int64          // lines rejected at ingest
+	Outside    int64          // records left out by Options.Since and Until
+	// Since and Until are Options' (zero when unbounded).
+	Since, Until time.Time
 	ByRule     map[string]int // findings by rule id
 	BySeverity map[string]int // findings by severity name
 	Policy     PolicyInfo
@@ -136,6 +144,7 @@ type checker struct {
 
 	moved, movedDevices int
 	movedGap            int64
+	win                 *window // Options.Since and Until; nil: none
 }
 
 func newChecker(opts Options) *checker {
@@ -152,6 +161,7 @@ func newChecker(opts Options) *checker {
 	k := &checker{opts: opts, c: &Context{Policy: opts.Policy, PolicyName: opts.PolicyName, End: NoTime}, rules: rules, fc: newFleetCounter(opts.Window),
 		info: PolicyInfo{Source: "declared", Name: opts.PolicyName, Policy: opts.Policy}}
 	k.fc.Wit.On, k.fc.broker = len(opts.Broker) > 0, opts.Broker
+	k.win = newWindow(opts.Since, opts.Until)
 	return k
 }
 
@@ -256,7 +266,7 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		res.Rules = append(res.Rules, ri)
 	}
 	sortFindings(res.Findings)
-	res.Summary = Summary{Devices: c.Fleet.Devices, Records: c.Fleet.Records, Rejected: man.Totals.Rejected,
+	res.Summary = Summary{Devices: c.Fleet.Devices, Records: c.Fleet.Records, Rejected: man.Totals.Rejected, Outside: k.win.left(), Since: k.opts.Since, Until: k.opts.Until,
 		ByRule: map[string]int{}, BySeverity: map[string]int{}, Policy: k.info, Fleet: c.Fleet, Notes: c.notes}
 	for _, f := range res.Findings {
 		res.Summary.ByRule[f.Rule]++

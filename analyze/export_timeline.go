@@ -2,10 +2,12 @@ package analyze
 
 import (
 	"fmt"
-	"github.com/stormaudit/stormaudit/internal/near"
 	"io"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/stormaudit/stormaudit/internal/near"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -17,6 +19,35 @@ import (
 // Ref.Source indexes. A device absent from the dataset is a
 // *NoDeviceError.
 func Timeline(dir, id string) (*Device, []string, error) {
+	d, sources, _, err := TimelineIn(dir, id, time.Time{}, time.Time{})
+	return d, sources, err
+}
+
+// TimelineIn is Timeline of the device's records recorded in [since,
+// until) (a zero bound: unbounded); it also returns how many of its
+// records it left out. A device with none in the window is an error that
+// says so.
+func TimelineIn(dir, id string, since, until time.Time) (*Device, []string, int64, error) {
+	found, sources, err := timeline(dir, id)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	w := newWindow(since, until)
+	if w == nil {
+		return found, sources, 0, nil
+	}
+	events, host, hosts := slices.Clone(found.Events), found.Host, found.Hosts
+	found.reset(id)
+	found.Events, found.Host, found.Hosts = events, host, hosts
+	if !w.cut(found) {
+		return nil, nil, w.outside, fmt.Errorf("device %q has no record in the window (all %d of its records are outside it)", id, w.outside)
+	}
+	found.Build()
+	return found, sources, w.outside, nil
+}
+
+// timeline is Timeline.
+func timeline(dir, id string) (*Device, []string, error) {
 	var found *Device
 	var near nearIDs
 	_, sources, err := devices(dir, func(d *Device) error {

@@ -18,6 +18,9 @@ type merger interface {
 func (k *checker) merge(next *checker) {
 	k.c.End = max(k.c.End, next.c.End)
 	k.moved, k.movedDevices, k.movedGap = k.moved+next.moved, k.movedDevices+next.movedDevices, max(k.movedGap, next.movedGap)
+	if k.win != nil {
+		k.win.outside += next.win.left()
+	}
 	k.fc.merge(next.fc)
 	for i, r := range k.rules {
 		c, nc := k.ctxs[i], next.ctxs[i]

@@ -188,13 +188,13 @@ func devices(dir string, fn func(d *Device) error) (*dataset.Manifest, []string,
 // rows rows of the dataset (and, so, the devices that start in them; the
 // last one may be cut short).
 func devicesUpTo(dir string, rows int64, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
-	return readDevices(dir, nil, rows, nil, fn)
+	return readDevices(dir, nil, rows, nil, nil, fn)
 }
 
 // readDevices is devicesUpTo reading the files of the dataset that files
-// lists (nil: all), and filling, for each device, the Device that get
+// lists (nil: all), only the records in win (nil: all), and filling, for each device, the Device that get
 // returns (get nil: one Device, reused); fn then owns it.
-func readDevices(dir string, files []int, rows int64, get func() *Device, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
+func readDevices(dir string, files []int, rows int64, win *window, get func() *Device, fn func(d *Device) error) (*dataset.Manifest, []string, error) {
 	man, err := dataset.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
@@ -235,7 +235,7 @@ func readDevices(dir string, files []int, rows int64, get func() *Device, fn fun
 		}
 		p.decode(dir, sources)
 	})
-	asm := assembler{fn: fn, get: get, d: &Device{}, hosts: map[string]bool{}}
+	asm := assembler{fn: fn, get: get, d: &Device{}, hosts: map[string]bool{}, win: win}
 	for p := range done {
 		if asm.err == nil {
 			if asm.err = p.err; asm.err == nil {
@@ -268,6 +268,8 @@ type assembler struct {
 	d       *Device
 	started bool
 	hosts   map[string]bool
+	win     *window // nil: every record
+	spare   bool    // d was left out whole by win: fill it again
 	err     error
 }
 
@@ -278,9 +280,10 @@ func (a *assembler) add(p *part) {
 			if a.flush(); a.err != nil {
 				return
 			}
-			if a.get != nil {
+			if a.get != nil && !a.spare {
 				a.d = a.get()
 			}
+			a.spare = false
 			a.d.reset(r.id)
 			a.started = true
 		}
@@ -301,9 +304,13 @@ func (a *assembler) flush() {
 	}
 	a.d.Hosts = len(a.hosts)
 	clear(a.hosts)
+	a.started = false
+	if !a.win.cut(a.d) {
+		a.spare = true // no record of it in the window
+		return
+	}
 	a.d.Build()
 	a.err = a.fn(a.d)
-	a.started = false
 }
 
 // decode reads the part's rows into events and runs.

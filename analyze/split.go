@@ -91,7 +91,11 @@ func (s *Split) optionsPrint() string {
 	}
 	// fmt prints maps sorted by key; severities are applied when the
 	// check finishes, not in partials
-	text := fmt.Sprintf("%v|%v|%d|%q|%v|%v|%v", ids, thresholds, s.k.fc.Window, pol, s.k.c.Inferred, s.k.info.Inferred, s.k.fc.Wit.On)
+	win := "all"
+	if w := s.k.win; w != nil {
+		win = fmt.Sprintf("%d-%d", w.lo, w.hi)
+	}
+	text := fmt.Sprintf("%v|%v|%d|%q|%v|%v|%v|%s", ids, thresholds, s.k.fc.Window, pol, s.k.c.Inferred, s.k.info.Inferred, s.k.fc.Wit.On, win)
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
 }
@@ -177,7 +181,7 @@ func (s *Split) run(i int, files []int) (*Partial, error) {
 			return f.emit(d)
 		}
 	}
-	_, sources, err := readDevices(s.dir, files, math.MaxInt64, f.get, emit)
+	_, sources, err := readDevices(s.dir, files, math.MaxInt64, k.win, f.get, emit)
 	f.close()
 	if err != nil {
 		return nil, err
@@ -267,6 +271,7 @@ type partialHead struct {
 	FiresTaken          bool
 	Sources             []string
 	End                 int64
+	Outside             int64 // records left out by the window
 	Moved, MovedDevices int
 	MovedGap            int64
 	Fleet               *fleetCounter
@@ -284,7 +289,7 @@ type contextState struct {
 // the state of every rule that merges, in catalogue order.
 func (p *Partial) MarshalBinary() ([]byte, error) {
 	k := p.k
-	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, Sources: p.sources, End: k.c.End, Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
+	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
 	for _, c := range k.ctxs {
 		h.Contexts = append(h.Contexts, contextState{c.findings, c.notes, c.skipped})
 	}
@@ -316,6 +321,9 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 		return nil, fmt.Errorf("partial of part %d: made with other options (rules, thresholds, window or policy) than this check", h.Part)
 	}
 	k.c.End, k.moved, k.movedDevices, k.movedGap, k.fc = h.End, h.Moved, h.MovedDevices, h.MovedGap, h.Fleet
+	if k.win != nil {
+		k.win.outside = h.Outside
+	}
 	for i, cs := range h.Contexts {
 		c := k.ctxs[i]
 		c.findings, c.skipped = cs.Findings, cs.Skipped

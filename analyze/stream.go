@@ -41,7 +41,7 @@ func CheckRecords(scan Scan, dir string, opts Options) (*Result, error) {
 		f = newFan(k.consumers())
 		go func() {
 			defer close(assembled)
-			asm := recordAssembler{get: f.get, emit: f.emit}
+			asm := recordAssembler{get: f.get, emit: f.emit, win: k.win}
 			for b := range batches {
 				asm.add(b)
 				free <- b[:0]
@@ -102,6 +102,8 @@ func inferFromRecords(recs []auditfmt.Record) (*policy.Policy, []string) {
 type recordAssembler struct {
 	get   func() *Device
 	emit  func(*Device) error
+	win   *window // nil: every record
+	spare *Device // one win left out whole, to fill again
 	d     *Device
 	hosts map[string]bool
 	row   int64
@@ -116,7 +118,10 @@ func (a *recordAssembler) add(recs []auditfmt.Record) {
 		r := &recs[i]
 		if a.d == nil || r.ClientID != a.d.ID {
 			a.flush()
-			a.d = a.get()
+			if a.d = a.spare; a.d == nil {
+				a.d = a.get()
+			}
+			a.spare = nil
 			a.d.reset(r.ClientID)
 		}
 		a.d.Events = append(a.d.Events, eventOf(r, -1, a.row))
@@ -147,7 +152,11 @@ func (a *recordAssembler) flush() {
 	}
 	a.d.Hosts = len(a.hosts)
 	clear(a.hosts)
-	a.d.Build()
-	a.emit(a.d)
+	if a.win.cut(a.d) {
+		a.d.Build()
+		a.emit(a.d)
+	} else {
+		a.spare = a.d
+	}
 	a.d = nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"runtime"
+	"time"
 	"strconv"
 	"sync"
 
@@ -22,6 +23,9 @@ type jsonSummary struct {
 	Devices    int             `json:"devices"`
 	Records    int64           `json:"records"`
 	Rejected   int64           `json:"rejected"`
+	Outside    int64           `json:"outside_window"` // records left out by --since/--until
+	Since      *string         `json:"since,omitempty"`
+	Until      *string         `json:"until,omitempty"`
 	Findings   int             `json:"findings"`
 	ByRule     map[string]int  `json:"by_rule"`
 	BySeverity map[string]int  `json:"by_severity"`
@@ -276,7 +280,7 @@ func appendJSONFinding(b []byte, r *analyze.Result, f *analyze.Finding) []byte {
 func jsonSummaryOf(r *analyze.Result) jsonSummary {
 	s := r.Summary
 	js := jsonSummary{Dataset: r.Dataset, Sources: append([]string{}, r.Sources...), Files: append([]string{}, r.Files...), Devices: s.Devices,
-		Records: s.Records, Rejected: s.Rejected, Findings: len(r.Findings),
+		Records: s.Records, Rejected: s.Rejected, Outside: s.Outside, Since: windowTime(s.Since), Until: windowTime(s.Until), Findings: len(r.Findings),
 		ByRule: map[string]int{}, BySeverity: map[string]int{}, Notes: append([]string{}, s.Notes...),
 		Policy: jsonPolicy{Source: s.Policy.Source, Name: s.Policy.Name, Inferred: s.Policy.Inferred}}
 	if p := s.Policy.Policy; p != nil {
@@ -360,4 +364,13 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 			Timeouts: b.Timeouts, ClosedBy: b.ClosedBy, AcceptsPeak: b.AcceptsPeak, AcceptsPeakAt: optTime(b.AcceptsPeakAt)}
 	}
 	return ji
+}
+
+// windowTime is a bound of --since/--until, nil when unbounded.
+func windowTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
 }

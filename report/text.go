@@ -125,6 +125,9 @@ func textHeader(w io.Writer, r *analyze.Result) {
 		from = fmt.Sprintf(" from %d inputs", len(r.Sources))
 	}
 	fmt.Fprintf(w, "checked:  %s, %s%s", plural(s.Devices, "device"), plural(int(s.Records), "record"), safe.Text(from))
+	if !s.Since.IsZero() || !s.Until.IsZero() {
+		fmt.Fprintf(w, "; %s outside %s, not judged", plural(int(s.Outside), "record"), windowText(s.Since, s.Until))
+	}
 	if s.Rejected > 0 {
 		fmt.Fprintf(w, "; %s rejected at ingest", plural(int(s.Rejected), "line"))
 	}
@@ -406,4 +409,16 @@ func IncidentText(in *analyze.Incident) string {
 		s += fmt.Sprintf("; %d of them before the next incident (the others' times to recover span both)", in.RecoveredBeforeNext)
 	}
 	return s + "."
+}
+
+// windowText writes the window of --since/--until as an interval.
+func windowText(since, until time.Time) string {
+	lo, hi := "(the log's start", "the log's end)"
+	if !since.IsZero() {
+		lo = "[" + since.UTC().Format(time.RFC3339Nano)
+	}
+	if !until.IsZero() {
+		hi = until.UTC().Format(time.RFC3339Nano) + ")"
+	}
+	return lo + ", " + hi
 }

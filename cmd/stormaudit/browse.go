@@ -34,7 +34,7 @@ Exit status: 0 quit; 2 usage, input or I/O errors, or no terminal;
 			&cli.StringFlag{Name: "policy", Usage: "the declared policy: a policy file or a preset name (default: inferred from the log)", Sources: cli.EnvVars("STORMAUDIT_POLICY")},
 			&cli.DurationFlag{Name: "window", Value: analyze.DefaultWindow, Usage: "the window socket-opens are counted in for the fleet's figures"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: boolEnv("STORMAUDIT_QUIET")},
-		}, brokerFlags()...),
+		}, append(brokerFlags(), windowFlags()...)...),
 		Action: runBrowse,
 	}
 }
@@ -59,6 +59,9 @@ func runBrowse(ctx context.Context, cmd *cli.Command) error {
 	if in.man.Rows == 0 {
 		return &exitError{code: 2, err: fmt.Errorf("browse: no record to browse: %d lines read, %d rejected, %d duplicates",
 			in.man.Totals.Lines, in.man.Totals.Rejected, in.man.Totals.Duplicates)}
+	}
+	if err := applyWindow(cmd, "browse", in.dir, &opts); err != nil {
+		return err
 	}
 	m, err := tui.New(tui.Options{Dir: in.dir, Name: strings.Join(cmd.Args().Slice(), " "), Check: opts})
 	if err != nil {

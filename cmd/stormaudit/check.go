@@ -50,7 +50,7 @@ Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 			&cli.StringFlag{Name: "write-baseline", Usage: "write every finding of this check to a baseline file", TakesFile: true},
 			&cli.IntFlag{Name: "max-results", Value: report.DefaultSARIFMax, Usage: "results in sarif, the worst first (0: all; GitHub keeps 5,000 of a run with more than 25,000)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: boolEnv("STORMAUDIT_QUIET")},
-		}, brokerFlags()...),
+		}, append(brokerFlags(), windowFlags()...)...),
 		Action: runCheck,
 	}
 }
@@ -175,14 +175,28 @@ type input struct {
 // Parquet, only the quarantine of rejected lines in a temporary
 // directory.
 func checkInput(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*analyze.Result, *input, error) {
+	if _, _, _, err := window(cmd); err != nil {
+		return nil, nil, err
+	}
 	in, err := datasetInput(cmd, "check")
 	if err != nil {
 		return nil, nil, err
 	}
-	if in == nil {
+	if in == nil && !windowRelative(cmd) {
+		if err := applyWindow(cmd, "check", "", &opts); err != nil {
+			return nil, nil, err
+		}
 		return checkRaw(ctx, cmd, opts)
 	}
+	if in == nil { // the first incident is found by a check of them all: read them once
+		if in, err = ingestTemp(ctx, cmd, "check", cmd.Args().Slice()); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := checkSomething("check", in.man); err != nil {
+		return nil, in, err
+	}
+	if err := applyWindow(cmd, "check", in.dir, &opts); err != nil {
 		return nil, in, err
 	}
 	res, err := analyze.Check(in.dir, opts)

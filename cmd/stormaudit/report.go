@@ -59,7 +59,7 @@ Exit status: 0 written; 1 written, but the dataset failed verification;
 			&cli.BoolFlag{Name: "redact", Usage: "replace credentials and hardware identifiers on the page with consistent pseudonyms"},
 			&cli.StringFlag{Name: "redact-key", Usage: "with --redact: the file whose bytes key the pseudonyms (default: a random key)", TakesFile: true},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: boolEnv("STORMAUDIT_QUIET")},
-		}, brokerFlags()...),
+		}, append(brokerFlags(), windowFlags()...)...),
 		Action: runReport,
 	}
 }
@@ -100,6 +100,9 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 	}
 	defer in.close()
 	if err := checkSomething("report", in.man); err != nil {
+		return err
+	}
+	if err := applyWindow(cmd, "report", in.dir, &opts); err != nil {
 		return err
 	}
 	// a dataset is verified while it is checked: each reads it once, and

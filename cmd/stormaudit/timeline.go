@@ -24,11 +24,11 @@ dataset directory, or audit logs and "-" for stdin.
 Exit status: 0 printed; 2 usage, input or I/O errors, or a device that is
 not in the log.`,
 		OnUsageError: onUsageError,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "the client_id of the device", Required: true},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: boolEnv("STORMAUDIT_QUIET")},
-		},
+		}, windowFlags()...),
 		Action: runTimeline,
 	}
 }
@@ -38,12 +38,19 @@ func runTimeline(ctx context.Context, cmd *cli.Command) error {
 	if format != "text" && format != "json" {
 		return usageErr("timeline: --format: expected text or json, found %q", format)
 	}
+	if _, _, _, err := window(cmd); err != nil {
+		return err
+	}
 	in, err := openInput(ctx, cmd, "timeline")
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	d, sources, err := analyze.Timeline(in.dir, cmd.String("device"))
+	var win analyze.Options
+	if err := applyWindow(cmd, "timeline", in.dir, &win); err != nil {
+		return err
+	}
+	d, sources, outside, err := analyze.TimelineIn(in.dir, cmd.String("device"), win.Since, win.Until)
 	var nd *analyze.NoDeviceError
 	if errors.As(err, &nd) {
 		return usageErr("timeline: --device: %v", err)
@@ -58,6 +65,9 @@ func runTimeline(ctx context.Context, cmd *cli.Command) error {
 		for _, f := range in.man.Files {
 			t.Files = append(t.Files, filepath.Join(in.dir, f.Name))
 		}
+	}
+	if outside > 0 && !cmd.Bool("quiet") {
+		fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: timeline: %d of the device's records are outside --since/--until and not shown\n", outside)
 	}
 	w := cmd.Root().Writer
 	if format == "json" {
