@@ -77,16 +77,16 @@ type Result struct {
 
 // Summary sums a check up.
 type Summary struct {
-	Devices    int
-	Records    int64
-	Rejected   int64          // lines rejected at ingest
-	Outside    int64          // records left out by Options.Since and Until
+	Devices  int
+	Records  int64
+	Rejected int64 // lines rejected at ingest
+	Outside  int64 // records left out by Options.Since and Until
 	// Since and Until are Options' (zero when unbounded).
 	Since, Until time.Time
-	ByRule     map[string]int // findings by rule id
-	BySeverity map[string]int // findings by severity name
-	Policy     PolicyInfo
-	Fleet      *FleetStats
+	ByRule       map[string]int // findings by rule id
+	BySeverity   map[string]int // findings by severity name
+	Policy       PolicyInfo
+	Fleet        *FleetStats
 	// Notes say what rules could not check, and why.
 	Notes []string
 	// Skipped lists, in catalogue order, the rules that could not run

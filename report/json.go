@@ -7,9 +7,9 @@ import (
 	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
 	"runtime"
-	"time"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/auditfmt"
