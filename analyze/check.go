@@ -297,18 +297,3 @@ func (r *Result) Worst() Severity {
 	}
 	return w
 }
-
-// Rules returns a fresh instance of every rule, in catalogue order.
-func Rules() []Rule {
-	var rs []Rule
-	for _, mk := range catalogue {
-		rs = append(rs, mk())
-	}
-	return rs
-}
-
-// catalogue makes the rules, in the order of docs/rules.md.
-var catalogue []func() Rule
-
-// register adds a rule to the catalogue; rule files call it from init.
-func register(mk func() Rule) { catalogue = append(catalogue, mk) }

@@ -22,8 +22,6 @@ type auditGap struct {
 	Seen  bool
 }
 
-func init() { register(func() Rule { return &auditGap{} }) }
-
 func (*auditGap) Info() RuleInfo {
 	return RuleInfo{ID: "audit-gap", Severity: Warning, Title: "attempts whose outcome was never recorded, sequence gaps, records rejected at ingest",
 		Help: "A backoff_wait followed by another backoff_wait with no attempt_failed, refused or connected between (the " +

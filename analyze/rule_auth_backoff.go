@@ -9,8 +9,6 @@ import (
 
 const authBackoffID = "auth-backoff"
 
-func init() { register(func() Rule { return &authBackoff{} }) }
-
 // authBackoff flags authentication failures retried on the network-error
 // schedule.
 type authBackoff struct{}

@@ -23,8 +23,6 @@ const (
 	FlushMin        = 100
 )
 
-func init() { register(func() Rule { return &backlog{} }) }
-
 // backlog flags outboxes that grow without bound (or beyond the declared
 // outbox_limit) while the device is offline, and incidents after which
 // the fleet's outbox flush bunches. Device judges each outbox and keeps

@@ -28,8 +28,6 @@ type churnID struct {
 	LastOutcome auditfmt.Outcome
 }
 
-func init() { register(func() Rule { return &clientIDChurn{} }) }
-
 func (*clientIDChurn) Info() RuleInfo {
 	return RuleInfo{ID: "client-id-churn", Severity: Warning, Title: "one host appearing under several client ids with persistent sessions",
 		Help: "A host (host_id) whose persistent-session client ids (clean_session false) follow one another: a new id's " +

@@ -16,8 +16,6 @@ import (
 // socket-opens at: its sliding windows start on whole multiples of it.
 const BudgetResolution = time.Millisecond
 
-func init() { register(func() Rule { return &budgetRule{} }) }
-
 // budgetRule flags the intervals where the fleet's socket-opens in a
 // sliding window exceed the broker's declared accept budget. It counts
 // opens in a sparse histogram of BudgetResolution buckets: memory grows

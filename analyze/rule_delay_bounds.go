@@ -32,8 +32,6 @@ const inferredMargin = 0.1
 // device's tolerance above loggedTolMin.
 var loggedUnits = [...]float64{1e3, 1e4, 1e5}
 
-func init() { register(func() Rule { return &delayBounds{} }) }
-
 // delayBounds flags drawn delays outside the policy's bounds, and ceilings
 // written in records that disagree with the policy's.
 type delayBounds struct {

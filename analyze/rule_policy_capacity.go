@@ -19,8 +19,6 @@ const LostTogether = time.Second
 // a rule without jitter: the logging tick, "one instant".
 const capacityTick = time.Millisecond
 
-func init() { register(func() Rule { return &capacityRule{} }) }
-
 // capacityRule flags a policy whose first retry window is too narrow for
 // the fleet that lost its connection together: N devices spreading their
 // first retries over W seconds put about N/W connects per second on the

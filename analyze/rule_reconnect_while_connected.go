@@ -12,12 +12,6 @@ import (
 
 const reconnectWhileConnectedID = "reconnect-while-connected"
 
-func init() {
-	register(func() Rule {
-		return &reconnectWhileConnected{flaps: flappingRule{max: flappingMax, window: flappingWindow, ban: flappingBan}}
-	})
-}
-
 // reconnectWhileConnected flags attempts that begin while the session is
 // up: a backoff_wait after a connected record with no record between that
 // ends the session, unless an incident explains it. Incidents are known

@@ -32,8 +32,6 @@ const (
 	stormSteps = 64
 )
 
-func init() { register(func() Rule { return &recoveryStorm{} }) }
-
 // recoveryStorm flags incidents after which the fleet's successful connects
 // bunch far beyond what the policy's draws allow. Device keeps, for every
 // loss that a connect ended, the connect and the schedule it was drawn

@@ -12,8 +12,6 @@ const resetWithoutConnackID = "reset-without-connack"
 // microsecond timestamps are written to.
 const stableResetTol = int64(1000) // ns
 
-func init() { register(func() Rule { return &resetWithoutConnack{} }) }
-
 // resetWithoutConnack flags attempt counters that drop without a
 // successful CONNACK, or before the session stayed up the stable-recovery
 // interval the policy declares.

@@ -22,8 +22,6 @@ const (
 	resyncRepeats  = 2                      // attempt numbers at which a device must be in a group
 )
 
-func init() { register(func() Rule { return newResync() }) }
-
 func newResync() *resync {
 	return &resync{tick: resyncTick, group: resyncGroup, share: resyncShare, repeats: resyncRepeats}
 }

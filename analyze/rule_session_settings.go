@@ -9,8 +9,6 @@ import (
 
 const sessionSettingsID = "session-settings"
 
-func init() { register(func() Rule { return &sessionSettings{} }) }
-
 // sessionSettings flags devices using clean sessions where the fleet
 // declares persistent ones.
 type sessionSettings struct{}

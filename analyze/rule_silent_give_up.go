@@ -43,8 +43,6 @@ type quietDevice struct {
 	Bw   *Event
 }
 
-func init() { register(func() Rule { return &silentGiveUp{grace: GiveUpGrace} }) }
-
 func (r *silentGiveUp) Info() RuleInfo {
 	return RuleInfo{ID: "silent-give-up", Severity: Error, Title: "a device that stops attempting without a gave_up or stopped record",
 		Help: "The device's last record leaves it retrying (a failure, a disconnect, or a backoff_wait whose socket-open was due) " +

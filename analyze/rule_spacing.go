@@ -18,8 +18,6 @@ import (
 // two or more logged values.
 const SpacingTolerance = time.Millisecond
 
-func init() { register(func() Rule { return &spacingRule{} }) }
-
 // spacingRule flags two socket-opens of one host closer than
 // min_connect_spacing_s. A device without host_id is its own host and is
 // checked as it streams by. The devices of a host with a host_id are not

@@ -23,10 +23,6 @@ const StartupGap = 10 * time.Second
 // storm whether or not its broker coped.
 const DefaultStartupSpread = 5 * time.Second
 
-func init() {
-	register(func() Rule { return &startupStorm{defaultSpread: DefaultStartupSpread.Seconds()} })
-}
-
 // startupStorm flags cold boots whose first socket-opens bunch beyond a
 // uniform spread: over the declared startup_spread_s, or without one,
 // over the default spread or the time the boot took to bring its devices

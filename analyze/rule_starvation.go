@@ -51,8 +51,6 @@ type starveDevice struct {
 	Ref, Lost   Ref                             // the connect that ended the loss (else its last record); the record it lost the connection at
 }
 
-func init() { register(func() Rule { return &starvation{floor: StarveFloor} }) }
-
 func (r *starvation) Info() RuleInfo {
 	return RuleInfo{ID: "starvation", Severity: Warning, Title: "a device that never recovers, or recovers far later than the fleet",
 		Help: "A device still without a connection at the end of the log while at least half of the devices that lost " +

@@ -17,12 +17,6 @@ const (
 // audit, and so run only when a check has one.
 type brokerRule interface{ needsBroker() }
 
-func init() {
-	register(func() Rule { return &unauditedConnect{} })
-	register(func() Rule { return &unseenConnect{} })
-	register(func() Rule { return &sessionTakeover{} })
-}
-
 // unauditedConnect flags devices whose client id the broker accepted
 // where their audit has no connected record (FleetStats.Witness).
 type unauditedConnect struct{ brokerOnly }
