@@ -22,6 +22,13 @@ type auditGap struct {
 	Seen  bool
 }
 
+func (r *auditGap) merge(next Rule) {
+	n := next.(*auditGap)
+	if n.Seen && (!r.Seen || n.First < r.First) {
+		r.First, r.Seen = n.First, true
+	}
+}
+
 func (*auditGap) Info() RuleInfo {
 	return RuleInfo{ID: "audit-gap", Severity: Warning, Title: "attempts whose outcome was never recorded, sequence gaps, records rejected at ingest",
 		Help: "A backoff_wait followed by another backoff_wait with no attempt_failed, refused or connected between (the " +

@@ -33,6 +33,16 @@ type backlog struct {
 	Devices int32      // devices seen
 }
 
+func (r *backlog) merge(next Rule) {
+	n := next.(*backlog)
+	for _, f := range n.Flushes {
+		f.Dev += r.Devices
+		r.Flushes = append(r.Flushes, f)
+	}
+	r.Losses = append(r.Losses, n.Losses...)
+	r.Devices += n.Devices
+}
+
 // flushAt is the messages one record reports flushed, placed in time.
 type flushAt struct {
 	At, N int64

@@ -28,6 +28,15 @@ type budgetRule struct {
 	Hist   *timeHist
 }
 
+func (r *budgetRule) merge(next Rule) {
+	n := next.(*budgetRule)
+	if !r.Ready {
+		*r = *n
+		return
+	}
+	r.Hist.merge(n.Hist)
+}
+
 func (r *budgetRule) Info() RuleInfo {
 	return RuleInfo{ID: "connect-budget", Severity: Error,
 		Title: "fleet socket-opens in a sliding window above the broker's accept budget",
@@ -173,6 +182,29 @@ const (
 type timeHist struct {
 	Res    int64
 	Chunks map[int64]*histChunk
+}
+
+// merge adds the counts of next, a histogram of the same resolution, and
+// its samples while a chunk has room for them.
+func (h *timeHist) merge(next *timeHist) {
+	if h == nil || next == nil {
+		return
+	}
+	if h.Chunks == nil {
+		h.Chunks = map[int64]*histChunk{}
+	}
+	for key, nc := range next.Chunks {
+		ch := h.Chunks[key]
+		if ch == nil {
+			h.Chunks[key] = nc
+			continue
+		}
+		for i, n := range nc.N {
+			ch.N[i] += n
+		}
+		room := max(histSamples-len(ch.Samples), 0)
+		ch.Samples = append(ch.Samples, nc.Samples[:min(room, len(nc.Samples))]...)
+	}
 }
 
 type histChunk struct {

@@ -31,6 +31,15 @@ type capacityRule struct {
 	Starts *timeHist
 }
 
+func (r *capacityRule) merge(next Rule) {
+	n := next.(*capacityRule)
+	if !r.Ready {
+		*r = *n
+		return
+	}
+	r.Starts.merge(n.Starts)
+}
+
 func (r *capacityRule) Info() RuleInfo {
 	return RuleInfo{ID: "policy-capacity", Severity: Warning,
 		Title: "the policy's first retry window is too narrow for the fleet",

@@ -22,6 +22,10 @@ type reconnectWhileConnected struct {
 	flaps flappingRule
 }
 
+func (r *reconnectWhileConnected) merge(next Rule) {
+	r.Devs = append(r.Devs, next.(*reconnectWhileConnected).Devs...)
+}
+
 // flappingRule is the flapping detection findings are compared with:
 // flappingMax in flappingWindow, banned for flappingBan, unless set.
 type flappingRule struct {

@@ -40,6 +40,10 @@ type recoveryStorm struct {
 	Losses []stormLoss
 }
 
+func (r *recoveryStorm) merge(next Rule) {
+	r.Losses = append(r.Losses, next.(*recoveryStorm).Losses...)
+}
+
 // stormLoss is one recovered loss: when it began, the connect that ended
 // it, and the attempt pending then (what the device was drawing from).
 type stormLoss struct {

@@ -43,6 +43,21 @@ type resync struct {
 	share          float64
 }
 
+func (r *resync) merge(next Rule) {
+	n := next.(*resync)
+	base := int32(len(r.Names))
+	r.Names = append(r.Names, n.Names...)
+	for a := range r.FireDevices {
+		r.FireDevices[a] += n.FireDevices[a]
+	}
+	for a := range n.Fires {
+		for _, f := range n.Fires[a] {
+			f.Dev += base
+			r.Fires[a] = append(r.Fires[a], f)
+		}
+	}
+}
+
 func (r *resync) Thresholds() []Threshold {
 	return []Threshold{
 		{Name: "tick_s", Default: resyncTick.Seconds(), Min: 0.001, Max: 60, Help: "timers firing this close together fire on the same tick"},

@@ -23,6 +23,10 @@ type silentGiveUp struct {
 	grace time.Duration // GiveUpGrace unless set (Tunable)
 }
 
+func (r *silentGiveUp) merge(next Rule) {
+	r.Quiet = append(r.Quiet, next.(*silentGiveUp).Quiet...)
+}
+
 func (r *silentGiveUp) Thresholds() []Threshold {
 	return []Threshold{{Name: "grace_s", Default: GiveUpGrace.Seconds(), Min: 0, Max: 7 * 86400,
 		Help: "how long after a device's next record was due the log must run on before its silence counts"}}

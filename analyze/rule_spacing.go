@@ -31,6 +31,26 @@ type spacingRule struct {
 	buf     []hostOpen
 }
 
+func (r *spacingRule) merge(next Rule) {
+	n := next.(*spacingRule)
+	if !r.Ready {
+		r.Ready, r.Spacing, r.Hosts = n.Ready, n.Spacing, n.Hosts
+		return
+	}
+	if r.Hosts == nil {
+		r.Hosts = map[string]*hostOpens{}
+	}
+	for name, h := range n.Hosts {
+		mine := r.Hosts[name]
+		if mine == nil {
+			r.Hosts[name] = h
+			continue
+		}
+		mine.Opens = append(mine.Opens, h.Opens...)
+		mine.Devs = append(mine.Devs, h.Devs...)
+	}
+}
+
 // hostOpens are the socket-opens of one host, and its devices in dataset
 // order.
 type hostOpens struct {

@@ -33,6 +33,10 @@ type startupStorm struct {
 	defaultSpread float64 // s
 }
 
+func (r *startupStorm) merge(next Rule) {
+	r.Starts = append(r.Starts, next.(*startupStorm).Starts...)
+}
+
 func (r *startupStorm) Thresholds() []Threshold {
 	return []Threshold{{Name: "default_spread_s", Default: DefaultStartupSpread.Seconds(), Min: 0, Max: 86400,
 		Help: "the startup spread a boot is judged against when the policy declares no startup_spread_s"}}

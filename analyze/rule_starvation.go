@@ -24,6 +24,12 @@ type starvation struct {
 	floor time.Duration   // StarveFloor unless set (Tunable)
 }
 
+func (r *starvation) merge(next Rule) {
+	n := next.(*starvation)
+	r.Devs = append(r.Devs, n.Devs...)
+	r.Waits = append(r.Waits, n.Waits...)
+}
+
 func (r *starvation) Thresholds() []Threshold {
 	return []Threshold{{Name: "floor_s", Default: StarveFloor.Seconds(), Min: 0, Max: 7 * 86400,
 		Help: "the least time without a lasting connection that is starvation, however fast the fleet recovered"}}
