@@ -31,7 +31,7 @@ var catalogue = []func() Rule{
 	func() Rule { return &overlappingAttempts{ids: map[stageKey]*inFlight{}} },
 	func() Rule { return &backlog{} },
 	func() Rule { return &secretInLog{} },
-	// the rules that need the broker's log (brokerRule)
+	// the rules that need the broker's log (RuleInfo.NeedsBrokerLog)
 	func() Rule { return &unauditedConnect{} },
 	func() Rule { return &unseenConnect{} },
 	func() Rule { return &sessionTakeover{} },

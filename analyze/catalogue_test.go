@@ -2,10 +2,15 @@ package analyze
 
 import (
 	"os"
+	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stormaudit/stormaudit/brokerlog"
+	"github.com/stormaudit/stormaudit/policy"
 )
 
 // TestCatalogueOrderIsDocOrder: the catalogue lists every rule once, in
@@ -43,5 +48,51 @@ func TestCatalogueOrderIsDocOrder(t *testing.T) {
 	}
 	if !slices.Equal(sections, ids) {
 		t.Errorf("docs/rules.md's sections are\n  %v\nthe catalogue (analyze.Rules)\n  %v", sections, ids)
+	}
+}
+
+// TestRuleNeeds: the policy keys a rule says it needs and uses are
+// policy keys, and what it needs is what it asks for: checked against a
+// policy that declares nothing, each rule's positive logs make it note
+// every key it needs missing (one key of each entry), and no other.
+func TestRuleNeeds(t *testing.T) {
+	keys := map[string]bool{}
+	for f := range reflect.TypeFor[policy.Policy]().Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" {
+			keys[name] = true
+		}
+	}
+	for _, r := range Rules() {
+		info := r.Info()
+		for _, k := range append(slices.Concat(info.Needs...), info.Uses...) {
+			if !keys[k] {
+				t.Errorf("%s: %q is not a policy key", info.ID, k)
+			}
+		}
+		logs, _ := filepath.Glob(filepath.Join("testdata/rules", info.ID, "positive*.ndjson"))
+		noted := map[string]bool{}
+		for _, log := range logs {
+			opts := Options{Policy: &policy.Policy{}}
+			if blog := brokerLogBeside(t, log); blog != nil {
+				opts.Broker = []*brokerlog.Log{blog}
+			}
+			res := checkFilesWith(t, t.TempDir(), opts, log)
+			for _, n := range res.Summary.Notes {
+				rest, ok := strings.CutPrefix(n, info.ID+": ")
+				if key, _, ok2 := strings.Cut(rest, " is not declared"); ok && ok2 {
+					noted[key] = true
+				}
+			}
+		}
+		for key := range noted {
+			if !slices.ContainsFunc(info.Needs, func(any []string) bool { return slices.Contains(any, key) }) {
+				t.Errorf("%s: asked for %s, which its RuleInfo.Needs %v does not list", info.ID, key, info.Needs)
+			}
+		}
+		for _, any := range info.Needs {
+			if !slices.ContainsFunc(any, func(k string) bool { return noted[k] }) {
+				t.Errorf("%s: needs one of %v, and its positive logs ran without asking for any", info.ID, any)
+			}
+		}
 	}
 }

@@ -141,7 +141,7 @@ type checker struct {
 func newChecker(opts Options) *checker {
 	var rules []Rule
 	for _, r := range Rules() {
-		if _, ok := r.(brokerRule); ok && len(opts.Broker) == 0 {
+		if r.Info().NeedsBrokerLog && len(opts.Broker) == 0 {
 			continue // it judges nothing without a broker log
 		}
 		if !opts.Disabled[r.Info().ID] {

@@ -102,10 +102,9 @@ func describe(fs []Finding) string {
 func TestRuleLogs(t *testing.T) {
 	known := map[string]bool{}
 	for _, r := range Rules() {
-		id := r.Info().ID
-		known[id] = true
-		_, needsBroker := r.(brokerRule)
-		t.Run(id, func(t *testing.T) { ruleLogs(t, id, needsBroker) })
+		info := r.Info()
+		known[info.ID] = true
+		t.Run(info.ID, func(t *testing.T) { ruleLogs(t, info.ID, info.NeedsBrokerLog) })
 	}
 	dirs, err := os.ReadDir("testdata/rules")
 	if err != nil {

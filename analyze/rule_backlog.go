@@ -51,7 +51,7 @@ type flushAt struct {
 }
 
 func (*backlog) Info() RuleInfo {
-	return RuleInfo{ID: backlogID, Severity: Warning, Title: "the outbox grows without bound, or its flush bunches after recovery",
+	return RuleInfo{ID: backlogID, Severity: Warning, Uses: []string{"outbox_limit"}, Title: "the outbox grows without bound, or its flush bunches after recovery",
 		Help: "From outbox_depth and outbox_flushed: a device whose outbox kept growing through an outage without levelling off " +
 			"(or grew beyond the policy's outbox_limit), and an incident after which the fleet's outboxes flushed far more messages in " +
 			"one second than a flush spread over the recovery would: the reconnect's second load wave."}

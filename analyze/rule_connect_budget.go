@@ -39,6 +39,7 @@ func (r *budgetRule) merge(next Rule) {
 
 func (r *budgetRule) Info() RuleInfo {
 	return RuleInfo{ID: "connect-budget", Severity: Error,
+		Needs: [][]string{{"connect_budget_per_s"}}, Uses: []string{"connect_budget_window_s"},
 		Title: "fleet socket-opens in a sliding window above the broker's accept budget",
 		Help: "The fleet's socket-opens, counted in a sliding window of connect_budget_window_s, above " +
 			"connect_budget_per_s times the window. A broker pushed past its accept budget refuses or times out " +

@@ -40,7 +40,7 @@ type delayBounds struct {
 }
 
 func (r *delayBounds) Info() RuleInfo {
-	return RuleInfo{ID: delayBoundsID, Severity: Error, Title: "drawn delay outside the policy's bounds",
+	return RuleInfo{ID: delayBoundsID, Severity: Error, Needs: [][]string{{"delay"}}, Uses: []string{"auth_min_delay_s"}, Title: "drawn delay outside the policy's bounds",
 		Help: "A backoff_wait whose delay lies outside the interval the declared (or inferred) policy draws from at that attempt, " +
 			"or whose ceiling_s disagrees with the policy's ceiling: the client does not run the policy the fleet was sized for."}
 }

@@ -42,6 +42,7 @@ func (r *capacityRule) merge(next Rule) {
 
 func (r *capacityRule) Info() RuleInfo {
 	return RuleInfo{ID: "policy-capacity", Severity: Warning,
+		Needs: [][]string{{"delay"}, {"connect_budget_per_s"}}, Uses: []string{"connect_budget_window_s"},
 		Title: "the policy's first retry window is too narrow for the fleet",
 		Help: "N devices that lost their connection together draw their first retry from the policy's first " +
 			"window of W seconds, which puts about N/W connects per second on the broker; flagged when that is above " +

@@ -61,7 +61,7 @@ type stormLoss struct {
 }
 
 func (*recoveryStorm) Info() RuleInfo {
-	return RuleInfo{ID: recoveryStormID, Severity: Error, Title: "the fleet's connects bunch after an incident beyond what the policy allows",
+	return RuleInfo{ID: recoveryStormID, Severity: Error, Needs: [][]string{{"delay"}}, Title: "the fleet's connects bunch after an incident beyond what the policy allows",
 		Help: "After an incident, more successful connects in one second than the policy's draws could put there: at least 10, over 3 times " +
 			"the expected most (from the delay each device was drawing from when the broker came back), and improbable by chance. " +
 			"The fleet hit the returning broker in phase, whatever its recorded delays say; a second reconnect loop " +

@@ -18,7 +18,7 @@ const stableResetTol = int64(1000) // ns
 type resetWithoutConnack struct{}
 
 func (r *resetWithoutConnack) Info() RuleInfo {
-	return RuleInfo{ID: resetWithoutConnackID, Severity: Error, Title: "attempt counter reset without a CONNACK",
+	return RuleInfo{ID: resetWithoutConnackID, Severity: Error, Uses: []string{"stable_reset_s"}, Title: "attempt counter reset without a CONNACK",
 		Help: "The attempt counter drops with no connected record since its last value, or sooner after the connected record " +
 			"than the policy's stable_reset_s. A counter that resets on anything but a successful (and, if declared, stable) session " +
 			"keeps the device at the short delays of its first attempts: it never backs off."}

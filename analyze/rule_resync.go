@@ -100,7 +100,7 @@ type fire struct {
 }
 
 func (r *resync) Info() RuleInfo {
-	return RuleInfo{ID: "resync", Severity: Error, Title: "retry timers move in lockstep",
+	return RuleInfo{ID: "resync", Severity: Error, Uses: []string{"delay", "max_delay_s"}, Title: "retry timers move in lockstep",
 		Help: "Devices that drew the same delay at the same attempt and fired on the same tick, at several attempts: " +
 			"fixed intervals, un-jittered backoff, copied random seeds or coarse timer quantisation. " +
 			"They come back on the same tick after every outage, a reconnect storm."}

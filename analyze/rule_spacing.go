@@ -72,7 +72,7 @@ type hostDevice struct {
 }
 
 func (r *spacingRule) Info() RuleInfo {
-	return RuleInfo{ID: "spacing", Severity: Warning,
+	return RuleInfo{ID: "spacing", Severity: Warning, Needs: [][]string{{"min_connect_spacing_s"}},
 		Title: "socket-opens of one host closer than min_connect_spacing_s",
 		Help: "Two socket-opens from one host (host_id; a device without one is its own host) closer than the " +
 			"declared min_connect_spacing_s. A host that opens sockets back to back adds to the surge the broker " +

@@ -57,7 +57,7 @@ type fleetStart struct {
 }
 
 func (*startupStorm) Info() RuleInfo {
-	return RuleInfo{ID: startupStormID, Severity: Warning, Title: "devices starting together do not spread their first connects",
+	return RuleInfo{ID: startupStormID, Severity: Warning, Uses: []string{"startup_spread_s"}, Title: "devices starting together do not spread their first connects",
 		Help: "Devices that start together (a cold boot: shared power coming back) open their first sockets in one second far more " +
 			"often than a uniform spread allows: over the policy's startup_spread_s when declared, else over the time the boot took. " +
 			"A start needs a spread just as a recovery does, or the broker meets the whole fleet at once."}
