@@ -138,8 +138,9 @@ func configCommand() *cli.Command {
 		Usage: "show the configuration stormaudit.toml gives",
 		Description: `stormaudit.toml, in the working directory or the nearest directory above it
 (or --config FILE), configures check and browse for a repository: the policy,
-the rules that run, their severities, and defaults for check's flags. A flag
-on the command line or its environment variable wins over the file.`,
+the rules that run, their severities and thresholds (stormaudit rules lists
+them), and defaults for check's flags. A flag on the command line or its
+environment variable wins over the file.`,
 		OnUsageError: onUsageError,
 		Action:       unknownCommand,
 		Commands: []*cli.Command{{

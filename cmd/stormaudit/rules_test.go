@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -77,5 +79,27 @@ func TestRulesLists(t *testing.T) {
 	}
 	if code, _, stderr := runArgs(t, "rules", "resync"); code != 2 || !strings.Contains(stderr, "expected no arguments") {
 		t.Errorf("an argument: exit %d, %q", code, stderr)
+	}
+}
+
+// TestConfigErrorsPointToRules: a stormaudit.toml that names a rule or
+// a threshold that does not exist is refused with a pointer to
+// stormaudit rules, which lists them.
+func TestConfigErrorsPointToRules(t *testing.T) {
+	for _, doc := range []string{
+		"[rules]\ndisable = [\"resynk\"]\n",
+		"[severity]\nspacin = \"error\"\n",
+		"[rules.resynk]\ngroup = 4\n",
+		"[rules.resync]\ngrop = 4\n",
+		"[rules.spacing]\nmin_s = 1\n",
+	} {
+		path := filepath.Join(t.TempDir(), "stormaudit.toml")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runArgs(t, "--config", path, "config", "show")
+		if code != 2 || !strings.Contains(stderr, "stormaudit rules") {
+			t.Errorf("%q: exit %d, %q; want 2 and a pointer to stormaudit rules", doc, code, stderr)
+		}
 	}
 }
