@@ -150,7 +150,7 @@ type checker struct {
 func newChecker(opts Options) *checker {
 	var rules []Rule
 	for _, r := range Rules() {
-		if _, ok := r.(brokerRule); ok && len(opts.Broker) == 0 {
+		if r.Info().NeedsBrokerLog && len(opts.Broker) == 0 {
 			continue // it judges nothing without a broker log
 		}
 		if !opts.Disabled[r.Info().ID] {
@@ -307,18 +307,3 @@ func (r *Result) Worst() Severity {
 	}
 	return w
 }
-
-// Rules returns a fresh instance of every rule, in catalogue order.
-func Rules() []Rule {
-	var rs []Rule
-	for _, mk := range catalogue {
-		rs = append(rs, mk())
-	}
-	return rs
-}
-
-// catalogue makes the rules, in the order of docs/rules.md.
-var catalogue []func() Rule
-
-// register adds a rule to the catalogue; rule files call it from init.
-func register(mk func() Rule) { catalogue = append(catalogue, mk) }

@@ -76,7 +76,22 @@ type RuleInfo struct {
 	Severity Severity // the severity of its findings, unless a finding says otherwise
 	Title    string   // one line
 	Help     string   // what it flags and why it matters; docs/rules.md has the exact definition
+	// Needs lists the policy keys the rule cannot run without, each
+	// declared or, where the log shows it (Inferable), inferred: a check
+	// without one skips the rule (Summary.Skipped). Each entry is a
+	// list of keys any one of which will do.
+	Needs [][]string
+	// NeedsBrokerLog is whether the rule judges the broker's log
+	// (Options.Broker): a check without one leaves it out.
+	NeedsBrokerLog bool
+	// Uses lists the policy keys that, declared, change what the rule
+	// judges, beside those it needs.
+	Uses []string
 }
+
+// Inferable reports whether the policy key can be inferred from a log
+// when no policy declares it.
+func Inferable(key string) bool { return inferredKeys[key] }
 
 // Rule checks one invariant. A fresh Rule is made for every run, so a rule
 // may keep state across devices.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormaudit/stormaudit/brokerlog"
 	"github.com/stormaudit/stormaudit/ingest"
-
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -48,6 +48,12 @@ func checkLogWith(t testing.TB, log string, opts Options) *Result {
 // checkFiles ingests the files into a dataset under dir and checks it.
 func checkFiles(t testing.TB, dir string, pol *policy.Policy, files ...string) *Result {
 	t.Helper()
+	return checkFilesWith(t, dir, Options{Policy: pol}, files...)
+}
+
+// checkFilesWith is checkFiles with options.
+func checkFilesWith(t testing.TB, dir string, opts Options, files ...string) *Result {
+	t.Helper()
 	ds := filepath.Join(dir, "ds")
 	var srcs []ingest.Source
 	for _, f := range files {
@@ -56,7 +62,7 @@ func checkFiles(t testing.TB, dir string, pol *policy.Policy, files ...string) *
 	if _, err := ingest.Run(context.Background(), ds, srcs, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Check(ds, Options{Policy: pol})
+	res, err := Check(ds, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,61 +89,97 @@ func describe(fs []Finding) string {
 	return b.String()
 }
 
-// TestRuleLogs runs each rule's hand-written logs in testdata/rules/ID/:
-// every positive*.ndjson must give at least one finding of rule ID, and
-// every negative*.ndjson none. A policy.toml beside them is the declared
-// policy; without one the policy is inferred. A positive log may name the
-// devices it must flag in a first line comment-free companion file
-// positive*.devices (one client_id per line).
+// TestRuleLogs runs each rule's hand-written logs in testdata/rules/ID/,
+// for every rule of the catalogue (a rule without logs fails, and so does
+// a folder that names no rule): every positive*.ndjson must give at least
+// one finding of rule ID, and every negative*.ndjson none, and there must
+// be at least one of each. A policy.toml beside them is the declared
+// policy; without one the policy is inferred. A log NAME.ndjson is
+// checked with the broker log NAME-broker.log beside it, if there is one;
+// a rule that needs a broker log needs one for every log. A positive log
+// may name the devices it must flag in a companion file NAME.devices
+// (client ids separated by white space).
 func TestRuleLogs(t *testing.T) {
 	known := map[string]bool{}
 	for _, r := range Rules() {
-		known[r.Info().ID] = true
+		info := r.Info()
+		known[info.ID] = true
+		t.Run(info.ID, func(t *testing.T) { ruleLogs(t, info.ID, info.NeedsBrokerLog) })
 	}
 	dirs, err := os.ReadDir("testdata/rules")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range dirs {
-		id := d.Name()
-		t.Run(id, func(t *testing.T) {
-			if !known[id] {
-				t.Fatalf("testdata/rules/%s: no rule of that id", id)
-			}
-			base := filepath.Join("testdata/rules", id)
-			var pol *policy.Policy
-			if p, err := policy.Load(filepath.Join(base, "policy.toml")); err == nil {
-				pol = &p
-			} else if !os.IsNotExist(err) && !strings.Contains(err.Error(), "no such file") {
-				t.Fatal(err)
-			}
-			logs, _ := filepath.Glob(filepath.Join(base, "*.ndjson"))
-			if len(logs) < 2 {
-				t.Fatalf("%s: want a positive and a negative log, found %v", base, logs)
-			}
-			for _, log := range logs {
-				name := filepath.Base(log)
-				res := checkFiles(t, t.TempDir(), pol, log)
-				got := of(res, id)
-				switch {
-				case strings.HasPrefix(name, "positive"):
-					if len(got) == 0 {
-						t.Errorf("%s: no %s finding; all findings:%s\nnotes: %v", name, id, describe(res.Findings), res.Summary.Notes)
-					}
-					want := devicesFile(t, strings.TrimSuffix(log, ".ndjson")+".devices")
-					for _, dev := range want {
-						if !slices.ContainsFunc(got, func(f Finding) bool { return f.Device == dev }) {
-							t.Errorf("%s: device %s not flagged by %s; got:%s", name, dev, id, describe(got))
-						}
-					}
-				case strings.HasPrefix(name, "negative"):
-					if len(got) > 0 {
-						t.Errorf("%s: unexpected %s findings:%s", name, id, describe(got))
-					}
-				}
-			}
-		})
+		if !known[d.Name()] {
+			t.Errorf("testdata/rules/%s: no rule of that id", d.Name())
+		}
 	}
+}
+
+// ruleLogs checks the logs of rule id (TestRuleLogs).
+func ruleLogs(t *testing.T, id string, needsBroker bool) {
+	base := filepath.Join("testdata/rules", id)
+	var pol *policy.Policy
+	if p, err := policy.Load(filepath.Join(base, "policy.toml")); err == nil {
+		pol = &p
+	} else if !os.IsNotExist(err) && !strings.Contains(err.Error(), "no such file") {
+		t.Fatal(err)
+	}
+	pos, _ := filepath.Glob(filepath.Join(base, "positive*.ndjson"))
+	neg, _ := filepath.Glob(filepath.Join(base, "negative*.ndjson"))
+	if len(pos) == 0 || len(neg) == 0 {
+		t.Fatalf("%s: want a positive and a negative log (positive*.ndjson, negative*.ndjson), found %d and %d", base, len(pos), len(neg))
+	}
+	for _, log := range append(pos, neg...) {
+		name := filepath.Base(log)
+		opts := Options{Policy: pol}
+		if blog := brokerLogBeside(t, log); blog != nil {
+			opts.Broker = []*brokerlog.Log{blog}
+		} else if needsBroker {
+			t.Fatalf("%s: %s needs a broker log, and there is no %s beside it", name, id, brokerLogName(log))
+		}
+		res := checkFilesWith(t, t.TempDir(), opts, log)
+		got := of(res, id)
+		if strings.HasPrefix(name, "negative") {
+			if len(got) > 0 {
+				t.Errorf("%s: unexpected %s findings:%s", name, id, describe(got))
+			}
+			continue
+		}
+		if len(got) == 0 {
+			t.Errorf("%s: no %s finding; all findings:%s\nnotes: %v", name, id, describe(res.Findings), res.Summary.Notes)
+		}
+		want := devicesFile(t, strings.TrimSuffix(log, ".ndjson")+".devices")
+		for _, dev := range want {
+			if !slices.ContainsFunc(got, func(f Finding) bool { return f.Device == dev }) {
+				t.Errorf("%s: device %s not flagged by %s; got:%s", name, dev, id, describe(got))
+			}
+		}
+	}
+}
+
+// brokerLogName names the broker log of the audit log NAME.ndjson:
+// NAME-broker.log.
+func brokerLogName(log string) string { return strings.TrimSuffix(log, ".ndjson") + "-broker.log" }
+
+// brokerLogBeside reads the broker log of the audit log log, or returns
+// nil if there is none.
+func brokerLogBeside(t *testing.T, log string) *brokerlog.Log {
+	t.Helper()
+	f, err := os.Open(brokerLogName(log))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	blog, err := brokerlog.Read(f, filepath.Base(f.Name()), brokerlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blog
 }
 
 func devicesFile(t *testing.T, path string) []string {

@@ -7,7 +7,9 @@ package analyze
 // would hold had it seen both parts' devices itself. Device ordinals
 // shift by the receiver's count of devices. A rule that is not a merger
 // keeps no state between its Device calls but scratch space and the
-// thresholds it was made with.
+// thresholds it was made with. Each rule's merge is in the rule's file,
+// just after the state type it merges; this file merges the check's own
+// state (the checker, the fleet's and the incidents' counters).
 type merger interface {
 	Rule
 	merge(next Rule)
@@ -82,129 +84,4 @@ func (ic *incidentCounter) merge(next *incidentCounter) {
 	}
 	ic.Devices += next.Devices
 	ic.Known += next.Known
-}
-
-func (r *auditGap) merge(next Rule) {
-	n := next.(*auditGap)
-	if n.Seen && (!r.Seen || n.First < r.First) {
-		r.First, r.Seen = n.First, true
-	}
-}
-
-func (r *backlog) merge(next Rule) {
-	n := next.(*backlog)
-	for _, f := range n.Flushes {
-		f.Dev += r.Devices
-		r.Flushes = append(r.Flushes, f)
-	}
-	r.Losses = append(r.Losses, n.Losses...)
-	r.Devices += n.Devices
-}
-
-func (r *clientIDChurn) merge(next Rule) {
-	n := next.(*clientIDChurn)
-	if r.Hosts == nil {
-		r.Hosts = map[string][]churnID{}
-	}
-	for host, ids := range n.Hosts {
-		r.Hosts[host] = append(r.Hosts[host], ids...)
-	}
-}
-
-func (r *budgetRule) merge(next Rule) {
-	n := next.(*budgetRule)
-	if !r.Ready {
-		*r = *n
-		return
-	}
-	r.Hist.merge(n.Hist)
-}
-
-func (r *capacityRule) merge(next Rule) {
-	n := next.(*capacityRule)
-	if !r.Ready {
-		*r = *n
-		return
-	}
-	r.Starts.merge(n.Starts)
-}
-
-// merge adds the counts of next, a histogram of the same resolution, and
-// its samples while a chunk has room for them.
-func (h *timeHist) merge(next *timeHist) {
-	if h == nil || next == nil {
-		return
-	}
-	if h.Chunks == nil {
-		h.Chunks = map[int64]*histChunk{}
-	}
-	for key, nc := range next.Chunks {
-		ch := h.Chunks[key]
-		if ch == nil {
-			h.Chunks[key] = nc
-			continue
-		}
-		for i, n := range nc.N {
-			ch.N[i] += n
-		}
-		room := max(histSamples-len(ch.Samples), 0)
-		ch.Samples = append(ch.Samples, nc.Samples[:min(room, len(nc.Samples))]...)
-	}
-}
-
-func (r *reconnectWhileConnected) merge(next Rule) {
-	r.Devs = append(r.Devs, next.(*reconnectWhileConnected).Devs...)
-}
-
-func (r *recoveryStorm) merge(next Rule) {
-	r.Losses = append(r.Losses, next.(*recoveryStorm).Losses...)
-}
-
-func (r *resync) merge(next Rule) {
-	n := next.(*resync)
-	base := int32(len(r.Names))
-	r.Names = append(r.Names, n.Names...)
-	for a := range r.FireDevices {
-		r.FireDevices[a] += n.FireDevices[a]
-	}
-	for a := range n.Fires {
-		for _, f := range n.Fires[a] {
-			f.Dev += base
-			r.Fires[a] = append(r.Fires[a], f)
-		}
-	}
-}
-
-func (r *silentGiveUp) merge(next Rule) {
-	r.Quiet = append(r.Quiet, next.(*silentGiveUp).Quiet...)
-}
-
-func (r *spacingRule) merge(next Rule) {
-	n := next.(*spacingRule)
-	if !r.Ready {
-		r.Ready, r.Spacing, r.Hosts = n.Ready, n.Spacing, n.Hosts
-		return
-	}
-	if r.Hosts == nil {
-		r.Hosts = map[string]*hostOpens{}
-	}
-	for name, h := range n.Hosts {
-		mine := r.Hosts[name]
-		if mine == nil {
-			r.Hosts[name] = h
-			continue
-		}
-		mine.Opens = append(mine.Opens, h.Opens...)
-		mine.Devs = append(mine.Devs, h.Devs...)
-	}
-}
-
-func (r *startupStorm) merge(next Rule) {
-	r.Starts = append(r.Starts, next.(*startupStorm).Starts...)
-}
-
-func (r *starvation) merge(next Rule) {
-	n := next.(*starvation)
-	r.Devs = append(r.Devs, n.Devs...)
-	r.Waits = append(r.Waits, n.Waits...)
 }

@@ -22,7 +22,12 @@ type auditGap struct {
 	Seen  bool
 }
 
-func init() { register(func() Rule { return &auditGap{} }) }
+func (r *auditGap) merge(next Rule) {
+	n := next.(*auditGap)
+	if n.Seen && (!r.Seen || n.First < r.First) {
+		r.First, r.Seen = n.First, true
+	}
+}
 
 func (*auditGap) Info() RuleInfo {
 	return RuleInfo{ID: "audit-gap", Severity: Warning, Title: "attempts whose outcome was never recorded, sequence gaps, records rejected at ingest",

@@ -9,14 +9,12 @@ import (
 
 const authBackoffID = "auth-backoff"
 
-func init() { register(func() Rule { return &authBackoff{} }) }
-
 // authBackoff flags authentication failures retried on the network-error
 // schedule.
 type authBackoff struct{}
 
 func (r *authBackoff) Info() RuleInfo {
-	return RuleInfo{ID: authBackoffID, Severity: Warning, Title: "authentication failures retried on the network schedule",
+	return RuleInfo{ID: authBackoffID, Severity: Warning, Needs: [][]string{{"auth_min_delay_s", "delay"}}, Title: "authentication failures retried on the network schedule",
 		Help: "A device refused for bad credentials retries as soon as after a network error: sooner than auth_min_delay_s, " +
 			"or, when the policy declares none, no later than the network schedule's ceiling. " +
 			"Bad credentials do not fix themselves; a fleet that retries them fast loads the broker's authentication path for nothing."}

@@ -23,8 +23,6 @@ const (
 	FlushMin        = 100
 )
 
-func init() { register(func() Rule { return &backlog{} }) }
-
 // backlog flags outboxes that grow without bound (or beyond the declared
 // outbox_limit) while the device is offline, and incidents after which
 // the fleet's outbox flush bunches. Device judges each outbox and keeps
@@ -35,6 +33,16 @@ type backlog struct {
 	Devices int32      // devices seen
 }
 
+func (r *backlog) merge(next Rule) {
+	n := next.(*backlog)
+	for _, f := range n.Flushes {
+		f.Dev += r.Devices
+		r.Flushes = append(r.Flushes, f)
+	}
+	r.Losses = append(r.Losses, n.Losses...)
+	r.Devices += n.Devices
+}
+
 // flushAt is the messages one record reports flushed, placed in time.
 type flushAt struct {
 	At, N int64
@@ -43,7 +51,7 @@ type flushAt struct {
 }
 
 func (*backlog) Info() RuleInfo {
-	return RuleInfo{ID: backlogID, Severity: Warning, Title: "the outbox grows without bound, or its flush bunches after recovery",
+	return RuleInfo{ID: backlogID, Severity: Warning, Uses: []string{"outbox_limit"}, Title: "the outbox grows without bound, or its flush bunches after recovery",
 		Help: "From outbox_depth and outbox_flushed: a device whose outbox kept growing through an outage without levelling off " +
 			"(or grew beyond the policy's outbox_limit), and an incident after which the fleet's outboxes flushed far more messages in " +
 			"one second than a flush spread over the recovery would: the reconnect's second load wave."}

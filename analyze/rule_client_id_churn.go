@@ -17,6 +17,16 @@ type clientIDChurn struct {
 	Hosts map[string][]churnID
 }
 
+func (r *clientIDChurn) merge(next Rule) {
+	n := next.(*clientIDChurn)
+	if r.Hosts == nil {
+		r.Hosts = map[string][]churnID{}
+	}
+	for host, ids := range n.Hosts {
+		r.Hosts[host] = append(r.Hosts[host], ids...)
+	}
+}
+
 // churnID is one client id of a host: the span of its records.
 type churnID struct {
 	ID          string
@@ -27,8 +37,6 @@ type churnID struct {
 	LastRef     Ref
 	LastOutcome auditfmt.Outcome
 }
-
-func init() { register(func() Rule { return &clientIDChurn{} }) }
 
 func (*clientIDChurn) Info() RuleInfo {
 	return RuleInfo{ID: "client-id-churn", Severity: Warning, Title: "one host appearing under several client ids with persistent sessions",

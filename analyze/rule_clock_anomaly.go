@@ -23,8 +23,6 @@ const ClockJumpAllowance = time.Hour
 // device, in the device's own order.
 type clockAnomaly struct{}
 
-func init() { register(func() Rule { return &clockAnomaly{} }) }
-
 func (*clockAnomaly) Info() RuleInfo {
 	return RuleInfo{ID: "clock-anomaly", Severity: Warning, Title: "time running backwards or far ahead within one device",
 		Help: "In the device's own order (device_seq, else the order it wrote its records in), recorded_at runs backwards " +

@@ -16,8 +16,6 @@ import (
 // socket-opens at: its sliding windows start on whole multiples of it.
 const BudgetResolution = time.Millisecond
 
-func init() { register(func() Rule { return &budgetRule{} }) }
-
 // budgetRule flags the intervals where the fleet's socket-opens in a
 // sliding window exceed the broker's declared accept budget. It counts
 // opens in a sparse histogram of BudgetResolution buckets: memory grows
@@ -30,8 +28,18 @@ type budgetRule struct {
 	Hist   *timeHist
 }
 
+func (r *budgetRule) merge(next Rule) {
+	n := next.(*budgetRule)
+	if !r.Ready {
+		*r = *n
+		return
+	}
+	r.Hist.merge(n.Hist)
+}
+
 func (r *budgetRule) Info() RuleInfo {
 	return RuleInfo{ID: "connect-budget", Severity: Error,
+		Needs: [][]string{{"connect_budget_per_s"}}, Uses: []string{"connect_budget_window_s"},
 		Title: "fleet socket-opens in a sliding window above the broker's accept budget",
 		Help: "The fleet's socket-opens, counted in a sliding window of connect_budget_window_s, above " +
 			"connect_budget_per_s times the window. A broker pushed past its accept budget refuses or times out " +
@@ -175,6 +183,29 @@ const (
 type timeHist struct {
 	Res    int64
 	Chunks map[int64]*histChunk
+}
+
+// merge adds the counts of next, a histogram of the same resolution, and
+// its samples while a chunk has room for them.
+func (h *timeHist) merge(next *timeHist) {
+	if h == nil || next == nil {
+		return
+	}
+	if h.Chunks == nil {
+		h.Chunks = map[int64]*histChunk{}
+	}
+	for key, nc := range next.Chunks {
+		ch := h.Chunks[key]
+		if ch == nil {
+			h.Chunks[key] = nc
+			continue
+		}
+		for i, n := range nc.N {
+			ch.N[i] += n
+		}
+		room := max(histSamples-len(ch.Samples), 0)
+		ch.Samples = append(ch.Samples, nc.Samples[:min(room, len(nc.Samples))]...)
+	}
 }
 
 type histChunk struct {

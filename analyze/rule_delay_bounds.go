@@ -32,8 +32,6 @@ const inferredMargin = 0.1
 // device's tolerance above loggedTolMin.
 var loggedUnits = [...]float64{1e3, 1e4, 1e5}
 
-func init() { register(func() Rule { return &delayBounds{} }) }
-
 // delayBounds flags drawn delays outside the policy's bounds, and ceilings
 // written in records that disagree with the policy's.
 type delayBounds struct {
@@ -42,7 +40,7 @@ type delayBounds struct {
 }
 
 func (r *delayBounds) Info() RuleInfo {
-	return RuleInfo{ID: delayBoundsID, Severity: Error, Title: "drawn delay outside the policy's bounds",
+	return RuleInfo{ID: delayBoundsID, Severity: Error, Needs: [][]string{{"delay"}}, Uses: []string{"auth_min_delay_s"}, Title: "drawn delay outside the policy's bounds",
 		Help: "A backoff_wait whose delay lies outside the interval the declared (or inferred) policy draws from at that attempt, " +
 			"or whose ceiling_s disagrees with the policy's ceiling: the client does not run the policy the fleet was sized for."}
 }

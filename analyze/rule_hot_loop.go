@@ -23,10 +23,6 @@ const (
 	hotSpan  = time.Second // the window hotOpens are counted in
 )
 
-func init() {
-	register(func() Rule { return &hotLoop{delay: hotDelay, run: hotRun, opens: hotOpens, span: hotSpan} })
-}
-
 // hotLoop flags devices that retry in a tight loop: runs of near-zero
 // waits, or many socket-opens within a second.
 type hotLoop struct {

@@ -9,8 +9,6 @@ import (
 
 const overlappingAttemptsID = "overlapping-attempts"
 
-func init() { register(func() Rule { return &overlappingAttempts{ids: map[stageKey]*inFlight{}} }) }
-
 // stageKey is an attempt_id (hashed) within a stage: stages have their own
 // attempts, and may reuse each other's ids.
 type stageKey struct {

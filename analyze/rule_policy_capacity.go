@@ -19,8 +19,6 @@ const LostTogether = time.Second
 // a rule without jitter: the logging tick, "one instant".
 const capacityTick = time.Millisecond
 
-func init() { register(func() Rule { return &capacityRule{} }) }
-
 // capacityRule flags a policy whose first retry window is too narrow for
 // the fleet that lost its connection together: N devices spreading their
 // first retries over W seconds put about N/W connects per second on the
@@ -33,8 +31,18 @@ type capacityRule struct {
 	Starts *timeHist
 }
 
+func (r *capacityRule) merge(next Rule) {
+	n := next.(*capacityRule)
+	if !r.Ready {
+		*r = *n
+		return
+	}
+	r.Starts.merge(n.Starts)
+}
+
 func (r *capacityRule) Info() RuleInfo {
 	return RuleInfo{ID: "policy-capacity", Severity: Warning,
+		Needs: [][]string{{"delay"}, {"connect_budget_per_s"}}, Uses: []string{"connect_budget_window_s"},
 		Title: "the policy's first retry window is too narrow for the fleet",
 		Help: "N devices that lost their connection together draw their first retry from the policy's first " +
 			"window of W seconds, which puts about N/W connects per second on the broker; flagged when that is above " +

@@ -12,12 +12,6 @@ import (
 
 const reconnectWhileConnectedID = "reconnect-while-connected"
 
-func init() {
-	register(func() Rule {
-		return &reconnectWhileConnected{flaps: flappingRule{max: flappingMax, window: flappingWindow, ban: flappingBan}}
-	})
-}
-
 // reconnectWhileConnected flags attempts that begin while the session is
 // up: a backoff_wait after a connected record with no record between that
 // ends the session, unless an incident explains it. Incidents are known
@@ -26,6 +20,10 @@ func init() {
 type reconnectWhileConnected struct {
 	Devs  []churnDevice
 	flaps flappingRule
+}
+
+func (r *reconnectWhileConnected) merge(next Rule) {
+	r.Devs = append(r.Devs, next.(*reconnectWhileConnected).Devs...)
 }
 
 // flappingRule is the flapping detection findings are compared with:

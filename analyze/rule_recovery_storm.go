@@ -32,14 +32,16 @@ const (
 	stormSteps = 64
 )
 
-func init() { register(func() Rule { return &recoveryStorm{} }) }
-
 // recoveryStorm flags incidents after which the fleet's successful connects
 // bunch far beyond what the policy's draws allow. Device keeps, for every
 // loss that a connect ended, the connect and the schedule it was drawn
 // from; Finish judges each incident.
 type recoveryStorm struct {
 	Losses []stormLoss
+}
+
+func (r *recoveryStorm) merge(next Rule) {
+	r.Losses = append(r.Losses, next.(*recoveryStorm).Losses...)
 }
 
 // stormLoss is one recovered loss: when it began, the connect that ended
@@ -59,7 +61,7 @@ type stormLoss struct {
 }
 
 func (*recoveryStorm) Info() RuleInfo {
-	return RuleInfo{ID: recoveryStormID, Severity: Error, Title: "the fleet's connects bunch after an incident beyond what the policy allows",
+	return RuleInfo{ID: recoveryStormID, Severity: Error, Needs: [][]string{{"delay"}}, Title: "the fleet's connects bunch after an incident beyond what the policy allows",
 		Help: "After an incident, more successful connects in one second than the policy's draws could put there: at least 10, over 3 times " +
 			"the expected most (from the delay each device was drawing from when the broker came back), and improbable by chance. " +
 			"The fleet hit the returning broker in phase, whatever its recorded delays say; a second reconnect loop " +

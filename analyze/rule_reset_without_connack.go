@@ -12,15 +12,13 @@ const resetWithoutConnackID = "reset-without-connack"
 // microsecond timestamps are written to.
 const stableResetTol = int64(1000) // ns
 
-func init() { register(func() Rule { return &resetWithoutConnack{} }) }
-
 // resetWithoutConnack flags attempt counters that drop without a
 // successful CONNACK, or before the session stayed up the stable-recovery
 // interval the policy declares.
 type resetWithoutConnack struct{}
 
 func (r *resetWithoutConnack) Info() RuleInfo {
-	return RuleInfo{ID: resetWithoutConnackID, Severity: Error, Title: "attempt counter reset without a CONNACK",
+	return RuleInfo{ID: resetWithoutConnackID, Severity: Error, Uses: []string{"stable_reset_s"}, Title: "attempt counter reset without a CONNACK",
 		Help: "The attempt counter drops with no connected record since its last value, or sooner after the connected record " +
 			"than the policy's stable_reset_s. A counter that resets on anything but a successful (and, if declared, stable) session " +
 			"keeps the device at the short delays of its first attempts: it never backs off."}

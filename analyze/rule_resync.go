@@ -22,8 +22,6 @@ const (
 	resyncRepeats  = 2                      // attempt numbers at which a device must be in a group
 )
 
-func init() { register(func() Rule { return newResync() }) }
-
 func newResync() *resync {
 	return &resync{tick: resyncTick, group: resyncGroup, share: resyncShare, repeats: resyncRepeats}
 }
@@ -43,6 +41,21 @@ type resync struct {
 	tick           time.Duration
 	group, repeats int
 	share          float64
+}
+
+func (r *resync) merge(next Rule) {
+	n := next.(*resync)
+	base := int32(len(r.Names))
+	r.Names = append(r.Names, n.Names...)
+	for a := range r.FireDevices {
+		r.FireDevices[a] += n.FireDevices[a]
+	}
+	for a := range n.Fires {
+		for _, f := range n.Fires[a] {
+			f.Dev += base
+			r.Fires[a] = append(r.Fires[a], f)
+		}
+	}
 }
 
 func (r *resync) Thresholds() []Threshold {
@@ -87,7 +100,7 @@ type fire struct {
 }
 
 func (r *resync) Info() RuleInfo {
-	return RuleInfo{ID: "resync", Severity: Error, Title: "retry timers move in lockstep",
+	return RuleInfo{ID: "resync", Severity: Error, Uses: []string{"delay", "max_delay_s"}, Title: "retry timers move in lockstep",
 		Help: "Devices that drew the same delay at the same attempt and fired on the same tick, at several attempts: " +
 			"fixed intervals, un-jittered backoff, copied random seeds or coarse timer quantisation. " +
 			"They come back on the same tick after every outage, a reconnect storm."}

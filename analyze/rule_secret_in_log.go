@@ -11,8 +11,6 @@ import (
 
 const secretInLogID = "secret-in-log"
 
-func init() { register(func() Rule { return &secretInLog{} }) }
-
 // Secret is a value in a device's records that looks like a credential or
 // a permanent hardware identifier (package redact defines the kinds): the
 // field it is in and the record, never the value.

@@ -9,14 +9,12 @@ import (
 
 const sessionSettingsID = "session-settings"
 
-func init() { register(func() Rule { return &sessionSettings{} }) }
-
 // sessionSettings flags devices using clean sessions where the fleet
 // declares persistent ones.
 type sessionSettings struct{}
 
 func (r *sessionSettings) Info() RuleInfo {
-	return RuleInfo{ID: sessionSettingsID, Severity: Warning, Title: "clean sessions where the fleet declares persistent ones",
+	return RuleInfo{ID: sessionSettingsID, Severity: Warning, Needs: [][]string{{"clean_session"}}, Title: "clean sessions where the fleet declares persistent ones",
 		Help: "A device writes clean_session true while the policy declares clean_session = false: " +
 			"the broker discards its session on every reconnect, so the messages published to it during the outage are lost."}
 }

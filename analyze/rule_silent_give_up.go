@@ -23,6 +23,10 @@ type silentGiveUp struct {
 	grace time.Duration // GiveUpGrace unless set (Tunable)
 }
 
+func (r *silentGiveUp) merge(next Rule) {
+	r.Quiet = append(r.Quiet, next.(*silentGiveUp).Quiet...)
+}
+
 func (r *silentGiveUp) Thresholds() []Threshold {
 	return []Threshold{{Name: "grace_s", Default: GiveUpGrace.Seconds(), Min: 0, Max: 7 * 86400,
 		Help: "how long after a device's next record was due the log must run on before its silence counts"}}
@@ -42,8 +46,6 @@ type quietDevice struct {
 	Due  int64 // Unix ns
 	Bw   *Event
 }
-
-func init() { register(func() Rule { return &silentGiveUp{grace: GiveUpGrace} }) }
 
 func (r *silentGiveUp) Info() RuleInfo {
 	return RuleInfo{ID: "silent-give-up", Severity: Error, Title: "a device that stops attempting without a gave_up or stopped record",

@@ -18,8 +18,6 @@ import (
 // two or more logged values.
 const SpacingTolerance = time.Millisecond
 
-func init() { register(func() Rule { return &spacingRule{} }) }
-
 // spacingRule flags two socket-opens of one host closer than
 // min_connect_spacing_s. A device without host_id is its own host and is
 // checked as it streams by. The devices of a host with a host_id are not
@@ -31,6 +29,26 @@ type spacingRule struct {
 	Spacing int64 // ns; 0 when there is nothing to check
 	Hosts   map[string]*hostOpens
 	buf     []hostOpen
+}
+
+func (r *spacingRule) merge(next Rule) {
+	n := next.(*spacingRule)
+	if !r.Ready {
+		r.Ready, r.Spacing, r.Hosts = n.Ready, n.Spacing, n.Hosts
+		return
+	}
+	if r.Hosts == nil {
+		r.Hosts = map[string]*hostOpens{}
+	}
+	for name, h := range n.Hosts {
+		mine := r.Hosts[name]
+		if mine == nil {
+			r.Hosts[name] = h
+			continue
+		}
+		mine.Opens = append(mine.Opens, h.Opens...)
+		mine.Devs = append(mine.Devs, h.Devs...)
+	}
 }
 
 // hostOpens are the socket-opens of one host, and its devices in dataset
@@ -54,7 +72,7 @@ type hostDevice struct {
 }
 
 func (r *spacingRule) Info() RuleInfo {
-	return RuleInfo{ID: "spacing", Severity: Warning,
+	return RuleInfo{ID: "spacing", Severity: Warning, Needs: [][]string{{"min_connect_spacing_s"}},
 		Title: "socket-opens of one host closer than min_connect_spacing_s",
 		Help: "Two socket-opens from one host (host_id; a device without one is its own host) closer than the " +
 			"declared min_connect_spacing_s. A host that opens sockets back to back adds to the surge the broker " +

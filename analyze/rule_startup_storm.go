@@ -23,10 +23,6 @@ const StartupGap = 10 * time.Second
 // storm whether or not its broker coped.
 const DefaultStartupSpread = 5 * time.Second
 
-func init() {
-	register(func() Rule { return &startupStorm{defaultSpread: DefaultStartupSpread.Seconds()} })
-}
-
 // startupStorm flags cold boots whose first socket-opens bunch beyond a
 // uniform spread: over the declared startup_spread_s, or without one,
 // over the default spread or the time the boot took to bring its devices
@@ -35,6 +31,10 @@ func init() {
 type startupStorm struct {
 	Starts        []fleetStart
 	defaultSpread float64 // s
+}
+
+func (r *startupStorm) merge(next Rule) {
+	r.Starts = append(r.Starts, next.(*startupStorm).Starts...)
 }
 
 func (r *startupStorm) Thresholds() []Threshold {
@@ -57,7 +57,7 @@ type fleetStart struct {
 }
 
 func (*startupStorm) Info() RuleInfo {
-	return RuleInfo{ID: startupStormID, Severity: Warning, Title: "devices starting together do not spread their first connects",
+	return RuleInfo{ID: startupStormID, Severity: Warning, Uses: []string{"startup_spread_s"}, Title: "devices starting together do not spread their first connects",
 		Help: "Devices that start together (a cold boot: shared power coming back) open their first sockets in one second far more " +
 			"often than a uniform spread allows: over the policy's startup_spread_s when declared, else over the time the boot took. " +
 			"A start needs a spread just as a recovery does, or the broker meets the whole fleet at once."}

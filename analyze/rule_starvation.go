@@ -24,6 +24,12 @@ type starvation struct {
 	floor time.Duration   // StarveFloor unless set (Tunable)
 }
 
+func (r *starvation) merge(next Rule) {
+	n := next.(*starvation)
+	r.Devs = append(r.Devs, n.Devs...)
+	r.Waits = append(r.Waits, n.Waits...)
+}
+
 func (r *starvation) Thresholds() []Threshold {
 	return []Threshold{{Name: "floor_s", Default: StarveFloor.Seconds(), Min: 0, Max: 7 * 86400,
 		Help: "the least time without a lasting connection that is starvation, however fast the fleet recovered"}}
@@ -50,8 +56,6 @@ type starveDevice struct {
 	Last        auditfmt.Outcome                // its last record's outcome
 	Ref, Lost   Ref                             // the connect that ended the loss (else its last record); the record it lost the connection at
 }
-
-func init() { register(func() Rule { return &starvation{floor: StarveFloor} }) }
 
 func (r *starvation) Info() RuleInfo {
 	return RuleInfo{ID: "starvation", Severity: Warning, Title: "a device that never recovers, or recovers far later than the fleet",

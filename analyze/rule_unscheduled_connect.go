@@ -19,8 +19,6 @@ const (
 	UnscheduledLate  = 30 * time.Second
 )
 
-func init() { register(func() Rule { return &unscheduledConnect{} }) }
-
 // unscheduledConnect flags connected records that the device's recorded
 // schedule does not explain.
 type unscheduledConnect struct {

@@ -13,16 +13,6 @@ const (
 	sessionTakeoverID  = "session-takeover"
 )
 
-// brokerRule marks the rules that judge the broker's log against the
-// audit, and so run only when a check has one.
-type brokerRule interface{ needsBroker() }
-
-func init() {
-	register(func() Rule { return &unauditedConnect{} })
-	register(func() Rule { return &unseenConnect{} })
-	register(func() Rule { return &sessionTakeover{} })
-}
-
 // unauditedConnect flags devices whose client id the broker accepted
 // where their audit has no connected record (FleetStats.Witness).
 type unauditedConnect struct{ brokerOnly }
@@ -38,24 +28,23 @@ type sessionTakeover struct{ brokerOnly }
 // fleet counter pairs the witnesses) and nothing to merge.
 type brokerOnly struct{}
 
-func (brokerOnly) needsBroker()             {}
 func (brokerOnly) Device(*Context, *Device) {}
 
 func (*unauditedConnect) Info() RuleInfo {
-	return RuleInfo{ID: unauditedConnectID, Severity: Warning, Title: "the broker accepted a connection the audit does not record",
+	return RuleInfo{ID: unauditedConnectID, Severity: Warning, NeedsBrokerLog: true, Title: "the broker accepted a connection the audit does not record",
 		Help: "The broker's log shows a connection of the device's client id accepted where its audit has no connected record within " +
 			"the broker's stamp resolution and 0.5 s (on the device's corrected clock): a second owner of the client id, a reconnect " +
 			"loop that writes no audit, or lost records. Needs --broker-log."}
 }
 
 func (*unseenConnect) Info() RuleInfo {
-	return RuleInfo{ID: unseenConnectID, Severity: Warning, Title: "a connected record the broker never saw",
+	return RuleInfo{ID: unseenConnectID, Severity: Warning, NeedsBrokerLog: true, Title: "a connected record the broker never saw",
 		Help: "The device recorded a successful connect while the broker's log runs, and the broker accepted no connection of its " +
 			"client id near it: a clock far off, another broker, or a record that is not true. Needs --broker-log."}
 }
 
 func (*sessionTakeover) Info() RuleInfo {
-	return RuleInfo{ID: sessionTakeoverID, Severity: Warning, Title: "the broker closed a live session for a new one with the same client id",
+	return RuleInfo{ID: sessionTakeoverID, Severity: Warning, NeedsBrokerLog: true, Title: "the broker closed a live session for a new one with the same client id",
 		Help: "The broker's log shows it closing a connection because another connected with the same client id: two owners of one " +
 			"connection, or one client id on two devices. Needs --broker-log."}
 }

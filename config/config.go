@@ -14,7 +14,7 @@
 //	disable = ["session-settings"]   # these rules do not run
 //	enable = ["resync", "spacing"]   # or only these run (not both)
 //
-//	[rules.resync]                   # a rule's thresholds (analyze.Tunable)
+//	[rules.resync]                   # a rule's thresholds (analyze.Tunable; stormaudit rules lists them)
 //	group = 5
 //	tick_s = 0.05
 //
@@ -162,12 +162,21 @@ func (p *parser) fail(key, expected, found string) error {
 
 // unknown is the error for a key that is not one of known.
 func (p *parser) unknown(key, name string, known []string) error {
+	return p.unknownAs(key, name, known, "one of "+strings.Join(known, ", "))
+}
+
+// unknownAs is unknown with what was expected in words of its own.
+func (p *parser) unknownAs(key, name string, known []string, expected string) error {
 	found := "an unknown key"
 	if near := near.Nearest(name, known); near != "" {
 		found += " (did you mean " + near + "?)"
 	}
-	return p.fail(key, "one of "+strings.Join(known, ", "), found)
+	return p.fail(key, expected, found)
 }
+
+// rulesHint points to the command that lists the rules and their
+// thresholds.
+const rulesHint = "stormaudit rules lists them"
 
 func (p *parser) document(doc map[string]any) error {
 	for _, k := range p.sorted(doc, "") {
@@ -298,9 +307,9 @@ func (p *parser) thresholds(id string, t map[string]any) error {
 						tunable = append(tunable, rid)
 					}
 				}
-				return p.fail(key, "a rule with thresholds ("+strings.Join(tunable, ", ")+"); "+id+" has none", "the key "+strconv.Quote(name))
+				return p.fail(key, "a rule with thresholds ("+strings.Join(tunable, ", ")+"; "+rulesHint+"); "+id+" has none", "the key "+strconv.Quote(name))
 			}
-			return p.unknown(key, name, names)
+			return p.unknownAs(key, name, names, "a threshold of "+id+": one of "+strings.Join(names, ", ")+" ("+rulesHint+")")
 		}
 		v, ok := number(t[name])
 		if !ok {
@@ -349,7 +358,7 @@ func (p *parser) unknownRule(key, id string) error {
 	if near := near.Nearest(id, RuleIDs()); near != "" {
 		found += " (did you mean " + near + "?)"
 	}
-	return p.fail(key, "a rule id (stormaudit check --help lists them; docs/rules.md defines them)", found)
+	return p.fail(key, "a rule id ("+rulesHint+"; docs/rules.md defines them)", found)
 }
 
 func (p *parser) severity(v any) error {

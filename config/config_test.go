@@ -52,7 +52,7 @@ func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ doc, want string }{
 		{"polcy = \"fixed\"", "s.toml:1: polcy: expected one of policy, rules, severity, check, found an unknown key (did you mean policy?)"},
 		{"\n[severity]\nspacing = \"critical\"", "s.toml:3: severity.spacing: expected error, warning or info, found the string \"critical\""},
-		{"[severity]\nspacin = \"error\"", "s.toml:2: severity.spacin: expected a rule id (stormaudit check --help lists them; docs/rules.md defines them), found the rule \"spacin\" (did you mean spacing?)"},
+		{"[severity]\nspacin = \"error\"", "s.toml:2: severity.spacin: expected a rule id (stormaudit rules lists them; docs/rules.md defines them), found the rule \"spacin\" (did you mean spacing?)"},
 		{"[rules]\ndisable = \"resync\"", "s.toml:2: rules.disable: expected an array of rule ids, found the string \"resync\""},
 		{"[rules]\nenable = [\"resync\"]\ndisable = [\"spacing\"]", "s.toml:2: rules.enable: expected enable or disable, not both, found both"},
 		{"[rules]\nskip = []", "s.toml:2: rules.skip: expected one of enable, disable, or a table [rules.ID] of a rule's thresholds, found an unknown key"},
@@ -103,11 +103,11 @@ func TestParseThresholds(t *testing.T) {
 		t.Errorf("thresholds %v, want %v", c.Thresholds, want)
 	}
 	for _, c := range []struct{ doc, want string }{
-		{"[rules.resync]\ngrop = 5", "s.toml:2: rules.resync.grop: expected one of tick_s, group, share, repeats, found an unknown key (did you mean group?)"},
+		{"[rules.resync]\ngrop = 5", "s.toml:2: rules.resync.grop: expected a threshold of resync: one of tick_s, group, share, repeats (stormaudit rules lists them), found an unknown key (did you mean group?)"},
 		{"[rules.resync]\ngroup = 1", "s.toml:2: rules.resync.group: expected a whole number from 2 to 1000000000, found the number 1"},
 		{"[rules.resync]\ngroup = 2.5", "s.toml:2: rules.resync.group: expected a whole number from 2 to 1000000000, found the number 2.5"},
 		{"[rules.resync]\nshare = \"half\"", "s.toml:2: rules.resync.share: expected a number, found the string \"half\""},
-		{"[rules.resynk]\ngroup = 4", "s.toml:1: rules.resynk: expected a rule id (stormaudit check --help lists them; docs/rules.md defines them), found the rule \"resynk\" (did you mean resync?)"},
+		{"[rules.resynk]\ngroup = 4", "s.toml:1: rules.resynk: expected a rule id (stormaudit rules lists them; docs/rules.md defines them), found the rule \"resynk\" (did you mean resync?)"},
 	} {
 		if _, err := Parse("s.toml", []byte(c.doc)); err == nil || err.Error() != c.want {
 			t.Errorf("%q:\n got %v\nwant %s", c.doc, err, c.want)

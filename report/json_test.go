@@ -25,6 +25,7 @@ type decodedDoc struct {
 		Devices    int
 		Records    int64
 		Rejected   int64
+		Outside    int64 `json:"outside_window"`
 		Findings   int
 		ByRule     map[string]int `json:"by_rule"`
 		BySeverity map[string]int `json:"by_severity"`

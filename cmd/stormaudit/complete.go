@@ -25,6 +25,7 @@ var flagValues = map[string]map[string]func() []string{
 	"verify":   {"format": list("text", "json")},
 	"timeline": {"format": list("text", "json")},
 	"replay":   {"format": list("text", "json")},
+	"rules":    {"format": list("text", "json")},
 	"":         {"policy": policy.PresetNames},
 }
 

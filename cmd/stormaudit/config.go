@@ -48,7 +48,9 @@ func configurable(cmd *cli.Command) []string {
 	var names []string
 	for _, f := range cmd.VisibleFlags() {
 		name := f.Names()[0]
-		if name != "help" && name != "write-baseline" && name != "quiet" && name != "policy" {
+		// a run's own, not a repository's: the baseline it writes, its
+		// quietness, its time window; the policy has a key of its own
+		if name != "help" && name != "write-baseline" && name != "quiet" && name != "policy" && name != "since" && name != "until" {
 			names = append(names, name)
 		}
 	}
@@ -61,8 +63,9 @@ func configCommand() *cli.Command {
 		Usage: "show the configuration stormaudit.toml gives",
 		Description: `stormaudit.toml, in the working directory or the nearest directory above it
 (or --config FILE), configures check and browse for a repository: the policy,
-the rules that run, their severities, and defaults for check's flags. A flag
-on the command line or its environment variable wins over the file.`,
+the rules that run, their severities and thresholds (stormaudit rules lists
+them), and defaults for check's flags. A flag on the command line or its
+environment variable wins over the file.`,
 		OnUsageError: onUsageError,
 		Action:       unknownCommand,
 		Commands: []*cli.Command{{

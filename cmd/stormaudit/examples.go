@@ -47,6 +47,7 @@ var examples = map[string][]string{
 		"stormaudit check --policy fleet.toml --format text,sarif --output -,check.sarif incident.ds",
 		"stormaudit check --baseline stormaudit-baseline.json --fail-on warning logs.ndjson",
 	},
+	"rules":    {"stormaudit rules", "stormaudit rules --format json"},
 	"timeline": {"stormaudit timeline --device dev-0002 incident.ds", "stormaudit timeline -d dev-0002 --format json gw-a.ndjson"},
 	"report": {
 		"stormaudit report -o incident.html incident.ds",

@@ -157,6 +157,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			demoCommand(),
 			policyCommand(),
 			checkCommand(),
+			rulesCommand(),
 			reportCommand(),
 			timelineCommand(),
 			browseCommand(),
