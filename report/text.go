@@ -21,6 +21,10 @@ type TextOptions struct {
 	// Records is how many records of a finding are named (DefaultRecords
 	// if 0; all if negative).
 	Records int
+	// Color draws each finding's severity in colour (SGR escapes: error
+	// red, warning yellow, info cyan), for a terminal; never for a file
+	// or a pipe.
+	Color bool
 }
 
 // The defaults of TextOptions.
@@ -228,7 +232,7 @@ func textGroup(w io.Writer, r *analyze.Result, g *ruleGroup, opts TextOptions) {
 		shown = shown[:opts.PerRule]
 	}
 	for _, f := range shown {
-		fmt.Fprintf(w, "  %s %s %s\n", f.Severity, safe.Text(f.Device), spanText(f.Start, f.End))
+		fmt.Fprintf(w, "  %s %s %s\n", severityText(f.Severity, opts.Color), safe.Text(f.Device), spanText(f.Start, f.End))
 		fmt.Fprintf(w, "    %s\n", safe.Text(f.Message))
 		if f.Explanation != "" {
 			fmt.Fprintf(w, "    %s\n", safe.Text(f.Explanation))
@@ -421,4 +425,15 @@ func windowText(since, until time.Time) string {
 		hi = until.UTC().Format(time.RFC3339Nano) + ")"
 	}
 	return lo + ", " + hi
+}
+
+// severityColor is the SGR colour of each severity.
+var severityColor = map[analyze.Severity]string{analyze.Error: "31", analyze.Warning: "33", analyze.Info: "36"}
+
+// severityText is the severity's name, in its colour when color is set.
+func severityText(s analyze.Severity, color bool) string {
+	if c, ok := severityColor[s]; ok && color {
+		return "\x1b[" + c + "m" + s.String() + "\x1b[0m"
+	}
+	return s.String()
 }

@@ -63,7 +63,7 @@ func runBrowse(ctx context.Context, cmd *cli.Command) error {
 	if err := applyWindow(cmd, "browse", in.dir, &opts); err != nil {
 		return err
 	}
-	m, err := tui.New(tui.Options{Dir: in.dir, Name: strings.Join(cmd.Args().Slice(), " "), Check: opts})
+	m, err := tui.New(tui.Options{Dir: in.dir, Name: strings.Join(cmd.Args().Slice(), " "), Check: opts, Renderer: colorRenderer(cmd, out)})
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("browse: %w", err)}
 	}

@@ -156,6 +156,7 @@ func render(cmd *cli.Command, format string, w io.Writer, res *analyze.Result, i
 	return front.Render(w, format, res, front.RenderOptions{
 		PerRule: int(cmd.Int("per-rule")), MaxResults: int(cmd.Int("max-results")), Annotations: int(cmd.Int("annotations")),
 		ExitCode: code, FailOn: failOn, Version: versionText(), Fingerprints: in.fps, Devices: in.ids, Dataset: in.dir,
+		Color: format == "text" && colorOn(cmd, w),
 	})
 }
 

@@ -43,7 +43,7 @@ func (s *boolEnvSource) Key() string { return s.key }
 
 // envParseError matches the flag library's error for an environment
 // variable it could not parse.
-var envParseError = regexp.MustCompile(`^could not parse ("(?:[^"\\]|\\.)*") as (\S+) value from environment variable "([^"]+)" for flag ([\w-]+): `)
+var envParseError = regexp.MustCompile(`^could not parse ("(?:[^"\\]|\\.)*") as (\S+) value from environment variable "([^"]+)" for flag ([\w-]+): (.*)$`)
 
 // envExpected says what each kind of flag takes.
 var envExpected = map[string]string{
@@ -64,8 +64,8 @@ func envError(err error) error {
 		return err
 	}
 	want, ok := envExpected[m[2]]
-	if !ok {
-		want = "a " + m[2]
+	if !ok { // a flag's own validation: its words
+		return fmt.Errorf("environment variable %s=%s (for --%s): %s", m[3], m[1], m[4], m[5])
 	}
 	return fmt.Errorf("environment variable %s=%s (for --%s): expected %s", m[3], m[1], m[4], want)
 }

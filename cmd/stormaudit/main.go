@@ -140,7 +140,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		ExitErrHandler:                  func(context.Context, *cli.Command, error) {},
 		OnUsageError:                    onUsageError,
 		Action:                          unknownCommand,
-		Flags: append(slices.Clone(rootConfigFlags),
+		Flags: append(slices.Clone(rootConfigFlags), colorFlag,
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to this file (for development)", Hidden: true},
 			&cli.StringFlag{Name: "trace", Usage: "write an execution trace to this file (for development)", Hidden: true},
 		),

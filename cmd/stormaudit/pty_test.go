@@ -117,3 +117,42 @@ func waitOutput(t *testing.T, out *syncBuffer, want string) {
 	}
 	t.Fatalf("the terminal never showed %q; it shows %q", want, out.Bytes())
 }
+
+// TestColorOnTerminal: on a terminal, check's text draws severities in
+// colour unless NO_COLOR is set or --color never is given.
+func TestColorOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "fixed.ndjson")
+	if code := run(t.Context(), []string{"stormaudit", "simulate", "--devices", "3", "--outage", "12s", "--policy", "fixed", "-q", "-o", log}, nil, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("simulate: exit %d", code)
+	}
+	for _, tc := range []struct {
+		env, flag string
+		colour    bool
+	}{{"", "", true}, {"NO_COLOR=1", "", false}, {"", "--color=never", false}, {"NO_COLOR=1", "--color=always", true}} {
+		ptm, pts := openPTY(t)
+		args := []string{"check", "-q", "--fail-on", "none", log}
+		if tc.flag != "" {
+			args = append([]string{tc.flag}, args...)
+		}
+		cmd := stormauditBinary(t, dir, args...)
+		cmd.Env = append(os.Environ(), "TERM=xterm-256color", tc.env)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pts.Close()
+		var out syncBuffer
+		copied := make(chan struct{})
+		go func() { io.Copy(&out, ptm); close(copied) }()
+		err := cmd.Wait()
+		<-copied
+		if err != nil {
+			t.Fatalf("%s %q: %v", tc.env, args, err)
+		}
+		if got := bytes.Contains(out.Bytes(), []byte("\x1b[31merror\x1b[0m")); got != tc.colour {
+			t.Errorf("%s %q: colour %v, want %v:\n%q", tc.env, args, got, tc.colour, out.Bytes())
+		}
+	}
+}

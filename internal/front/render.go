@@ -29,6 +29,8 @@ type RenderOptions struct {
 	// them; nil to read them from Dataset when the fleet is small enough.
 	Devices []string
 	Dataset string
+	// Color draws the text's severities in colour (report.TextOptions).
+	Color bool
 }
 
 // Render writes res to w in format, one of Formats (text for any other).
@@ -54,7 +56,7 @@ func Render(w io.Writer, format string, res *analyze.Result, o RenderOptions) er
 	case "github":
 		return report.GitHub(w, res, o.Annotations)
 	}
-	return report.Text(w, res, report.TextOptions{PerRule: o.PerRule})
+	return report.Text(w, res, report.TextOptions{PerRule: o.PerRule, Color: o.Color})
 }
 
 // RelativeSources names res's inputs relative to the working directory
