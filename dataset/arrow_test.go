@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormaudit/stormaudit/internal/testkit"
 
@@ -661,5 +662,52 @@ func TestExportArrowIPCRedact(t *testing.T) {
 	}
 	if seen["client_id"] == 0 || seen["attempt_id"] == 0 || seen["outcome"] != 0 {
 		t.Errorf("redact saw %v: want client_id and attempt_id, not outcome", seen)
+	}
+}
+
+// TestExportArrowIPCWindow: with Since and Until, the export holds
+// exactly the rows recorded in [Since, Until), and counts the others.
+func TestExportArrowIPCWindow(t *testing.T) {
+	recs := testkit.Records(20, 50)
+	dir := writeDataset(t, [][]auditfmt.Record{recs}, nil)
+	lo, hi := recs[0].RecordedAt, recs[0].RecordedAt
+	for _, r := range recs {
+		lo, hi = min(lo, r.RecordedAt), max(hi, r.RecordedAt)
+	}
+	since, until := lo+(hi-lo)/3, lo+2*(hi-lo)/3
+	want := 0
+	for _, r := range recs {
+		if r.RecordedAt >= since && r.RecordedAt < until {
+			want++
+		}
+	}
+	var buf bytes.Buffer
+	var outside int64
+	opts := ExportOptions{Since: time.Unix(0, since), Until: time.Unix(0, until), Outside: &outside}
+	if err := ExportArrowIPC(dir, &buf, opts); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	at := fr.Schema().FieldIndices("recorded_at")[0]
+	got := 0
+	for k := range fr.NumRecords() {
+		rec, err := fr.RecordBatch(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := rec.Column(at).(*array.Timestamp)
+		for i := range ts.Len() {
+			if us := int64(ts.Value(i)); us < since/1000 || us > until/1000 {
+				t.Errorf("row %d of batch %d at %d µs, outside [%d, %d) ns", i, k, us, since, until)
+			}
+		}
+		got += int(rec.NumRows())
+	}
+	if got != want || outside != int64(len(recs)-want) || want == 0 || want == len(recs) {
+		t.Errorf("%d rows written, %d outside; want %d and %d of %d", got, outside, want, len(recs)-want, len(recs))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -31,6 +32,10 @@ type ExportOptions struct {
 	// Context, when set, stops the export between two batches once it
 	// is done (its cause is the error).
 	Context context.Context
+	// Since and Until, when set, keep only the rows recorded in [Since,
+	// Until); Outside, when not nil, is set to how many were left out.
+	Since, Until time.Time
+	Outside      *int64
 }
 
 // RedactColumns are the columns whose text a device wrote, which
@@ -74,6 +79,7 @@ func ExportArrowIPC(dir string, w io.Writer, opts ExportOptions) (err error) {
 	}
 	defer func() { err = errors.Join(err, r.Close()) }()
 	schema := exportSchema(r.Schema())
+	win, outside := newRowWindow(opts.Since, opts.Until), int64(0)
 	iw, err := ipc.NewFileWriter(w, append(wopts, ipc.WithSchema(schema), ipc.WithAllocator(r.mem))...)
 	if err != nil {
 		return err
@@ -89,6 +95,18 @@ func ExportArrowIPC(dir string, w io.Writer, opts ExportOptions) (err error) {
 		if err != nil {
 			return err
 		}
+		if win.on {
+			kept, left, err := win.keep(rec, r.mem)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+			rec, outside = kept, outside+left
+			if rec.NumRows() == 0 {
+				rec.Release()
+				continue
+			}
+		}
 		out, err := dicts.encode(schema, rec, opts.Redact)
 		rec.Release()
 		if err != nil {
@@ -102,6 +120,9 @@ func ExportArrowIPC(dir string, w io.Writer, opts ExportOptions) (err error) {
 	}
 	if err := iw.Close(); err != nil {
 		return fmt.Errorf("write Arrow IPC: %w", err)
+	}
+	if opts.Outside != nil {
+		*opts.Outside = outside
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/stormaudit/stormaudit/redact"
 	"golang.org/x/term"
 
+	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/urfave/cli/v3"
@@ -42,13 +44,13 @@ is random unless --redact-key FILE gives one (keep it as secret as the values:
 with it a guessed value can be confirmed); give the same key to outputs that
 must agree. A redacted export no longer matches the hash chain.`,
 		OnUsageError: onUsageError,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "arrow or ndjson", Value: "arrow"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "file to write, - for stdout", Value: "-"},
 			&cli.StringFlag{Name: "compression", Usage: "arrow: zstd, lz4 or none", Value: defaultExportCompression},
 			&cli.BoolFlag{Name: "redact", Usage: "replace credentials and hardware identifiers with consistent pseudonyms"},
 			&cli.StringFlag{Name: "redact-key", Usage: "with --redact: the file whose bytes key the pseudonyms (default: a random key)"},
-		},
+		}, windowFlags()...),
 		Action: runExport,
 	}
 }
@@ -75,18 +77,31 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	var win analyze.Options
+	if _, _, _, err := window(cmd); err != nil {
+		return err
+	}
+	if err := applyWindow(cmd, "export", dir, &win); err != nil {
+		return err
+	}
+	var outside int64
+	defer func() {
+		if outside > 0 {
+			fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: export: %d records outside --since/--until not written\n", outside)
+		}
+	}()
 	w, finish, err := openOutput(cmd.String("output"), cmd.Root().Writer)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
 	}
 	if format == "arrow" {
-		opts := dataset.ExportOptions{Compression: cmd.String("compression"), Context: ctx}
+		opts := dataset.ExportOptions{Compression: cmd.String("compression"), Context: ctx, Since: win.Since, Until: win.Until, Outside: &outside}
 		if red != nil {
 			opts.Redact = func(column, v string) string { return redactColumn(red, column, v) }
 		}
 		err = dataset.ExportArrowIPC(dir, w, opts)
 	} else {
-		err = exportNDJSON(ctx, dir, w, red)
+		err = exportNDJSON(ctx, dir, w, red, win, &outside)
 	}
 	if err = finish(err); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
@@ -138,7 +153,16 @@ func openOutput(path string, stdout io.Writer) (w io.Writer, finish func(error) 
 
 // exportNDJSON writes the dataset in dir to w as NDJSON, each record
 // redacted by red when it is not nil.
-func exportNDJSON(ctx context.Context, dir string, w io.Writer, red *redact.Redactor) error {
+// Only the records in win's Since and Until are written; outside counts
+// the others.
+func exportNDJSON(ctx context.Context, dir string, w io.Writer, red *redact.Redactor, win analyze.Options, outside *int64) error {
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if !win.Since.IsZero() {
+		lo = win.Since.UnixNano()
+	}
+	if !win.Until.IsZero() {
+		hi = win.Until.UnixNano()
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var line []byte
 	err := dataset.Scan(dir, func(recs []auditfmt.Record, _ []string) error {
@@ -146,6 +170,10 @@ func exportNDJSON(ctx context.Context, dir string, w io.Writer, red *redact.Reda
 			return context.Cause(ctx) // a signal: stop between two batches
 		}
 		for i := range recs {
+			if at := recs[i].RecordedAt; at < lo || at >= hi {
+				*outside++
+				continue
+			}
 			if red != nil {
 				redactRecord(red, &recs[i])
 			}
