@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -59,6 +60,10 @@ type churnDevice struct {
 	ID    string
 	Occ   []churnOcc
 	Flaps flapping
+	// Host is its host_id ("" for none) and Connects the times of its
+	// CONNECTs, for a broker that counts them by source address
+	Host     string
+	Connects []int64
 }
 
 // EMQX's flapping detection, on by default in many deployments' configs
@@ -79,8 +84,8 @@ type flapping struct {
 	PeakAt, Ban int64
 }
 
-// flapsOf measures d's CONNECTs against the flapping threshold.
-func (fr flappingRule) flapsOf(d *Device) flapping {
+// connectsOf returns the times of d's CONNECTs, sorted.
+func connectsOf(d *Device) []int64 {
 	var at []int64
 	for i := range d.Events {
 		if o := d.Events[i].Outcome; o == auditfmt.Connected || o == auditfmt.Refused {
@@ -88,6 +93,12 @@ func (fr flappingRule) flapsOf(d *Device) flapping {
 		}
 	}
 	slices.Sort(at)
+	return at
+}
+
+// flapsOf measures CONNECTs at the sorted times at against the flapping
+// threshold.
+func (fr flappingRule) flapsOf(at []int64) flapping {
 	fl := flapping{PeakAt: NoTime, Ban: NoTime}
 	lo := 0
 	for hi := range at {
@@ -139,7 +150,13 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 		}
 	}
 	if len(cd.Occ) > 0 {
-		cd.ID, cd.Flaps = strings.Clone(d.ID), r.flaps.flapsOf(d)
+		cd.Connects = connectsOf(d)
+		cd.ID, cd.Flaps = strings.Clone(d.ID), r.flaps.flapsOf(cd.Connects)
+		if d.Host != "" && d.Hosts == 1 {
+			cd.Host = strings.Clone(d.Host)
+		} else {
+			cd.Connects = nil // counted by client id only
+		}
 		r.Devs = append(r.Devs, cd)
 	}
 }
@@ -153,7 +170,50 @@ func (r *reconnectWhileConnected) Finish(c *Context) {
 			c.Report(r.finding(cd.ID, kept, len(cd.Occ)-len(kept), cd.Flaps))
 		}
 	}
+	r.hostFlapping(c)
 	r.Devs = nil
+}
+
+// hostFlapping reports the hosts whose churning devices, together, sent
+// enough CONNECTs for a broker that counts them by source address (EMQX's
+// flapping detection can key on it, as on the client id or the user
+// name) to ban the host, when none of its devices alone reached it.
+func (r *reconnectWhileConnected) hostFlapping(c *Context) {
+	byHost := map[string][]*churnDevice{}
+	for i := range r.Devs {
+		if cd := &r.Devs[i]; cd.Host != "" {
+			byHost[cd.Host] = append(byHost[cd.Host], cd)
+		}
+	}
+	for _, host := range slices.Sorted(maps.Keys(byHost)) {
+		devs := byHost[host]
+		if len(devs) < 2 || slices.ContainsFunc(devs, func(cd *churnDevice) bool { return cd.Flaps.Ban != NoTime }) {
+			continue // one device: its own finding says it
+		}
+		var at []int64
+		var refs []Ref
+		for _, cd := range devs {
+			at = append(at, cd.Connects...)
+			if len(refs) < MaxRefs {
+				refs = append(refs, cd.Occ[0].ConnRef, cd.Occ[0].Ref)
+			}
+		}
+		slices.Sort(at)
+		fl := r.flaps.flapsOf(at)
+		if fl.Ban == NoTime {
+			continue
+		}
+		window := spanText(time.Duration(r.flaps.window))
+		c.Report(Finding{Rule: reconnectWhileConnectedID, Kind: "reconnect-while-connected/host-flapping", Severity: Warning, Device: Fleet,
+			Start: fl.PeakAt, End: fl.Ban, Records: refs[:min(len(refs), MaxRefs)],
+			Message: fmt.Sprintf("host %s: its %d churning devices sent %d CONNECTs in %s together: a broker banning flapping by source address would have banned the host",
+				host, len(devs), fl.Peak, window),
+			Explanation: fmt.Sprintf("%d devices with host_id %s began new attempts while their sessions were up (each below the flapping threshold on its own). "+
+				"Counted together, as a broker that keys its flapping detection on the source address (EMQX's flapping_detect can; a NAT gateway or a "+
+				"multi-client device is one address) counts them, their CONNECTs peaked at %d in the %s from %s; at %d within %s, such a broker would have "+
+				"banned the host at %s, refusing every client behind it until %s.",
+				len(devs), host, fl.Peak, window, fmtTime(fl.PeakAt), r.flaps.max, window, fmtTime(fl.Ban), fmtTime(fl.Ban+int64(r.flaps.ban)))})
+	}
 }
 
 // inIncident reports whether a loss at t is one of an incident's (incs

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,42 @@ func TestFlappingThresholds(t *testing.T) {
 		if got := of(res, reconnectWhileConnectedID); len(got) != 1 || got[0].Message != c.want {
 			t.Errorf("%v: want %q, got:%s", c.set, c.want, describe(got))
 		}
+	}
+}
+
+// TestHostFlapping: devices on one host that churn below the flapping
+// threshold each, but above it together, are flagged for a broker that
+// counts CONNECTs by source address; on hosts of their own they are not.
+func TestHostFlapping(t *testing.T) {
+	churn := func(hosts ...string) string {
+		var out strings.Builder
+		for i, host := range hosts {
+			var w strings.Builder
+			l := newDevLog(&w, fmt.Sprintf("dev-%04d", i+1), 0.002+float64(i)).drop().wait(0.1).connect()
+			for range 8 {
+				l.after(5).wait(0.1).connect()
+			}
+			out.WriteString(strings.ReplaceAll(w.String(), "{", `{"host_id": "`+host+`", `))
+		}
+		return out.String()
+	}
+	host := func(res *Result) []Finding {
+		var fs []Finding
+		for _, f := range of(res, reconnectWhileConnectedID) {
+			if f.Kind == "reconnect-while-connected/host-flapping" {
+				fs = append(fs, f)
+			} else if strings.Contains(f.Message, "would have banned") {
+				t.Errorf("%s alone reached the threshold: %s", f.Device, f.Message)
+			}
+		}
+		return fs
+	}
+	got := host(checkLog(t, churn("gw-1", "gw-1"), nil))
+	want := "host gw-1: its 2 churning devices sent 18 CONNECTs in 1 min together: a broker banning flapping by source address would have banned the host"
+	if len(got) != 1 || got[0].Message != want || got[0].Device != Fleet || !strings.Contains(got[0].Explanation, "refusing every client behind it until") {
+		t.Errorf("one host: want %q, got:%s", want, describe(got))
+	}
+	if got := host(checkLog(t, churn("gw-1", "gw-2"), nil)); len(got) > 0 {
+		t.Errorf("two hosts: unexpected%s", describe(got))
 	}
 }
