@@ -81,7 +81,7 @@ func stormVerdict(r *analyze.Result, in *analyze.Incident, next int64) string {
 	}
 	switch {
 	case len(flagged) > 0:
-		return "the fleet STORMED it on its return: " + peak + ", " + strings.Join(flagged, ", ")
+		return "a storm on its return: " + peak + ", " + strings.Join(flagged, ", ")
 	case len(within) > 0:
 		return "no storm on its return: " + peak + ", " + strings.Join(within, ", ")
 	}

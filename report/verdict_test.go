@@ -36,7 +36,7 @@ func TestVerdict(t *testing.T) {
 	}
 	for _, want := range []string{"incident 1: 200 devices lost the broker at 2026-11-30T14:17:30Z for 15.5s",
 		"199 recovered, time to recover p50 20s, p90 41.235s",
-		"the fleet STORMED it on its return: recorded connects peaked at 180 in 1s, with retry timers in lockstep (resync)"} {
+		"a storm on its return: recorded connects peaked at 180 in 1s, with retry timers in lockstep (resync)"} {
 		if !strings.Contains(v[0], want) {
 			t.Errorf("verdict %q lacks %q", v[0], want)
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/ingest"
 	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/report"
+	"github.com/stormaudit/stormaudit/simulate"
 	"github.com/stormaudit/stormaudit/verify"
 
 	"github.com/urfave/cli/v3"
@@ -114,17 +116,48 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	}
 	st, _ := os.Stat(arrowPath)
 	fmt.Fprintf(out, "   %d rows as an Arrow IPC file (%d bytes), for pandas, polars or DuckDB\n", man.Rows, st.Size())
-	if err := demoCheck(out, ds); err != nil {
+	res, err := demoCheck(out, ds)
+	if err != nil {
 		return err
 	}
 	if err := demoReport(out, dir, ds, keys, rep); err != nil {
 		return err
 	}
-	if err := demoWhatIf(ctx, out, dir); err != nil {
+	stats, err := demoWhatIf(ctx, out, dir)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "done: everything is in %s\n", dir)
+	demoSummary(cmd.Root().Writer, dir, ds, res, rep, stats)
 	return nil
+}
+
+// demoSummary prints, on stdout, what the demo found and the commands to
+// go on with.
+func demoSummary(w io.Writer, dir, ds string, res *analyze.Result, ver *verify.Report, stats []simulate.Stats) {
+	fmt.Fprintf(w, "stormaudit demo: the sample incident, in %s\n\n", dir)
+	for _, v := range report.Verdict(res) {
+		fmt.Fprintf(w, "  verdict:   %s.\n", v)
+	}
+	fmt.Fprintf(w, "  integrity: intact, %d records in %d device chains, the checkpoint signed by %s\n",
+		ver.Records, ver.Origins, strings.Join(ver.Verified, ", "))
+	s := res.Summary
+	fmt.Fprintf(w, "  findings:  %d (%d error, %d warning, %d info) against the full-jitter policy\n",
+		len(res.Findings), s.BySeverity["error"], s.BySeverity["warning"], s.BySeverity["info"])
+	if len(stats) == 2 {
+		fmt.Fprintf(w, "  what-if:   %d devices back from a %v outage: %d socket-opens/s on the broker's return on a fixed timer, %d with full jitter\n",
+			whatIfDevices, whatIfOutage, stats[0].PeakUpPerS, stats[1].PeakUpPerS)
+	}
+	fmt.Fprintf(w, "\nnext:\n")
+	for _, c := range [][2]string{
+		{"stormaudit browse " + ds, "the incident in the terminal: fleet, devices, timelines, findings"},
+		{"open " + filepath.Join(dir, "incident.html"), "the after-action report, in a browser"},
+		{"stormaudit check --policy full-jitter " + ds, "the findings, as CI sees them (--format json, sarif, junit, github)"},
+		{"stormaudit timeline --device dev-0001 " + ds, "one device's records, sessions and outages"},
+		{"go install ./cmd/stormaudit", "to run stormaudit without go run (from the repository)"},
+	} {
+		fmt.Fprintf(w, "  %-60s %s\n", c[0], c[1])
+	}
 }
 
 // demoReport writes the HTML after-action report of the checked dataset,

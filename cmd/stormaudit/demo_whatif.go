@@ -26,37 +26,37 @@ const (
 // demoCheck checks the sample dataset against the reference client's
 // policy, as "stormaudit check --policy full-jitter DATASET" would, and
 // prints the counts and each rule's worst finding.
-func demoCheck(out io.Writer, ds string) error {
+func demoCheck(out io.Writer, ds string) (*analyze.Result, error) {
 	fmt.Fprintf(out, "6. stormaudit check --policy full-jitter %s\n", ds)
 	pol, err := policy.Preset("full-jitter")
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+		return nil, &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
 	}
 	res, err := analyze.Check(ds, analyze.Options{Policy: &pol, PolicyName: "full-jitter"})
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: check: %w", err)}
+		return nil, &exitError{code: 2, err: fmt.Errorf("demo: check: %w", err)}
 	}
 	var b bytes.Buffer
 	if err := report.Text(&b, res, report.TextOptions{PerRule: 1, Records: 3}); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: check: %w", err)}
+		return nil, &exitError{code: 2, err: fmt.Errorf("demo: check: %w", err)}
 	}
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
 		if line != "" {
 			fmt.Fprint(out, "   "+line)
 		}
 	}
-	return nil
+	return res, nil
 }
 
 // demoWhatIf simulates the same outage under the fixed and full-jitter
 // presets, ingests both, and prints the figures side by side.
-func demoWhatIf(ctx context.Context, out io.Writer, dir string) error {
+func demoWhatIf(ctx context.Context, out io.Writer, dir string) ([]simulate.Stats, error) {
 	names := []string{"fixed", "full-jitter"}
 	var stats []simulate.Stats
 	for i, name := range names {
 		pol, err := policy.Preset(name)
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+			return nil, &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
 		}
 		ds := filepath.Join(dir, "whatif-"+name)
 		fmt.Fprintf(out, "%d. stormaudit simulate --devices %d --outage %v --capacity %d --policy %s --seed %d --dataset %s\n",
@@ -64,7 +64,7 @@ func demoWhatIf(ctx context.Context, out io.Writer, dir string) error {
 		cfg := simulate.Config{Devices: whatIfDevices, Outage: whatIfOutage, Policy: pol, Seed: whatIfSeed, Capacity: whatIfCapacity}
 		st, man, err := simulateDataset(ctx, cfg, ds)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintf(out, "   %d records of %d devices in %s\n", man.Rows, st.Devices, ds)
 		stats = append(stats, st)
@@ -72,7 +72,7 @@ func demoWhatIf(ctx context.Context, out io.Writer, dir string) error {
 	fmt.Fprintf(out, "9. the same outage (%d devices, broker down %v, accepting %d connects/s) under both policies:\n",
 		whatIfDevices, whatIfOutage, whatIfCapacity)
 	printWhatIf(out, names, stats)
-	return nil
+	return stats, nil
 }
 
 func printWhatIf(out io.Writer, names []string, stats []simulate.Stats) {
