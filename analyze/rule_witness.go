@@ -80,7 +80,7 @@ func (*unseenConnect) Finish(c *Context) {
 		f.Message = fmt.Sprintf("recorded %s that the broker's log does not show", countNoun(len(as), "successful connect", "successful connects"))
 		f.Explanation = fmt.Sprintf("%s wrote connected at %s; %s has no accept of client id %s within %s of it (on the device's "+
 			"clock corrected by its estimated offset). A clock far off, another broker, or a record that is not true. %s in all.",
-			dev, fmtTime(as[0].At), logNames(w), dev, PairTolerance, countNoun(len(as), "One such record", fmt.Sprint(len(as), " such records")))
+			dev, fmtTime(as[0].At), logNames(w), dev, PairTolerance, upperFirst(countNoun(len(as), "such record", "such records")))
 		c.Report(f)
 	})
 }
@@ -92,7 +92,7 @@ func (*sessionTakeover) Finish(c *Context) {
 	}
 	eachDevice(w.Takeovers, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {
 		c.Report(brokerFinding(sessionTakeoverID, "session-takeover/live-connection-closed", dev, w, es,
-			fmt.Sprintf("the broker closed a live connection of %s %s for a new one with the same client id", dev, countNoun(len(es), "once", fmt.Sprint(len(es), " times"))),
+			fmt.Sprintf("the broker closed a live connection of %s %s for a new one with the same client id", dev, nTimes(len(es))),
 			"Two owners of one connection (a library's own reconnect beside the manager's), or one client id on two devices."))
 	})
 }

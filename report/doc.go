@@ -28,7 +28,9 @@
 //
 // the summary indented, then each finding on a line of its own, so that a
 // fleet's worth of findings stays greppable and each thing is said once.
-// A finding has rule, severity ("error", "warning", "info"), device (a
+// A finding has rule, kind (rule/name: which of the rule's findings it
+// is, stable when its message is reworded), severity ("error", "warning",
+// "info"), device (a
 // client_id, or "fleet"), start and end (RFC 3339), message, explanation
 // and records. A record has source, an index into summary.sources, and
 // line; and file, an index into summary.files (the dataset's Parquet

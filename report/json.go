@@ -251,6 +251,7 @@ func appendJSONFinding(b []byte, r *analyze.Result, f *analyze.Finding) []byte {
 	}
 	b = append(b, `{"rule":`...)
 	b = auditfmt.AppendJSONString(b, f.Rule)
+	b = str(b, "kind", f.Kind) // stable across rewordings: what fingerprints hash
 	b = str(b, "severity", f.Severity.String())
 	b = str(b, "device", f.Device)
 	b = str(b, "start", Time(f.Start))

@@ -10,8 +10,8 @@ import (
 type decodedDoc struct {
 	Version  int
 	Findings []struct {
-		Rule, Severity, Device, Start, End, Message, Explanation string
-		Records                                                  []struct {
+		Rule, Kind, Severity, Device, Start, End, Message, Explanation string
+		Records                                                        []struct {
 			Source int // index in summary.sources
 			Line   int64
 			File   *int // index in summary.files
