@@ -134,3 +134,50 @@ func TestIngestStrictWritesNothing(t *testing.T) {
 		t.Errorf("%v left behind", left)
 	}
 }
+
+// TestSimulateInterrupted: simulate -o FILE stopped by SIGTERM while it
+// writes leaves no FILE and no temporary file beside it (it used to leave
+// a truncated log of hundreds of megabytes).
+func TestSimulateInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	cmd := stormauditBinary(t, dir, "simulate", "--devices", "1000000", "--outage", "1m", "-q", "-o", "big.ndjson")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// wait until it writes: its temporary file beside big.ndjson grows
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		tmp, _ := filepath.Glob(filepath.Join(dir, ".big.ndjson.tmp-*"))
+		if len(tmp) == 1 {
+			if st, err := os.Stat(tmp[0]); err == nil && st.Size() > 1<<20 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("simulate wrote no temporary file within 60 s; stderr %q", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("simulate did not stop within 30 s of SIGTERM")
+	}
+	if got := cmd.ProcessState.ExitCode(); got != 143 {
+		t.Errorf("exit %d, want 143; stderr %q", got, stderr.String())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left behind: %v", names)
+	}
+}
