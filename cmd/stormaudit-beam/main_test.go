@@ -538,7 +538,7 @@ per-rule = 2
 				without, with string // with "": gone
 			}{
 				{`"rule":"audit-gap"`, ""},
-				{`"rule":"delay-bounds","severity":"warning"`, `"rule":"delay-bounds","severity":"error"`},
+				{`"rule":"delay-bounds","kind":"delay-bounds/delay-outside-bounds","severity":"warning"`, `"rule":"delay-bounds","kind":"delay-bounds/delay-outside-bounds","severity":"error"`},
 				{"at 2 or more attempts", "at 1 or more attempts"},
 			} {
 				if !strings.Contains(plain, c.without) || strings.Contains(js, c.without) || !strings.Contains(js, c.with) {
