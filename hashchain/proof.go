@@ -13,8 +13,13 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 )
 
-// ProofFormat names version 2 of the single-record proof file.
-const ProofFormat = "stormaudit-record-proof-v2"
+// ProofFormat names version 2 of the single-record proof file, of a
+// dataset of chain version 2; ProofFormat3 names version 3, of chain
+// version 3.
+const (
+	ProofFormat  = "stormaudit-record-proof-v2"
+	ProofFormat3 = "stormaudit-record-proof-v3"
+)
 
 // Proof is one record with everything needed to check, without the
 // dataset, that it is in the signed log: its canonical bytes, its chain
@@ -29,10 +34,20 @@ type Proof struct {
 	Link       tlog.Hash   `json:"link"`
 	Source     string      `json:"source"` // as R's "source" member says
 	Line       int64       `json:"line"`
-	Index      int64       `json:"index"` // the row's index in the tree
+	Index      int64       `json:"index"` // the row's index in the tree (version 3: its segment leaf's)
 	TreeSize   int64       `json:"tree_size"`
 	Inclusion  []tlog.Hash `json:"inclusion"`
 	Checkpoint string      `json:"checkpoint"` // the log's checkpoint file, verbatim
+
+	// Version 3 (ProofFormat3): Record is the record in the seed format,
+	// as B says it; Bytes is B in base64; Following holds the B of the
+	// later records of its segment, up to the one whose link is the tree
+	// leaf; Leaves is the number of the tree's leaves at the checkpoint
+	// (TreeSize counts rows).
+	Bytes     string     `json:"bytes,omitempty"`
+	Following []string   `json:"following,omitempty"`
+	Leaves    int64      `json:"leaves,omitempty"`
+	TreeRoot  *tlog.Hash `json:"tree_root,omitempty"` // the RFC 6962 root of the leaves (Root3)
 }
 
 // ParseProof reads a proof file strictly: one JSON object with exactly
@@ -54,6 +69,7 @@ func ParseProof(b []byte) (*Proof, error) {
 		PrevLink  string   `json:"prev_link"`
 		Link      string   `json:"link"`
 		Inclusion []string `json:"inclusion"`
+		TreeRoot  *string  `json:"tree_root"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("not a record proof: %w", err)
@@ -66,6 +82,11 @@ func ParseProof(b []byte) (*Proof, error) {
 	}
 	if err := errors.Join(canonical("prev_link", raw.PrevLink, p.PrevLink), canonical("link", raw.Link, p.Link)); err != nil {
 		return nil, err
+	}
+	if raw.TreeRoot != nil && p.TreeRoot != nil {
+		if err := canonical("tree_root", *raw.TreeRoot, *p.TreeRoot); err != nil {
+			return nil, err
+		}
 	}
 	for i, text := range raw.Inclusion {
 		if err := canonical(fmt.Sprintf("inclusion[%d]", i), text, p.Inclusion[i]); err != nil {
@@ -82,7 +103,10 @@ func ParseProof(b []byte) (*Proof, error) {
 // checked), the checkpoint's signature. It returns the checkpoint and the
 // names of the verified signers.
 func CheckProof(p *Proof, verifiers note.Verifiers) (Checkpoint, []string, error) {
-	if p.Format != ProofFormat {
+	if p.Format == ProofFormat3 {
+		return checkProof3(p, verifiers)
+	}
+	if p.Format != ProofFormat || p.Bytes != "" || p.Following != nil || p.Leaves != 0 || p.TreeRoot != nil {
 		return Checkpoint{}, nil, fmt.Errorf("format: expected %q, found %q", ProofFormat, p.Format)
 	}
 	canon, err := AppendCanonicalJSON(nil, []byte(p.Record))

@@ -1,50 +1,37 @@
 package ingest
 
 import (
-	"golang.org/x/mod/sumdb/tlog"
-
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/hashchain"
 )
 
-// hashed is a record on its way through the sort with h, its record hash
-// (docs/hashchain.md). The hash depends on the record and where it was
-// read only, so it is computed where the record is decoded, in parallel;
-// only the links and the tree need dataset order.
+// hashed is a record on its way through the sort. (Version 2 carried its
+// record hash, computed where it was decoded; version 3 links each
+// record in dataset order, from its canonical bytes B.)
 type hashed struct {
 	rec auditfmt.Record
-	h   tlog.Hash
 }
 
-// hasher computes record hashes; with validateOnly (Scan, which chains
-// nothing) it only checks that each record has canonical bytes, so that
-// Scan accepts exactly the records Run does.
+// hasher checks that each record has canonical bytes, so that ingest and
+// Scan accept exactly the records version 2 did (docs/hashchain.md).
 type hasher struct {
 	hashchain.Hasher
-	validateOnly bool
+	validateOnly bool // always: kept for the callers' sake
 }
 
-// hash sets e.h, the record hash of e.rec read from source. It fails as
-// hashchain.AppendRecordBytes does, for a record that has no canonical
-// bytes.
-func (e *hashed) hash(hs *hasher, source string) error {
-	if hs.validateOnly {
-		return hs.Check(&e.rec, source)
-	}
-	var err error
-	e.h, _, err = hs.Record(&e.rec, source)
-	return err
-}
+// hash checks that e.rec has canonical bytes; it fails as
+// hashchain.CheckRecord does.
+func (e *hashed) hash(hs *hasher, source string) error { return hs.Check(&e.rec, source) }
 
 // treeBuilder grows the tree over the rows of a dataset, in order.
 type treeBuilder struct {
-	tree hashchain.Tree
+	tree hashchain.Tree3
 }
 
-// add appends the leaves of the chained rows at pos to the tree.
+// add adds the chained rows at pos to the tree.
 func (t *treeBuilder) add(pos []hashchain.Pos) {
 	for i := range pos {
-		t.tree.Append(hashchain.Leaf(pos[i]))
+		t.tree.Add(pos[i].Seq, pos[i].Link)
 	}
 }
 
@@ -59,7 +46,7 @@ func (t *treeBuilder) grow(in <-chan *rowBatch, out chan<- *rowBatch) {
 }
 
 // checkpoint returns the checkpoint of the log named log over the rows
-// added so far.
+// added so far: their number, and the root of the version 3 tree.
 func (t *treeBuilder) checkpoint(log string) hashchain.Checkpoint {
-	return hashchain.Checkpoint{Origin: log, Size: t.tree.Size(), Root: t.tree.Root()}
+	return hashchain.Checkpoint{Origin: log, Size: t.tree.Rows(), Root: t.tree.Root()}
 }

@@ -298,7 +298,7 @@ func (ing *ingest) readNDJSON(source uint32, in *opened) error {
 	decoded := make(chan *lineBatch, 8)
 	stop := make(chan struct{})
 	go readLines(in.r, lines, &batchPool, stop)
-	go decodeBatches(source, ing.names[source], ing.scan, lines, decoded)
+	go decodeBatches(source, ing.names[source], true, lines, decoded) // version 3 links in order: decoding only validates
 	var err error
 	for b := range decoded {
 		if err == nil {
@@ -350,7 +350,7 @@ func (ing *ingest) readCSV(source uint32, in *opened) error {
 	var recs encoded
 	var rejects []reject
 	var rows int64
-	h := hasher{validateOnly: ing.scan}
+	h := hasher{validateOnly: true} // version 3 links in order: only validate
 	for {
 		var e hashed
 		rec := &e.rec
@@ -399,8 +399,8 @@ func (ing *ingest) readParquet(source uint32, in *opened) error {
 	defer fr.Close()
 	recs := make([]auditfmt.Record, batchLines)
 	var enc encoded
-	h := hasher{validateOnly: ing.scan}
-	var row int64 // rows are numbered from 1 as the input's lines
+	h := hasher{validateOnly: true} // version 3 links in order: only validate
+	var row int64                   // rows are numbered from 1 as the input's lines
 	for {
 		n, err := fr.Read(recs)
 		enc.reset()

@@ -112,7 +112,6 @@ func appendRun(dst []byte, e *hashed) []byte {
 	dst = appendString(dst, r.Envelope)
 	dst = binary.AppendUvarint(dst, uint64(r.Source))
 	dst = binary.AppendVarint(dst, r.Line)
-	dst = append(dst, e.h[:]...)
 	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst
 }
@@ -201,11 +200,9 @@ func decodeRun(b []byte, e *hashed, prevClient string) error {
 	d.b = d.b[k:]
 	r.Source = uint32(src)
 	r.Line = d.varint()
-	if len(d.b) != len(e.h) {
+	if len(d.b) != 0 {
 		d.fail()
-		return d.err
 	}
-	copy(e.h[:], d.b)
 	return d.err
 }
 

@@ -47,7 +47,7 @@ func (ing *ingest) write() (*dataset.Manifest, error) {
 	for range writeBatches {
 		free <- &rowBatch{make([]auditfmt.Record, 0, writeBatch), make([]hashchain.Pos, 0, writeBatch)}
 	}
-	ch := hashchain.NewChains(ing.opts.Log, true)
+	ch := hashchain.NewChains3(ing.opts.Log, true)
 	tree := &treeBuilder{}
 	mergeErr := make(chan error, 1)
 	go func() { mergeErr <- ing.dedup(m, dups, ch, linked, free) }()
@@ -80,6 +80,7 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, ch *hashchain.Chains, out chan
 	batch := <-free
 	var prev, e hashed
 	have := false
+	var b []byte // the record's canonical bytes B
 	for {
 		err := m.next(&e)
 		if err == io.EOF {
@@ -99,7 +100,10 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, ch *hashchain.Chains, out chan
 		prev, have = e, true
 		ing.inputs[rec.Source].Accepted++
 		batch.recs = append(batch.recs, *rec)
-		batch.pos = append(batch.pos, ch.Append(rec.ClientID, e.h))
+		batch.pos = append(batch.pos, ch.Append3(rec.ClientID, func(seq int64) []byte {
+			b = hashchain.AppendRecordBytes3(b[:0], rec, seq, ing.names[rec.Source])
+			return b
+		}))
 		if len(batch.recs) == writeBatch {
 			out <- batch
 			batch = <-free
@@ -208,7 +212,7 @@ func (ing *ingest) finishManifest(files []dataset.File, cp hashchain.Checkpoint,
 	man := &dataset.Manifest{
 		Format:        "stormaudit-dataset",
 		SchemaVersion: auditfmt.SchemaVersion,
-		ChainVersion:  hashchain.Version,
+		ChainVersion:  hashchain.Version3,
 		CreatedBy:     ing.opts.CreatedBy,
 		DatasetID:     ing.id,
 		Log:           ing.opts.Log,

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/hashchain"
 )
 
@@ -14,6 +15,13 @@ import (
 // dataset in dir. It verifies the dataset on the way, and holds one
 // 32-byte leaf hash per row in memory.
 func Prove(dir, origin string, seq int64) (*hashchain.Proof, error) {
+	m, err := dataset.ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if m.ChainVersion == hashchain.Version3 {
+		return prove3(dir, origin, seq)
+	}
 	var leaves hashchain.LeafHashes
 	var found *hashchain.Proof
 	var rerr error

@@ -39,19 +39,22 @@ type Options struct {
 // Report says what Verify covered and what it found. Problem is nil
 // when the dataset is intact.
 type Report struct {
-	Dataset    string                `json:"dataset"`
-	DatasetID  string                `json:"dataset_id"`
-	Log        string                `json:"log"`
-	Records    int64                 `json:"records"`
-	Origins    int64                 `json:"origins"`
-	Bytes      int64                 `json:"canonical_bytes"`
-	Checkpoint *hashchain.Checkpoint `json:"checkpoint,omitempty"`
-	Signed     bool                  `json:"signed"`
-	Signers    []string              `json:"signers,omitempty"`  // names on the checkpoint's signatures
-	Verified   []string              `json:"verified,omitempty"` // signers whose signature was checked
-	Unsealed   int64                 `json:"unsealed"`           // rows after the checkpoint
-	Root       tlog.Hash             `json:"root"`               // the root over every row checked
-	Since      *hashchain.Checkpoint `json:"since,omitempty"`
+	Dataset   string `json:"dataset"`
+	DatasetID string `json:"dataset_id"`
+	Log       string `json:"log"`
+	// ChainVersion is the version of docs/hashchain.md the dataset was
+	// written under (2 or 3).
+	ChainVersion int                   `json:"chain_version"`
+	Records      int64                 `json:"records"`
+	Origins      int64                 `json:"origins"`
+	Bytes        int64                 `json:"canonical_bytes"`
+	Checkpoint   *hashchain.Checkpoint `json:"checkpoint,omitempty"`
+	Signed       bool                  `json:"signed"`
+	Signers      []string              `json:"signers,omitempty"`  // names on the checkpoint's signatures
+	Verified     []string              `json:"verified,omitempty"` // signers whose signature was checked
+	Unsealed     int64                 `json:"unsealed"`           // rows after the checkpoint
+	Root         tlog.Hash             `json:"root"`               // the root over every row checked
+	Since        *hashchain.Checkpoint `json:"since,omitempty"`
 	// Accounted is the manifest's account of the lines read, which
 	// rejects.ndjson and duplicates.ndjson were checked against.
 	Accounted      dataset.Counts `json:"accounted"`
@@ -109,15 +112,16 @@ func verify(dir string, opts Options, hook rowHook) (*Report, []byte, error) {
 		return rep, nil, err
 	}
 	rep.Log, rep.DatasetID = m.Log, m.DatasetID
-	if m.ChainVersion != hashchain.Version {
+	if m.ChainVersion != hashchain.Version && m.ChainVersion != hashchain.Version3 {
 		found := fmt.Sprint(m.ChainVersion)
 		if m.ChainVersion == 0 {
 			found = "1 (chain_version absent)"
 		}
-		rep.Problem = &Problem{File: dataset.ManifestName, What: fmt.Sprintf("chain_version: this stormaudit checks version %d of docs/hashchain.md, "+
-			"the dataset was written under version %s: verify it with the stormaudit that wrote it, or ingest its inputs again", hashchain.Version, found)}
+		rep.Problem = &Problem{File: dataset.ManifestName, What: fmt.Sprintf("chain_version: this stormaudit checks versions %d and %d of docs/hashchain.md, "+
+			"the dataset was written under version %s: verify it with the stormaudit that wrote it, or ingest its inputs again", hashchain.Version, hashchain.Version3, found)}
 		return rep, nil, nil
 	}
+	rep.ChainVersion = m.ChainVersion
 	if opts.Log != "" && m.Log != opts.Log {
 		rep.Problem = &Problem{What: fmt.Sprintf("log: the dataset is of log %q, not of %q: another dataset than the one expected", m.Log, opts.Log)}
 		return rep, nil, nil
@@ -136,7 +140,10 @@ func verify(dir string, opts Options, hook rowHook) (*Report, []byte, error) {
 	if err := checkManifestSig(dir, opts.Verifiers, rep); err != nil || rep.Problem != nil {
 		return rep, text, err
 	}
-	v := &verifier{rep: rep, chains: hashchain.NewChains(m.Log, true), cp: cp, since: opts.Since, hook: hook, buckets: m.Buckets}
+	v := &verifier{rep: rep, chains: hashchain.NewChains(m.Log, true), cp: cp, since: opts.Since, hook: hook, buckets: m.Buckets, version: m.ChainVersion}
+	if v.version == hashchain.Version3 {
+		v.chains = hashchain.NewChains3(m.Log, true)
+	}
 	if m.Buckets > 1 {
 		n := m.Buckets
 		v.chains.SetOrder(func(a, b string) int {
@@ -288,6 +295,8 @@ type verifier struct {
 	last      tlog.Hash // the link of the last row verified
 	buckets   int       // the manifest's Buckets
 	bucketOK  string    // the last client id found in its bucket's directory
+	version   int       // the manifest's chain_version
+	tree3     hashchain.Tree3
 }
 
 // files verifies the rows of the files in order. Reading and hashing run
@@ -298,7 +307,7 @@ func (v *verifier) files(dir string, files []dataset.File) error {
 	free := make(chan *verifyBatch, cap(batches)+runtime.GOMAXPROCS(0)+2)
 	stop := make(chan struct{})
 	readErr := make(chan error, 1)
-	go func() { readErr <- readBatches(dir, files, v.rep.Log, batches, free, stop) }()
+	go func() { readErr <- readBatches(dir, files, v.rep.Log, v.version, batches, free, stop) }()
 	defer func() {
 		close(stop)
 		for range batches {
@@ -356,9 +365,15 @@ func (v *verifier) batch(b *verifyBatch) bool {
 		prevLink := v.last // the chain's previous record is the row before
 		v.last = pos.Link
 		v.rep.Bytes += int64(b.n[i])
-		v.tree.Append(b.leaf[i])
+		if v.version == hashchain.Version3 {
+			v.tree3.Add(pos.Seq, pos.Link)
+		} else {
+			v.tree.Append(b.leaf[i])
+		}
 		if v.hook != nil {
-			if pos.Seq == 0 {
+			if pos.Seq == 0 && v.version == hashchain.Version3 {
+				prevLink = hashchain.Genesis3(pos.Origin)
+			} else if pos.Seq == 0 {
 				prevLink = hashchain.Genesis(pos.Origin)
 			}
 			v.hook(rec, pos, b.sources[rec.Source], b.leaf[i], prevLink)
@@ -369,15 +384,19 @@ func (v *verifier) batch(b *verifyBatch) bool {
 	return true
 }
 
-// snapshot keeps the roots at the checkpoint's and the old checkpoint's sizes.
+// snapshot keeps the roots at the checkpoint's and the old checkpoint's
+// sizes (in rows).
 func (v *verifier) snapshot() {
-	size := v.tree.Size()
+	size, root := v.tree.Size(), v.tree.Root
+	if v.version == hashchain.Version3 {
+		size, root = v.tree3.Rows(), v.tree3.Root
+	}
 	if v.cp != nil && size == v.cp.Size {
-		r := v.tree.Root()
+		r := root()
 		v.cpRoot = &r
 	}
 	if v.since != nil && size == v.since.Size {
-		r := v.tree.Root()
+		r := root()
 		v.sinceRoot = &r
 	}
 }
@@ -393,6 +412,9 @@ func (v *verifier) finish() {
 	}
 	rep := v.rep
 	rep.Root = v.tree.Root()
+	if v.version == hashchain.Version3 {
+		rep.Root = v.tree3.Root()
+	}
 	switch {
 	case rep.Checkpoint.Origin != rep.Log:
 		rep.Problem = &Problem{What: fmt.Sprintf("checkpoint: origin %q, but the dataset's log is %q", rep.Checkpoint.Origin, rep.Log)}

@@ -50,7 +50,7 @@ type verifyBatch struct {
 //
 // Batches come from free when it has one (the consumer puts back those it
 // is done with) and are made otherwise.
-func readBatches(dir string, files []dataset.File, log string, out chan<- *verifyBatch, free chan *verifyBatch, stop <-chan struct{}) error {
+func readBatches(dir string, files []dataset.File, log string, version int, out chan<- *verifyBatch, free chan *verifyBatch, stop <-chan struct{}) error {
 	defer close(out)
 	work := make(chan *verifyBatch, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -59,8 +59,13 @@ func readBatches(dir string, files []dataset.File, log string, out chan<- *verif
 		go func() {
 			defer wg.Done()
 			var hs hashchain.Hasher
+			var buf []byte
 			for b := range work {
-				b.hash(&hs, log)
+				if version == hashchain.Version3 {
+					buf = b.hash3(buf)
+				} else {
+					b.hash(&hs, log)
+				}
 				close(b.done)
 			}
 		}()
@@ -148,6 +153,40 @@ func (b *verifyBatch) hash(hs *hashchain.Hasher, log string) {
 			b.link[i] = linkState(hashchain.NextLink(prev.Link, h) == pos.Link)
 		}
 	}
+}
+
+// hash3 computes, for version 3, each row's canonical length and link
+// state: its link against the link before it (Genesis3 at seq 0, else the
+// stored link of the row before when that row is the chain's previous
+// record). buf is B's buffer, returned for reuse.
+func (b *verifyBatch) hash3(buf []byte) []byte {
+	k := len(b.recs)
+	b.h, b.leaf, b.n = resize(b.h, k), resize(b.leaf, k), resize(b.n, k)
+	b.link, b.err = resize(b.link, k), resize(b.err, k)
+	clear(b.link)
+	clear(b.err)
+	for i := range b.recs {
+		rec, pos := &b.recs[i], &b.pos[i]
+		if int(rec.Source) >= len(b.sources) {
+			b.err[i] = "source: no such input"
+			continue
+		}
+		buf = hashchain.AppendRecordBytes3(buf[:0], rec, pos.Seq, b.sources[rec.Source])
+		b.n[i], b.leaf[i] = len(buf), pos.Link
+		var prev *hashchain.Pos
+		if i > 0 {
+			prev = &b.pos[i-1]
+		} else if b.hasPrev {
+			prev = &b.prev
+		}
+		switch {
+		case pos.Seq == 0:
+			b.link[i] = linkState(hashchain.Link3(hashchain.Genesis3(pos.Origin), buf) == pos.Link)
+		case prev != nil && prev.Origin == pos.Origin && prev.Seq == pos.Seq-1:
+			b.link[i] = linkState(hashchain.Link3(prev.Link, buf) == pos.Link)
+		}
+	}
+	return buf
 }
 
 func linkState(ok bool) uint8 {

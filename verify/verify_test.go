@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -342,6 +343,9 @@ func TestProveAndCheckProof(t *testing.T) {
 		},
 		"tree_size": func(q *hashchain.Proof) { q.TreeSize-- },
 		"format":    func(q *hashchain.Proof) { q.Format = "stormaudit-record-proof-v1" },
+		"bytes":     func(q *hashchain.Proof) { q.Bytes = "A" + q.Bytes[1:] },
+		"leaves":    func(q *hashchain.Proof) { q.Leaves++ },
+		"tree_root": func(q *hashchain.Proof) { r := *q.TreeRoot; r[0] ^= 1; q.TreeRoot = &r },
 	} {
 		bad = *p
 		edit(&bad)
@@ -364,6 +368,52 @@ func TestProveAndCheckProof(t *testing.T) {
 	}
 	if _, err := Prove(dir, origin, 99999); err == nil {
 		t.Errorf("proved a record that is not there")
+	}
+}
+
+// TestProveLongChains: in chains longer than a segment (64 records),
+// every record's proof checks, whether it ends its segment, its chain or
+// neither; a proof whose following records are dropped, reordered or
+// changed does not.
+func TestProveLongChains(t *testing.T) {
+	signer, verifiers := testkit.Keys(t, "collector-1")
+	dir := filepath.Join(t.TempDir(), "ds")
+	ingestLines(t, dir, signer, testkit.GenLines(400, 3, 9))
+	checked := 0
+	for dev := range 3 {
+		origin := fmt.Sprintf("stormaudit.test/incident/dev-%04d", dev)
+		for _, seq := range []int64{0, 1, 62, 63, 64, 65, 126, 127, 128} {
+			p, err := Prove(dir, origin, seq)
+			if err != nil {
+				continue // a chain shorter than seq
+			}
+			checked++
+			if _, _, err := hashchain.CheckProof(p, verifiers); err != nil {
+				t.Fatalf("%s seq %d: %v", origin, seq, err)
+			}
+			if want := 63 - seq%64; int64(len(p.Following)) > want {
+				t.Errorf("%s seq %d: %d following records, more than the %d to its segment's end", origin, seq, len(p.Following), want)
+			}
+			if len(p.Following) < 2 {
+				continue
+			}
+			for name, edit := range map[string]func(q *hashchain.Proof){
+				"dropped": func(q *hashchain.Proof) { q.Following = q.Following[:len(q.Following)-1] },
+				"reordered": func(q *hashchain.Proof) {
+					q.Following = append([]string{q.Following[1], q.Following[0]}, q.Following[2:]...)
+				},
+				"changed": func(q *hashchain.Proof) { q.Following = append([]string{"A" + q.Following[0][1:]}, q.Following[1:]...) },
+			} {
+				bad := *p
+				edit(&bad)
+				if _, _, err := hashchain.CheckProof(&bad, verifiers); err == nil {
+					t.Errorf("%s seq %d: a proof with its following records %s passed", origin, seq, name)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d proofs made: the chains are too short for the test", checked)
 	}
 }
 

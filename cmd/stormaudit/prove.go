@@ -93,7 +93,12 @@ func runVerifyProof(cmd *cli.Command, path string, verifiers note.Verifiers, for
 	} else {
 		fmt.Fprintf(out, "proof:      %s\n", path)
 		// the proof file is untrusted input: every text of it is escaped
-		fmt.Fprintf(out, "record:     origin %s, seq %d, row %d of %d (read from %s:%d)\n", safe.Text(p.Origin), p.Seq, p.Index, p.TreeSize, safe.Text(p.Source), p.Line)
+		if p.Format == hashchain.ProofFormat3 {
+			fmt.Fprintf(out, "record:     origin %s, seq %d, in tree leaf %d of %d over %d records (read from %s:%d)\n",
+				safe.Text(p.Origin), p.Seq, p.Index, p.Leaves, p.TreeSize, safe.Text(p.Source), p.Line)
+		} else {
+			fmt.Fprintf(out, "record:     origin %s, seq %d, row %d of %d (read from %s:%d)\n", safe.Text(p.Origin), p.Seq, p.Index, p.TreeSize, safe.Text(p.Source), p.Line)
+		}
 		if err == nil {
 			fmt.Fprintf(out, "checkpoint: %s, %d records, root %s\n", safe.Text(cp.Origin), cp.Size, cp.Root)
 			if len(signers) > 0 {

@@ -108,7 +108,7 @@ func printVerifyReport(w io.Writer, rep *verify.Report) {
 		fmt.Fprintf(w, "log:        %s\n", safe.Text(rep.Log))
 	}
 	if cp := rep.Checkpoint; cp != nil { // the checks that need a checkpoint ran
-		fmt.Fprintf(w, "checked:    %d records in %d chains (%d bytes of canonical records)\n", rep.Records, rep.Origins, rep.Bytes)
+		fmt.Fprintf(w, "checked:    %d records in %d chains (%d bytes of canonical records, hash chain version %d)\n", rep.Records, rep.Origins, rep.Bytes, rep.ChainVersion)
 		fmt.Fprintf(w, "checkpoint: %d records, root %s\n", cp.Size, cp.Root)
 		switch {
 		case !rep.Signed:
