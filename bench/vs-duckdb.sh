@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Measures stormaudit against DuckDB on the same work: generates N
+# Measures stormaudit against DuckDB on the same work, on two shapes of
+# input (SHAPES, default both): "interleaved", records in time order with
+# the devices interleaved, as a collector receives them, and "grouped",
+# each device's records together, as when every device uploads a file of
+# its own and the files are concatenated. For each it generates N
 # seed-format lines (default 2,000,000) for D devices (default 20,000),
 # then RUNS times (default 3) times the whole process of each tool, taking
 # turns, on: ingest (NDJSON to sorted zstd Parquet), check with text and
-# with JSON output, check of the raw NDJSON, and verify (stormaudit only).
+# with JSON output, check of the raw NDJSON, and verify (against
+# `openssl dgst -sha256` of the same log: no DuckDB peer).
 # The DuckDB side is bench/duckdb (duckpeer, its own Go module: cgo and
 # DuckDB's static library, about 170 MB, downloaded on its first build).
 # Its check orders each device's records (a window by client_id) and
@@ -17,20 +22,20 @@
 #
 #   bench/vs-duckdb.sh
 #   LINES=200000 DEVICES=2000 RUNS=1 bench/vs-duckdb.sh   # a quick try
+#   SHAPES=grouped bench/vs-duckdb.sh                      # one shape
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LINES=${LINES:-2000000}
 DEVICES=${DEVICES:-20000}
 RUNS=${RUNS:-3}
+SHAPES=${SHAPES:-interleaved grouped}
 WORK=${WORK:-$(mktemp -d)}
 trap 'rm -rf "$WORK"' EXIT
 [ -x /usr/bin/time ] || { echo "bench/vs-duckdb.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 
 go build -o "$WORK/stormaudit" ./cmd/stormaudit
 (cd bench/duckdb && go build -o "$WORK/duckpeer" .)
-go run ./bench/genlog -lines "$LINES" -devices "$DEVICES" > "$WORK/input.ndjson"
-size=$(stat -c %s "$WORK/input.ndjson")
-echo "input: $LINES lines, $((size / 1000000)) MB, $DEVICES devices; $(nproc) cores; $(go version | cut -d' ' -f3); $("$WORK/duckpeer" version)"
+summary=()
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.1f", b/1e6}'; }
@@ -57,9 +62,19 @@ compare() {
   done
   local s p
   s=$(median "${sawalls[@]}"); p=$(median "${peerwalls[@]}")
-  awk -v l="$label" -v s="$s" -v p="$p" -v sr="$(median "${sarss[@]}")" -v pr="$(median "${peerrss[@]}")" \
-    'BEGIN {printf "%s median: stormaudit %.2fs, DuckDB %.2fs, stormaudit/DuckDB %.2f; peak RSS stormaudit %d MB, DuckDB %d MB\n", l, s, p, s/p, sr/1024, pr/1024}'
+  local line
+  line=$(awk -v l="$label" -v s="$s" -v p="$p" -v sr="$(median "${sarss[@]}")" -v pr="$(median "${peerrss[@]}")" \
+    'BEGIN {printf "%s median: stormaudit %.2fs, DuckDB %.2fs, stormaudit/DuckDB %.2f; peak RSS stormaudit %d MB, DuckDB %d MB", l, s, p, s/p, sr/1024, pr/1024}')
+  echo "$line"
+  summary+=("$shape $line")
 }
+
+for shape in $SHAPES; do
+flags=()
+[ "$shape" = grouped ] && flags=(-grouped)
+go run ./bench/genlog -lines "$LINES" -devices "$DEVICES" "${flags[@]}" > "$WORK/input.ndjson"
+size=$(stat -c %s "$WORK/input.ndjson")
+echo "== $shape: $LINES lines, $((size / 1000000)) MB, $DEVICES devices; $(nproc) cores; $(go version | cut -d' ' -f3); $("$WORK/duckpeer" version)"
 
 sa=("$WORK/stormaudit" ingest -q -o "$WORK/ds" "$WORK/input.ndjson")
 peer=("$WORK/duckpeer" ingest "$WORK/input.ndjson" "$WORK/peer.parquet")
@@ -80,16 +95,26 @@ sa=("$WORK/stormaudit" check -q --policy full-jitter "$WORK/input.ndjson")
 peer=("$WORK/duckpeer" check-ndjson "$WORK/input.ndjson")
 compare "check raw" 1 /dev/null /dev/null
 
-# verify has no DuckDB peer: MB/s of canonical record bytes only.
+# verify has no DuckDB peer: it is measured against openssl dgst -sha256
+# of the source log, in MB/s of that log and of canonical record bytes.
 canonical() {
   if command -v jq > /dev/null; then jq -r .canonical_bytes "$1"
   else python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["canonical_bytes"])' "$1"; fi
 }
-mbs=(); walls=(); rss=()
+mbs=(); logmbs=(); walls=(); rss=(); ssl=()
 for i in $(seq "$RUNS"); do
   timed 0 "$WORK/report.json" "$WORK/stormaudit" verify --format json "$WORK/ds"
   rate=$(awk -v b="$(canonical "$WORK/report.json")" -v s="$wall" 'BEGIN {printf "%.0f", b/s/1e6}')
-  echo "  verify run $i: stormaudit ${wall}s, $rate MB/s of canonical bytes, peak RSS $((kb / 1024)) MB"
-  mbs+=("$rate"); walls+=("$wall"); rss+=("$kb")
+  lograte=$(awk -v b="$size" -v s="$wall" 'BEGIN {printf "%.0f", b/s/1e6}')
+  mbs+=("$rate"); logmbs+=("$lograte"); walls+=("$wall"); rss+=("$kb")
+  timed 0 /dev/null openssl dgst -sha256 "$WORK/input.ndjson"; ssl+=("$wall")
+  echo "  verify run $i: stormaudit ${walls[-1]}s, $lograte MB/s of the log, $rate MB/s of canonical bytes, peak RSS $((rss[-1] / 1024)) MB; openssl dgst -sha256 ${ssl[-1]}s"
 done
-echo "verify median: stormaudit $(median "${walls[@]}")s, $(median "${mbs[@]}") MB/s of canonical bytes, peak RSS $(( $(median "${rss[@]}") / 1024 )) MB (no DuckDB peer)"
+line=$(awk -v s="$(median "${walls[@]}")" -v o="$(median "${ssl[@]}")" -v lm="$(median "${logmbs[@]}")" -v cm="$(median "${mbs[@]}")" -v r="$(median "${rss[@]}")" \
+  'BEGIN {printf "verify median: stormaudit %.2fs, %d MB/s of the log (%d MB/s of canonical bytes), openssl dgst -sha256 %.2fs, stormaudit/openssl %.2f; peak RSS %d MB", s, lm, cm, o, s/o, r/1024}')
+echo "$line"
+summary+=("$shape $line")
+done
+
+echo "== summary"
+printf '%s\n' "${summary[@]}"
