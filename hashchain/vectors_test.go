@@ -154,8 +154,9 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-// TestCheckPy runs the Python recipe of docs/hashchain.md on the vectors,
-// so that the recipe is known to work.
+// TestCheckPy runs the Python recipe of docs/hashchain.md on the vectors
+// of both versions (vectors.json, vectors3.json), so that the recipe is
+// known to work.
 func TestCheckPy(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {

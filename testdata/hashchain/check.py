@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Recompute the hash chain test vectors of docs/hashchain.md (Python 3, standard library only)."""
-import base64, hashlib, json, os, re, sys
+"""Recompute the hash chain test vectors of docs/hashchain.md, versions 2 and 3 (Python 3, standard library only)."""
+import base64, datetime, hashlib, json, os, re, struct, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIELDS = {"client_id", "attempt", "backoff_delay_s", "outcome", "clean_session", "recorded_at", "schema", "host_id",
@@ -130,6 +130,115 @@ def check_signed_note(msg, vkey):  # a C2SP signed note, verifier key NAME+HASH+
     raise AssertionError("not signed by " + name)
 
 
+# Version 3: B from a row's columns, one link per record, a tree leaf per segment of 64 records and per chain end.
+OUTCOMES = ["connected", "backoff_wait", "rate_limited_wait", "attempt_failed", "refused", "disconnected", "gave_up",
+            "stopped"]
+STAGES, FAILURES = ["link", "address", "session"], ["transient", "auth", "config", "unsupported", "overload", "unknown"]
+
+
+def uvarint(n):  # unsigned LEB128, as Go's binary.AppendUvarint writes it; an int64 as its 64-bit two's complement
+    n, out = n & (2**64 - 1), b""
+    while n >= 0x80:
+        out, n = out + bytes([n & 0x7F | 0x80]), n >> 7
+    return out + bytes([n])
+
+
+def string(s):  # uvarint(length in bytes), then the UTF-8 bytes
+    return uvarint(len(s.encode())) + s.encode()
+
+
+def code(names, name):  # outcome, stage and failure_class codes count from 1 in the order of their lists
+    return bytes([names.index(name) + 1])
+
+
+OPTIONAL = [  # in flag order: bit 1 << (i + 1) of the flags says that OPTIONAL[i] is present, and its bytes follow
+    ("schema", uvarint), ("device_seq", uvarint), ("reason_code", uvarint), ("ceiling_s", lambda v: struct.pack(">d", v)),
+    ("session_present", lambda v: bytes([v])), ("outbox_depth", uvarint), ("outbox_flushed", uvarint), ("host_id", string),
+    ("stage", lambda v: code(STAGES, v)), ("attempt_id", string), ("record_id", string),
+    ("failure_class", lambda v: code(FAILURES, v)), ("extra", string), ("envelope", string)]
+
+
+def record_bytes3(c, seq):  # B of the row whose columns are c (None for null) at seq of its chain
+    present = [(1 << (i + 1), enc(c[name])) for i, (name, enc) in enumerate(OPTIONAL) if c[name] not in (None, "")]
+    flags = int(c["clean_session"]) | sum(bit for bit, _ in present)  # bit 0: clean_session
+    ns = c["recorded_at"] * 1000 + (c["recorded_at_ns"] or 0)  # the column recorded_at is in microseconds
+    return (string(c["client_id"]) + uvarint(seq) + struct.pack(">qh", ns, c["recorded_offset_min"]) + uvarint(c["attempt"])
+            + struct.pack(">d", c["backoff_delay_s"]) + code(OUTCOMES, c["outcome"]) + uvarint(flags)
+            + b"".join(b for _, b in present) + string(c["source"]) + uvarint(c["line"]))
+
+
+STRING = r'"(?:[^"\\]|\\.)*"'
+
+
+def members(text):  # an object's members as written, whitespace outside strings removed: [(name, raw name, raw value)]
+    text, out, depth, start = "".join(re.findall(STRING + r'|[^\s"]+', text)), [], 0, 1
+    for m in re.finditer(STRING + r"|[\[\]{},]", text):
+        depth += (m[0] in "{[") - (m[0] in "]}") if len(m[0]) == 1 else 0
+        if (depth == 1 and m[0] == "," or depth == 0) and text != "{}":
+            raw = re.match(STRING, text[start:])[0]
+            out.append((json.loads(raw), raw, text[start + len(raw) + 1:m.start()]))
+            start = m.end()
+    return out
+
+
+def columns(line, source, number):  # the columns of the row read from an input line, as the dataset holds them
+    top = members(line)
+    audit = [v for k, _, v in top if k == "audit" and v.startswith("{")]
+    c = dict.fromkeys(FIELDS | {"recorded_at_ns", "recorded_offset_min", "extra", "envelope"}, None)
+    extra, envelope = [], [(raw, v) for k, raw, v in top if k != "audit"] if audit else []
+    for k, raw, v in members(audit[0]) if audit else top:
+        if k in FIELDS or k == "device_id":
+            c["client_id" if k == "device_id" else k] = json.loads(v)  # null: absent
+        else:
+            extra.append((raw, v))
+    for name, ms in ("extra", extra), ("envelope", envelope):  # the device's text, not re-canonicalised
+        c[name] = "{" + ",".join(raw + ":" + v for raw, v in ms) + "}" if ms else None
+    at = r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d\d):(\d\d))"
+    m = re.fullmatch(at, c["recorded_at"])
+    offset = int(m[8] + "1") * (int(m[9]) * 60 + int(m[10])) if m[8] else 0
+    days = (datetime.date(int(m[1]), int(m[2]), int(m[3])) - datetime.date(1970, 1, 1)).days
+    s = ((days * 24 + int(m[4])) * 60 + int(m[5]) - offset) * 60 + int(m[6])
+    c["recorded_at"], ns = divmod(s * 10**9 + int((m[7] or "").ljust(9, "0")), 1000)  # microseconds, then nanoseconds
+    c["recorded_at_ns"], c["recorded_offset_min"], c["source"], c["line"] = ns or None, offset, source, number
+    return c
+
+
+def leaf_rows(pos, n, seg):  # the rows of the first n whose links are leaves: a segment's last, or a chain's last
+    return [i for i in range(n) if pos[i][1] % seg == seg - 1 or i == n - 1 or pos[i + 1][1] == 0]
+
+
+def check3(v, note, vkey):
+    seg = v["segment_len"]
+    for d in v["datasets"]:
+        pos = []  # (origin, seq, link) of each row, in storage order
+        for row in d["rows"]:
+            where = "v3 %s:%d" % (row["source"], row["line"])
+            c = columns(row["input"], row["source"], row["line"])
+            assert "columns" not in row or row["columns"] == c, where + ": columns"
+            origin = v["log"] + "/" + c["client_id"]
+            seq = pos[-1][1] + 1 if pos and pos[-1][0] == origin else 0
+            assert seq > 0 or origin not in {o for o, _, _ in pos}, where + ": the chain's rows are not contiguous"
+            assert origin == row["origin"] and seq == row["seq"], where + ": origin and seq"
+            prev = pos[-1][2] if seq else sha256(b"stormaudit/chain/v3\n", origin.encode(), b"\n")
+            assert seq or prev.hex() == d["genesis"][origin], where + ": genesis"
+            B = record_bytes3(c, seq)
+            assert B.hex() == row["B"], where + ": B"
+            pos.append((origin, seq, sha256(b"\x02", prev, B)))
+            assert pos[-1][2].hex() == row["link"], where + ": link"
+        assert [i for i, row in enumerate(d["rows"]) if row["leaf"]] == leaf_rows(pos, len(pos), seg), "v3 leaf rows"
+        for cp in d["checkpoints"]:  # a checkpoint of SIZE rows: each chain ends at the last of them
+            n = cp["rows"]
+            leaves = leaf_rows(pos, n, seg)
+            assert leaves == cp["leaves"], "v3 %d rows: leaves" % n
+            merkle = tree_hash([pos[i][2] for i in leaves])
+            assert merkle.hex() == cp["merkle_root"], "v3 %d rows: merkle root" % n
+            root = sha256(b"\x03", n.to_bytes(8, "big"), len(leaves).to_bytes(8, "big"), merkle)
+            assert base64.b64encode(root).decode() == cp["root"], "v3 %d rows: root" % n
+            body = "%s\n%d\n%s\n" % (v["log"], n, cp["root"])
+            assert body == cp["checkpoint"], "v3 %d rows: checkpoint body" % n
+    assert check_signed_note(note, vkey) == v["datasets"][-1]["checkpoints"][-1]["checkpoint"], "v3 signed checkpoint"
+
+
 def main():
     v = json.load(open(os.path.join(HERE, "vectors.json"), encoding="utf-8"))
     links, leaves = {}, []
@@ -156,6 +265,8 @@ def main():
     note = open(os.path.join(HERE, "checkpoint.note"), encoding="utf-8").read()
     vkey = open(os.path.join(HERE, "test.pub"), encoding="utf-8").read().strip()
     assert check_signed_note(note, vkey) == body, "signed checkpoint"
+    v3 = json.load(open(os.path.join(HERE, "vectors3.json"), encoding="utf-8"))
+    check3(v3, open(os.path.join(HERE, "checkpoint3.note"), encoding="utf-8").read(), vkey)
     print("OK")
 
 
