@@ -12,9 +12,11 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 )
 
-// Version is the version of docs/hashchain.md this package implements.
-// A dataset's manifest records the version it was written under
-// (chain_version); a dataset of another version does not verify.
+// Version is version 2 of docs/hashchain.md: the record hash over JCS
+// bytes R, the link over it, a tree leaf per row. Collector logs use it,
+// and datasets written before version 3 ([Version3], what ingest writes
+// now). A dataset's manifest records the version it was written under
+// (chain_version); verify checks versions 2 and 3, and refuses others.
 const Version = 2
 
 // Origin returns the origin of a device's chain in the log named log:

@@ -3,9 +3,21 @@
 // the RFC 6962 Merkle tree over all rows, signed checkpoints of that tree,
 // single-record inclusion proofs, and the strict parsing of all of them.
 // Every reader and writer of a dataset or a collector log goes through it,
-// so a file cannot pass one reader and fail another. It implements version
-// 2 of docs/hashchain.md, which is the normative text; this summary
-// follows it.
+// so a file cannot pass one reader and fail another. It implements
+// versions 2 and 3 of docs/hashchain.md, which is the normative text; this
+// summary follows it.
+//
+// # Version 3
+//
+// Datasets are written under version 3 ([Version3]): each row's binary
+// canonical bytes B ([AppendRecordBytes3], read back by
+// [DecodeRecordBytes3]), built from the dataset's columns, are hashed
+// once, link[n] = SHA-256(0x02 || link[n-1] || B) ([Link3], from
+// [Genesis3]); the link of every 64th record of a chain ([SegmentLen]) and
+// of its last is a leaf of the RFC 6962 tree ([Tree3]), and a checkpoint's
+// root binds the rows, the leaves and the tree's root ([Root3]). The
+// sections below describe version 2, which collector logs and datasets
+// written before version 3 use.
 //
 // # Canonical record bytes
 //

@@ -324,6 +324,9 @@ func DecodeRecordBytes3(b []byte) (r auditfmt.Record, seq int64, source string, 
 	case f >= flagEnvelope<<1:
 		return r, seq, source, fmt.Errorf("record bytes: flags %#x: unknown bits", f)
 	}
+	if err := r.Validate(); err != nil {
+		return r, seq, source, fmt.Errorf("record bytes: %v", err)
+	}
 	if again := AppendRecordBytes3(nil, &r, seq, source); !bytes.Equal(again, b) {
 		return r, seq, source, errors.New("record bytes: not in canonical form (an empty optional string, a long varint, a boolean other than 0 or 1)")
 	}
