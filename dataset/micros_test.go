@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/hashchain"
 	"github.com/stormaudit/stormaudit/internal/testkit"
 )
 
@@ -142,5 +143,52 @@ func TestRecordedAtBeyondNanoseconds(t *testing.T) {
 	var re *RowError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "recorded_at: expected a time from 1678 to 2261") {
 		t.Errorf("Read: %v, want a row error for recorded_at", err)
+	}
+}
+
+// TestEmptyTextAndNullChainRejected: an optional text column holds null
+// for an absent field, so a non-null empty string (which would read as
+// absent too, and give the row the same canonical bytes) is a row error;
+// so is a null chain column in a chained file (a null seq would read as
+// 0).
+func TestEmptyTextAndNullChainRejected(t *testing.T) {
+	empty, origin, link := "", "log/dev-1", [32]byte{1}
+	seq := int64(0)
+	good := row{ClientID: "dev-1", RecordedAt: 1764512250000000, Outcome: "connected", Source: "x.ndjson", Line: 1, Origin: &origin, Seq: &seq, Link: &link}
+	for _, tc := range []struct {
+		name, want string
+		edit       func(r *row)
+	}{
+		{"host_id", "host_id: expected null for an absent field, or a non-empty value, found an empty string", func(r *row) { r.HostID = &empty }},
+		{"stage", "stage: expected null for an absent field", func(r *row) { r.Stage = &empty }},
+		{"extra", "extra: expected null for an absent field", func(r *row) { r.Extra = &empty }},
+		{"seq", "seq: expected a value, as every row of a chained file has", func(r *row) { r.Seq = nil }},
+	} {
+		path := filepath.Join(t.TempDir(), "f.parquet")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := good
+		bad.Line = 2
+		tc.edit(&bad)
+		w := parquet.NewGenericWriter[row](f)
+		if _, err := w.Write([]row{good, bad}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		r, err := OpenFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.ReadChain(make([]auditfmt.Record, 2), make([]hashchain.Pos, 2))
+		r.Close()
+		var re *RowError
+		if !errors.As(err, &re) || re.Row != 1 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a row error at row 1: %s", tc.name, err, tc.want)
+		}
 	}
 }

@@ -442,7 +442,7 @@ type decoder struct {
 // of row i (an *auditfmt.FieldError) unless it already has one.
 func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, pos []hashchain.Pos, errs []error, vals []parquet.Value) {
 	if isChainColumn(c) {
-		d.decodeChain(c, pos, vals)
+		d.decodeChain(c, pos, errs, vals)
 		return
 	}
 	required := columnTypes[c].required
@@ -460,12 +460,22 @@ func (d *decoder) decodeColumn(c int, recs []auditfmt.Record, pos []hashchain.Po
 	}
 }
 
-// decodeChain stores the values of a chain column in pos; null leaves the
-// field zero.
-func (d *decoder) decodeChain(c int, pos []hashchain.Pos, vals []parquet.Value) {
+// decodeChain stores the values of a chain column in pos. A file is
+// chained in every row or in none: a null among values is an error (a
+// null seq would read as 0, the value it replaced).
+func (d *decoder) decodeChain(c int, pos []hashchain.Pos, errs []error, vals []parquet.Value) {
+	nulls := 0
+	for i := range vals {
+		if vals[i].IsNull() {
+			nulls++
+		}
+	}
 	for i := range vals {
 		v := &vals[i]
 		if v.IsNull() {
+			if nulls < len(vals) && errs[i] == nil {
+				errs[i] = &auditfmt.FieldError{Field: columnNames[c], Expected: "a value, as every row of a chained file has", Found: "null"}
+			}
 			continue
 		}
 		switch c {
@@ -479,8 +489,16 @@ func (d *decoder) decodeChain(c int, pos []hashchain.Pos, vals []parquet.Value) 
 	}
 }
 
-// set stores the non-null value v of column c in rec.
+// set stores the non-null value v of column c in rec. An optional text
+// column holds null for an absent field, never the empty string, which
+// would read as absent too.
 func (d *decoder) set(rec *auditfmt.Record, c int, v *parquet.Value) (err error) {
+	switch c {
+	case colStage, colFailureClass, colHostID, colAttemptID, colRecordID, colExtra, colEnvelope:
+		if len(v.ByteArray()) == 0 {
+			return &auditfmt.FieldError{Field: columnNames[c], Expected: "null for an absent field, or a non-empty value", Found: "an empty string"}
+		}
+	}
 	switch c {
 	case colClientID:
 		rec.ClientID = d.str(c, v)

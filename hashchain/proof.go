@@ -106,8 +106,11 @@ func CheckProof(p *Proof, verifiers note.Verifiers) (Checkpoint, []string, error
 	if p.Format == ProofFormat3 {
 		return checkProof3(p, verifiers)
 	}
-	if p.Format != ProofFormat || p.Bytes != "" || p.Following != nil || p.Leaves != 0 || p.TreeRoot != nil {
-		return Checkpoint{}, nil, fmt.Errorf("format: expected %q, found %q", ProofFormat, p.Format)
+	if p.Format != ProofFormat {
+		return Checkpoint{}, nil, fmt.Errorf("format: expected %q or %q, found %q", ProofFormat, ProofFormat3, p.Format)
+	}
+	if p.Bytes != "" || p.Following != nil || p.Leaves != 0 || p.TreeRoot != nil {
+		return Checkpoint{}, nil, fmt.Errorf("format: a %s proof has no bytes, following, leaves or tree_root (those are %s's)", ProofFormat, ProofFormat3)
 	}
 	canon, err := AppendCanonicalJSON(nil, []byte(p.Record))
 	if err != nil || string(canon) != p.Record {

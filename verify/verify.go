@@ -402,12 +402,16 @@ func (v *verifier) snapshot() {
 }
 
 func (v *verifier) finish() {
+	empty := (&hashchain.Tree{}).Root
+	if v.version == hashchain.Version3 {
+		empty = (&hashchain.Tree3{}).Root // it binds the sizes too
+	}
 	if v.cp != nil && v.cp.Size == 0 {
-		r := (&hashchain.Tree{}).Root()
+		r := empty()
 		v.cpRoot = &r
 	}
 	if v.since != nil && v.since.Size == 0 {
-		r := (&hashchain.Tree{}).Root()
+		r := empty()
 		v.sinceRoot = &r
 	}
 	rep := v.rep

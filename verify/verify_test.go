@@ -479,3 +479,21 @@ func TestVerifyChecksTheAccounting(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyEmptyDataset: a dataset of no rows (every line rejected)
+// verifies, and an old checkpoint of no rows is extended by any later
+// dataset of the log.
+func TestVerifyEmptyDataset(t *testing.T) {
+	signer, verifiers := testkit.Keys(t, "collector-1")
+	dir := filepath.Join(t.TempDir(), "ds")
+	ingestLines(t, dir, signer, []string{"not json"})
+	rep := mustVerify(t, dir, Options{Verifiers: verifiers})
+	if rep.Problem != nil || rep.Records != 0 || rep.Checkpoint.Size != 0 {
+		t.Fatalf("an empty dataset: %+v, problem %v", rep, rep.Problem)
+	}
+	later := filepath.Join(t.TempDir(), "ds")
+	ingestLines(t, later, signer, testkit.GenLines(50, 3, 2))
+	if rep := mustVerify(t, later, Options{Verifiers: verifiers, Since: rep.Checkpoint}); rep.Problem != nil {
+		t.Errorf("--since an empty checkpoint: %s", rep.Problem)
+	}
+}
