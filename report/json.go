@@ -23,6 +23,7 @@ type jsonSummary struct {
 	Devices    int             `json:"devices"`
 	Records    int64           `json:"records"`
 	Rejected   int64           `json:"rejected"`
+	Verdict    []string        `json:"verdict"`        // report.Verdict: a line per incident
 	Outside    int64           `json:"outside_window"` // records left out by --since/--until
 	Since      *string         `json:"since,omitempty"`
 	Until      *string         `json:"until,omitempty"`
@@ -281,7 +282,7 @@ func appendJSONFinding(b []byte, r *analyze.Result, f *analyze.Finding) []byte {
 func jsonSummaryOf(r *analyze.Result) jsonSummary {
 	s := r.Summary
 	js := jsonSummary{Dataset: r.Dataset, Sources: append([]string{}, r.Sources...), Files: append([]string{}, r.Files...), Devices: s.Devices,
-		Records: s.Records, Rejected: s.Rejected, Outside: s.Outside, Since: windowTime(s.Since), Until: windowTime(s.Until), Findings: len(r.Findings),
+		Records: s.Records, Rejected: s.Rejected, Verdict: Verdict(r), Outside: s.Outside, Since: windowTime(s.Since), Until: windowTime(s.Until), Findings: len(r.Findings),
 		ByRule: map[string]int{}, BySeverity: map[string]int{}, Notes: append([]string{}, s.Notes...),
 		Policy: jsonPolicy{Source: s.Policy.Source, Name: s.Policy.Name, Inferred: s.Policy.Inferred}}
 	if p := s.Policy.Policy; p != nil {

@@ -25,7 +25,8 @@ type decodedDoc struct {
 		Devices    int
 		Records    int64
 		Rejected   int64
-		Outside    int64 `json:"outside_window"`
+		Outside    int64    `json:"outside_window"`
+		Verdict    []string `json:"verdict"`
 		Findings   int
 		ByRule     map[string]int `json:"by_rule"`
 		BySeverity map[string]int `json:"by_severity"`

@@ -21,7 +21,7 @@ func textOf(t *testing.T, r *analyze.Result, opts TextOptions) string {
 func TestText(t *testing.T) {
 	out := textOf(t, fixture(), TextOptions{})
 	want := []string{
-		"verdict:  5 devices lost the broker at 2026-11-30T14:17:30Z for 1s; 4 recovered, time to recover p50 2s, p90 4s; " +
+		"verdict:  5 devices lost the broker at 2026-11-30T14:17:30Z for 1s; 4 of 5 recovered, time to recover (from each device's own loss) p50 2s, p90 4s; " +
 			"a storm on its return: recorded connects peaked at 3 in 1s, with retry timers in lockstep (resync).\n",
 		"on corrected times: 1 device's clock was off (below).\n",
 		"checked:  5 devices, 40 records in dataset ds; 1 line rejected at ingest\n",

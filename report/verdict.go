@@ -26,7 +26,11 @@ var stormRules = []struct{ id, beyond, within string }{
 func Verdict(r *analyze.Result) []string {
 	st := r.Summary.Fleet
 	if st == nil || len(st.Incidents) == 0 {
-		return []string{"no outage: no devices lost the connection together in this log"}
+		where := "in this log"
+		if s := r.Summary; !s.Since.IsZero() || !s.Until.IsZero() {
+			where = "in the window " + windowText(s.Since, s.Until) + " (an outage that began before it is not in it)"
+		}
+		return []string{"no outage: no devices lost the connection together " + where}
 	}
 	var out []string
 	for i := range st.Incidents {
@@ -48,20 +52,42 @@ func Verdict(r *analyze.Result) []string {
 func verdictLine(r *analyze.Result, in *analyze.Incident, next int64) string {
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	s := fmt.Sprintf("%s lost the broker at %s", plural(in.DevicesLost, "device"), Time(in.LostAt))
+	if in.Silent {
+		s = fmt.Sprintf("%s lost the link silently, at about %s (estimated between %s and %s", plural(in.DevicesLost, "device"),
+			Time(in.LostAt), Time(in.LostAtEarliest), Time(in.LostAtLatest))
+		if b := in.Broker; b != nil && b.Basis == analyze.BasisTimeouts {
+			s += fmt.Sprintf("; the broker's keepalive timeouts put it at %s", Time(b.LostAt))
+		}
+		s += ")"
+	}
 	if in.FirstConnectAt == analyze.NoTime {
 		return s + ", and none had connected again when the log ends"
 	}
-	s += fmt.Sprintf(" for %v; %d recovered, time to recover p50 %v, p90 %v",
-		ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), in.Recovered, ms(in.TTR50), ms(in.TTR90))
+	s += fmt.Sprintf(" for %v; ", ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))))
+	if in.RecoveredBeforeNext < in.Recovered {
+		s += fmt.Sprintf("%d of %d recovered before the next incident", in.RecoveredBeforeNext, in.DevicesLost)
+	} else {
+		s += fmt.Sprintf("%d of %d recovered", in.Recovered, in.DevicesLost)
+	}
+	s += fmt.Sprintf(", time to recover (from each device's own loss) p50 %v, p90 %v", ms(in.TTR50), ms(in.TTR90))
+	if in.RecoveredBeforeNext < in.Recovered {
+		s += " (of all, some across the next incident)"
+	}
 	return s + "; " + stormVerdict(r, in, next)
 }
 
 // stormVerdict says whether the fleet stormed the broker on its return
-// from the incident in, and against what that was judged.
+// from the incident in, and against what that was judged: every rule that
+// ran, those that flagged it first.
 func stormVerdict(r *analyze.Result, in *analyze.Incident, next int64) string {
 	peak := "no recorded connect after it"
 	if in.ConnectsPeakAt != analyze.NoTime {
 		peak = fmt.Sprintf("recorded connects peaked at %d in 1s", in.ConnectsPeak)
+		if in.FirstConnectAt != analyze.NoTime {
+			if after := time.Duration(in.ConnectsPeakAt - in.FirstConnectAt).Round(time.Second); after >= 2*time.Second {
+				peak += fmt.Sprintf(", %v after the first came back", after)
+			}
+		}
 	}
 	if b := in.Broker; b != nil && b.AcceptsPeak > 0 {
 		peak += fmt.Sprintf(" (the broker's log: %d accepts in 1s)", b.AcceptsPeak)
@@ -81,7 +107,11 @@ func stormVerdict(r *analyze.Result, in *analyze.Incident, next int64) string {
 	}
 	switch {
 	case len(flagged) > 0:
-		return "a storm on its return: " + peak + ", " + strings.Join(flagged, ", ")
+		v := "a storm on its return: " + peak + ", " + strings.Join(flagged, ", ")
+		if len(within) > 0 {
+			v += "; " + strings.Join(within, ", ")
+		}
+		return v
 	case len(within) > 0:
 		return "no storm on its return: " + peak + ", " + strings.Join(within, ", ")
 	}

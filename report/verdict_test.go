@@ -16,7 +16,7 @@ func TestVerdict(t *testing.T) {
 	at := func(s float64) int64 {
 		return time.Date(2026, 11, 30, 14, 17, 30, 0, time.UTC).Add(time.Duration(s * 1e9)).UnixNano()
 	}
-	inc := analyze.Incident{LostAt: at(0), FirstConnectAt: at(15.5), DevicesLost: 200, Recovered: 199,
+	inc := analyze.Incident{LostAt: at(0), FirstConnectAt: at(15.5), DevicesLost: 200, Recovered: 199, RecoveredBeforeNext: 199,
 		TTR50: 20 * time.Second, TTR90: 41234567 * time.Microsecond, ConnectsPeak: 180, ConnectsPeakAt: at(16)}
 	next := inc
 	next.LostAt, next.FirstConnectAt, next.ConnectsPeakAt = at(100), at(110), at(111)
@@ -35,8 +35,8 @@ func TestVerdict(t *testing.T) {
 		t.Fatalf("%d lines, want one per incident: %q", len(v), v)
 	}
 	for _, want := range []string{"incident 1: 200 devices lost the broker at 2026-11-30T14:17:30Z for 15.5s",
-		"199 recovered, time to recover p50 20s, p90 41.235s",
-		"a storm on its return: recorded connects peaked at 180 in 1s, with retry timers in lockstep (resync)"} {
+		"199 of 200 recovered, time to recover (from each device's own loss) p50 20s, p90 41.235s",
+		"a storm on its return: recorded connects peaked at 180 in 1s, with retry timers in lockstep (resync); within what the policy's jitter allows (recovery-storm)"} {
 		if !strings.Contains(v[0], want) {
 			t.Errorf("verdict %q lacks %q", v[0], want)
 		}
@@ -45,6 +45,24 @@ func TestVerdict(t *testing.T) {
 		strings.Contains(v[1], "connect budget") {
 		t.Errorf("the second incident, which no finding falls in: %q", v[1])
 	}
+	// recoveries after the next incident began are not this one's
+	inc.RecoveredBeforeNext = 159
+	if v := Verdict(res()); !strings.Contains(v[0], "159 of 200 recovered before the next incident") {
+		t.Errorf("recoveries across the next incident: %q", v[0])
+	}
+	inc.RecoveredBeforeNext = 199
+	// a peak long after the return says when it came
+	inc.ConnectsPeakAt = at(38)
+	if v := Verdict(res()); !strings.Contains(v[0], "peaked at 180 in 1s, 23s after the first came back") {
+		t.Errorf("a late peak: %q", v[0])
+	}
+	inc.ConnectsPeakAt = at(16)
+	// a silent outage is an estimate, and says so
+	inc.Silent, inc.LostAtEarliest, inc.LostAtLatest = true, at(-3), at(1)
+	if v := Verdict(res()); !strings.Contains(v[0], "200 devices lost the link silently, at about 2026-11-30T14:17:30Z (estimated between 2026-11-30T14:17:27Z and 2026-11-30T14:17:31Z)") {
+		t.Errorf("a silent outage: %q", v[0])
+	}
+	inc.Silent = false
 	r = res()
 	r.Rules = nil
 	if v := Verdict(r); !strings.Contains(v[0], "storm on its return not judged") {

@@ -150,7 +150,7 @@ func demoSummary(w io.Writer, dir, ds string, res *analyze.Result, ver *verify.R
 	}
 	fmt.Fprintf(w, "\nnext:\n")
 	for _, c := range [][2]string{
-		{"stormaudit browse " + ds, "the incident in the terminal: fleet, devices, timelines, findings"},
+		{"stormaudit browse --policy full-jitter " + ds, "the incident in the terminal: fleet, devices, timelines, findings"},
 		{"open " + filepath.Join(dir, "incident.html"), "the after-action report, in a browser"},
 		{"stormaudit check --policy full-jitter " + ds, "the findings, as CI sees them (--format json, sarif, junit, github)"},
 		{"stormaudit timeline --device dev-0001 " + ds, "one device's records, sessions and outages"},
