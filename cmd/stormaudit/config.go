@@ -90,11 +90,13 @@ func runConfigShow(_ context.Context, cmd *cli.Command) error {
 	} else {
 		fmt.Fprintf(w, "# from %s\n", c.Path)
 	}
-	policy := c.Policy
-	if policy == "" {
-		policy = "(inferred from the log)"
+	// what it prints reads back as a stormaudit.toml: what is not set is
+	// a comment
+	if c.Policy == "" {
+		fmt.Fprintf(w, "# policy = \"FILE or preset\"  (not set: inferred from the log)\n")
+	} else {
+		fmt.Fprintf(w, "policy = %q\n", c.Policy)
 	}
-	fmt.Fprintf(w, "policy = %q\n", policy)
 	check := checkCommand()
 	disabled, severity := front.Rules(c)
 	showRules(w, disabled, severity)
@@ -115,6 +117,8 @@ func runConfigShow(_ context.Context, cmd *cli.Command) error {
 		}
 		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
 			fmt.Fprintf(w, "%s = %s\n", name, v)
+		} else if v == "" {
+			fmt.Fprintf(w, "# %s = \"\"  (not set)\n", name)
 		} else {
 			fmt.Fprintf(w, "%s = %q\n", name, v)
 		}

@@ -178,6 +178,9 @@ func Options(name string, c *config.Config, pol string, window time.Duration) (a
 	}
 	if pol != "" {
 		p, err := policy.Resolve(pol)
+		if err != nil && c != nil && c.Path != "" && pol == c.Policy {
+			return opts, fmt.Errorf("%s: %s: policy: %v", name, c.Path, err) // the file's key, not a flag given
+		}
 		if err != nil {
 			return opts, fmt.Errorf("%s: --policy: %v", name, err)
 		}
