@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/config"
+	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/urfave/cli/v3"
 )
 
@@ -41,7 +43,9 @@ integer, help).`,
 // ruleEntry is what rules lists of a rule: its JSON object.
 type ruleEntry struct {
 	ID              string           `json:"id"`
-	Severity        string           `json:"severity"`
+	Enabled         bool             `json:"enabled"`          // not disabled by stormaudit.toml
+	Severity        string           `json:"severity"`         // as stormaudit.toml sets it, else the default
+	DefaultSeverity string           `json:"default_severity"` // the rule's own
 	Summary         string           `json:"summary"`
 	NeedsPolicyKeys [][]string       `json:"needs_policy_keys"`
 	NeedsBrokerLog  bool             `json:"needs_broker_log"`
@@ -52,6 +56,7 @@ type ruleEntry struct {
 // thresholdEntry is a threshold of a rule (analyze.Threshold).
 type thresholdEntry struct {
 	Name    string  `json:"name"`
+	Value   float64 `json:"value"` // as stormaudit.toml sets it, else the default
 	Default float64 `json:"default"`
 	Min     float64 `json:"min"`
 	Max     float64 `json:"max"`
@@ -60,20 +65,29 @@ type thresholdEntry struct {
 }
 
 // ruleEntries describes every rule of the catalogue, in its order, from
-// the rules themselves.
-func ruleEntries() []ruleEntry {
+// the rules themselves, as the configuration c sets them.
+func ruleEntries(c *config.Config) []ruleEntry {
+	disabled, severity := front.Rules(c)
 	var out []ruleEntry
 	for _, r := range analyze.Rules() {
 		info := r.Info()
-		e := ruleEntry{ID: info.ID, Severity: info.Severity.String(), Summary: info.Title, NeedsPolicyKeys: [][]string{},
+		e := ruleEntry{ID: info.ID, Enabled: !disabled[info.ID], Severity: info.Severity.String(), DefaultSeverity: info.Severity.String(),
+			Summary: info.Title, NeedsPolicyKeys: [][]string{},
 			NeedsBrokerLog: info.NeedsBrokerLog, UsesPolicyKeys: []string{}, Thresholds: []thresholdEntry{}}
+		if sev, ok := severity[info.ID]; ok {
+			e.Severity = sev.String()
+		}
 		for _, any := range info.Needs {
 			e.NeedsPolicyKeys = append(e.NeedsPolicyKeys, append([]string{}, any...))
 		}
 		e.UsesPolicyKeys = append(e.UsesPolicyKeys, info.Uses...)
 		if t, ok := r.(analyze.Tunable); ok {
 			for _, th := range t.Thresholds() {
-				e.Thresholds = append(e.Thresholds, thresholdEntry{Name: th.Name, Default: th.Default, Min: th.Min, Max: th.Max, Integer: th.Integer, Help: th.Help})
+				v, ok := c.Thresholds[info.ID][th.Name]
+				if !ok {
+					v = th.Default
+				}
+				e.Thresholds = append(e.Thresholds, thresholdEntry{Name: th.Name, Value: v, Default: th.Default, Min: th.Min, Max: th.Max, Integer: th.Integer, Help: th.Help})
 			}
 		}
 		out = append(out, e)
@@ -86,12 +100,16 @@ func runRules(_ context.Context, cmd *cli.Command) error {
 		return usageErr("rules: expected no arguments, found %d", cmd.NArg())
 	}
 	w := cmd.Root().Writer
+	c, err := loadConfig(cmd)
+	if err != nil {
+		return err
+	}
 	switch format := cmd.String("format"); format {
 	case "text":
-		writeRulesText(w, ruleEntries())
+		writeRulesText(w, c, ruleEntries(c))
 		return nil
 	case "json":
-		b, err := json.MarshalIndent(ruleEntries(), "", "  ")
+		b, err := json.MarshalIndent(ruleEntries(c), "", "  ")
 		if err != nil {
 			return err
 		}
@@ -105,15 +123,29 @@ func runRules(_ context.Context, cmd *cli.Command) error {
 // writeRulesText writes the rules as a list: a line for each, its id,
 // severity and summary, and under it what it needs and uses and its
 // thresholds.
-func writeRulesText(w io.Writer, rules []ruleEntry) {
+func writeRulesText(w io.Writer, c *config.Config, rules []ruleEntry) {
 	width := 0
 	for _, r := range rules {
 		width = max(width, len(r.ID))
 	}
 	fmt.Fprintf(w, "%d rules, in the order of docs/rules.md, which defines each.\n", len(rules))
+	if c.Path != "" {
+		fmt.Fprintf(w, "As %s sets them: what it changes is marked.\n", c.Path)
+	}
 	fmt.Fprintf(w, "stormaudit.toml sets a threshold under [rules.ID]; --policy FILE declares the keys a rule needs.\n\n")
 	for _, r := range rules {
-		fmt.Fprintf(w, "%-*s  %-7s  %s\n", width, r.ID, r.Severity, r.Summary)
+		sev := r.Severity
+		if !r.Enabled {
+			sev = "off"
+		}
+		line := fmt.Sprintf("%-*s  %-7s  %s", width, r.ID, sev, r.Summary)
+		switch {
+		case !r.Enabled:
+			line += "  (disabled by the configuration)"
+		case r.Severity != r.DefaultSeverity:
+			line += fmt.Sprintf("  (%s by the configuration; by default %s)", r.Severity, r.DefaultSeverity)
+		}
+		fmt.Fprintln(w, line)
 		var needs []string
 		for _, any := range r.NeedsPolicyKeys {
 			var alts []string
@@ -139,7 +171,11 @@ func writeRulesText(w io.Writer, rules []ruleEntry) {
 			if th.Integer {
 				kind = "a whole number"
 			}
-			fmt.Fprintf(w, "    threshold  %s = %s: %s (%s from %s to %s)\n", th.Name, num(th.Default), th.Help, kind, num(th.Min), num(th.Max))
+			set := ""
+			if th.Value != th.Default {
+				set = fmt.Sprintf(" by the configuration (default %s)", num(th.Default))
+			}
+			fmt.Fprintf(w, "    threshold  %s = %s%s: %s (%s from %s to %s)\n", th.Name, num(th.Value), set, th.Help, kind, num(th.Min), num(th.Max))
 		}
 	}
 }

@@ -42,7 +42,7 @@ func TestRulesLists(t *testing.T) {
 		t.Fatalf("rules --format json: %v\n%s", err, out)
 	}
 	got = nil
-	fields := []string{"id", "severity", "summary", "needs_policy_keys", "needs_broker_log", "uses_policy_keys", "thresholds"}
+	fields := []string{"id", "enabled", "severity", "default_severity", "summary", "needs_policy_keys", "needs_broker_log", "uses_policy_keys", "thresholds"}
 	for i, e := range entries {
 		id, _ := e["id"].(string)
 		got = append(got, id)
@@ -72,6 +72,37 @@ func TestRulesLists(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("rules --format json lists\n  %v\nthe catalogue is\n  %v", got, want)
+	}
+
+	// as a stormaudit.toml sets them
+	conf := filepath.Join(t.TempDir(), "stormaudit.toml")
+	if err := os.WriteFile(conf, []byte("[rules]\ndisable = [\"backlog\"]\n[severity]\nspacing = \"error\"\n[rules.resync]\ngroup = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runArgs(t, "--config", conf, "rules", "--format", "json")
+	entries = nil
+	if err := json.Unmarshal(out, &entries); code != 0 || err != nil {
+		t.Fatalf("rules with a configuration: exit %d, %v", code, err)
+	}
+	for _, e := range entries {
+		switch e["id"] {
+		case "backlog":
+			if e["enabled"] != false {
+				t.Errorf("backlog: enabled %v under a configuration that disables it", e["enabled"])
+			}
+		case "spacing":
+			if e["severity"] != "error" || e["default_severity"] != "warning" {
+				t.Errorf("spacing: severity %v, default %v", e["severity"], e["default_severity"])
+			}
+		case "resync":
+			if th := e["thresholds"].([]any)[1].(map[string]any); th["name"] != "group" || th["value"] != 5.0 || th["default"] != 3.0 {
+				t.Errorf("resync's group: %v", th)
+			}
+		}
+	}
+	code, text, _ := runArgs(t, "--config", conf, "rules")
+	if code != 0 || !strings.Contains(string(text), "(disabled by the configuration)") || !strings.Contains(string(text), "group = 5 by the configuration (default 3)") {
+		t.Errorf("rules with a configuration, in text:\n%s", text)
 	}
 
 	if code, _, stderr := runArgs(t, "rules", "--format", "yaml"); code != 2 || !strings.Contains(stderr, "expected text or json") {
