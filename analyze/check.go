@@ -89,6 +89,10 @@ type Summary struct {
 	Fleet        *FleetStats
 	// Notes say what rules could not check, and why.
 	Notes []string
+	// NotRun lists, in catalogue order, the rules that did not run at
+	// all: those that need a broker log none was given for ("need
+	// --broker-log"), and those Options.Disabled names ("disabled").
+	NotRun []Skip
 	// Skipped lists, in catalogue order, the rules that could not run
 	// at all (a policy key they need is neither declared nor inferred,
 	// or what they judge against is absent) and found nothing: they
@@ -268,6 +272,14 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 	sortFindings(res.Findings)
 	res.Summary = Summary{Devices: c.Fleet.Devices, Records: c.Fleet.Records, Rejected: man.Totals.Rejected, Outside: k.win.left(), Since: k.opts.Since, Until: k.opts.Until,
 		ByRule: map[string]int{}, BySeverity: map[string]int{}, Policy: k.info, Fleet: c.Fleet, Notes: c.notes}
+	for _, rule := range Rules() {
+		switch info := rule.Info(); {
+		case k.opts.Disabled[info.ID]:
+			res.Summary.NotRun = append(res.Summary.NotRun, Skip{Rule: info.ID, Reason: "disabled"})
+		case info.NeedsBrokerLog && len(k.opts.Broker) == 0:
+			res.Summary.NotRun = append(res.Summary.NotRun, Skip{Rule: info.ID, Reason: "need --broker-log"})
+		}
+	}
 	for _, f := range res.Findings {
 		res.Summary.ByRule[f.Rule]++
 		res.Summary.BySeverity[f.Severity.String()]++

@@ -49,9 +49,23 @@ func (*sessionTakeover) Info() RuleInfo {
 			"connection, or one client id on two devices. Needs --broker-log."}
 }
 
+// unrelated reports, for rule, a broker log that shares no connect with
+// the audit (no accept of it pairs with a connected record, and it names
+// client ids the audit does not): another broker's, or another run's.
+// The rule then judges nothing, and says so (Skip).
+func unrelated(c *Context, rule string, w *Witness) bool {
+	if w.Paired > 0 || w.Strangers == 0 {
+		return false
+	}
+	c.Skip(rule, fmt.Sprintf("%s shares no connect with the audit: none of its accepts pairs with a connected record, "+
+		"and it names %s the audit never mentions; is it this fleet's broker, and this run's log? Nothing it says was judged",
+		logNames(w), nOf(w.Strangers, "client id")))
+	return true
+}
+
 func (*unauditedConnect) Finish(c *Context) {
 	w := c.Fleet.Witness
-	if w == nil {
+	if w == nil || unrelated(c, unauditedConnectID, w) {
 		return
 	}
 	eachDevice(w.Unaudited, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {
@@ -67,7 +81,7 @@ func (*unauditedConnect) Finish(c *Context) {
 
 func (*unseenConnect) Finish(c *Context) {
 	w := c.Fleet.Witness
-	if w == nil {
+	if w == nil || unrelated(c, unseenConnectID, w) {
 		return
 	}
 	eachDevice(w.Unseen, func(a AuditConnect) string { return a.Device }, func(dev string, as []AuditConnect) {
@@ -87,7 +101,7 @@ func (*unseenConnect) Finish(c *Context) {
 
 func (*sessionTakeover) Finish(c *Context) {
 	w := c.Fleet.Witness
-	if w == nil {
+	if w == nil || unrelated(c, sessionTakeoverID, w) {
 		return
 	}
 	eachDevice(w.Takeovers, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {

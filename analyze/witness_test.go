@@ -147,3 +147,29 @@ func TestBrokerLogRejectsNoted(t *testing.T) {
 		t.Errorf("notes %q: want the rejected broker log line counted", res.Summary.Notes)
 	}
 }
+
+// TestWitnessUnrelatedLog: a broker log that shares no connect with the
+// audit (another run's) is not judged: the witness rules skip, saying so,
+// rather than pass.
+func TestWitnessUnrelatedLog(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "realclients")
+	f, err := os.Open(filepath.Join(dir, "paho-py-manual", "broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	blog, err := brokerlog.Read(f, "broker.log", brokerlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkFilesWith(t, t.TempDir(), Options{Broker: []*brokerlog.Log{blog}}, filepath.Join(dir, "paho-go", "clients.ndjson"))
+	for _, id := range []string{unauditedConnectID, unseenConnectID, sessionTakeoverID} {
+		if !slices.ContainsFunc(res.Summary.Skipped, func(s Skip) bool { return s.Rule == id && strings.Contains(s.Reason, "shares no connect with the audit") }) {
+			t.Errorf("%s: not skipped; skipped %v", id, res.Summary.Skipped)
+		}
+	}
+	// its own broker's log is judged
+	if res := checkWitness(t, "positive"); slices.ContainsFunc(res.Summary.Skipped, func(s Skip) bool { return s.Rule == unauditedConnectID }) {
+		t.Errorf("a related log skipped: %v", res.Summary.Skipped)
+	}
+}

@@ -142,7 +142,7 @@ func textHeader(w io.Writer, r *analyze.Result) {
 		if k := len(s.Skipped); k > 0 {
 			ran += fmt.Sprintf(" ran, %d skipped", k)
 		}
-		fmt.Fprintf(w, "findings: none (%s)\n", ran)
+		fmt.Fprintf(w, "findings: none (%s%s)\n", ran, notRunText(r))
 		return
 	}
 	fmt.Fprintf(w, "findings: %d (%d error, %d warning, %d info)\n", n,
@@ -436,4 +436,25 @@ func severityText(s analyze.Severity, color bool) string {
 		return "\x1b[" + c + "m" + s.String() + "\x1b[0m"
 	}
 	return s.String()
+}
+
+// notRunText says which rules of the catalogue did not run at all
+// (Summary.NotRun), so that the counts add up to `stormaudit rules`'.
+func notRunText(r *analyze.Result) string {
+	by := map[string]int{}
+	var reasons []string
+	for _, n := range r.Summary.NotRun {
+		if by[n.Reason] == 0 {
+			reasons = append(reasons, n.Reason)
+		}
+		by[n.Reason]++
+	}
+	var parts []string
+	for _, why := range reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", by[why], why))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; not run: " + strings.Join(parts, ", ")
 }
