@@ -164,7 +164,9 @@ func TestWitnessUnrelatedLog(t *testing.T) {
 	}
 	res := checkFilesWith(t, t.TempDir(), Options{Broker: []*brokerlog.Log{blog}}, filepath.Join(dir, "paho-go", "clients.ndjson"))
 	for _, id := range []string{unauditedConnectID, unseenConnectID, sessionTakeoverID} {
-		if !slices.ContainsFunc(res.Summary.Skipped, func(s Skip) bool { return s.Rule == id && strings.Contains(s.Reason, "shares no connect with the audit") }) {
+		if !slices.ContainsFunc(res.Summary.Skipped, func(s Skip) bool {
+			return s.Rule == id && strings.Contains(s.Reason, "shares no connect with the audit")
+		}) {
 			t.Errorf("%s: not skipped; skipped %v", id, res.Summary.Skipped)
 		}
 	}
