@@ -84,6 +84,7 @@ func TestParseErrors(t *testing.T) {
 		{"f.toml", "delay = 2\n", "f.toml:1: delay: expected a string, one of none, fixed, exponential, full_jitter, equal_jitter, decorrelated_jitter, found the number 2"},
 		{"f.toml", "base_delay_s = 2\n", "f.toml: delay: expected one of none, fixed, exponential, full_jitter, equal_jitter, decorrelated_jitter, found nothing"},
 		{"f.toml", "delay = \"linear\"\n", `f.toml:1: delay: expected one of none, fixed, exponential, full_jitter, equal_jitter, decorrelated_jitter, found "linear"`},
+		{"f.toml", "delay = \"full-jitter\"\n", `f.toml:1: delay: expected one of none, fixed, exponential, full_jitter, equal_jitter, decorrelated_jitter, found "full-jitter" (did you mean full_jitter?)`},
 		{"f.toml", "delay = \"fixed\"\nbase_delay_s = -1.5\n", "f.toml:2: base_delay_s: expected a finite number >= 0, found -1.5"},
 		{"f.toml", "delay = \"fixed\"\nbase_delay_s = nan\n", "f.toml:2: base_delay_s: expected a finite number >= 0, found NaN"},
 		{"f.toml", "delay = \"fixed\"\nbase_delay_s = inf\n", "f.toml:2: base_delay_s: expected a finite number >= 0, found +Inf"},

@@ -105,7 +105,13 @@ func (p *Policy) validateDelay() error {
 			return nil
 		}
 	}
-	return &FieldError{Field: keyDelay, Expected: expected, Found: strconv.Quote(string(p.Delay))}
+	found := strconv.Quote(string(p.Delay))
+	for _, r := range rules { // full-jitter, Full_Jitter: the preset's spelling, another case
+		if strings.EqualFold(strings.ReplaceAll(string(p.Delay), "-", "_"), string(r)) {
+			found += " (did you mean " + string(r) + "?)"
+		}
+	}
+	return &FieldError{Field: keyDelay, Expected: expected, Found: found}
 }
 
 func ruleNames() []string {
