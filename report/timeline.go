@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/hashchain"
 	"github.com/stormaudit/stormaudit/internal/safe"
 )
 
@@ -19,6 +20,17 @@ type Timeline struct {
 	Device  *analyze.Device // built (Device.Build)
 	Sources []string        // the inputs Ref.Source indexes
 	Files   []string        // the dataset's Parquet files Ref.File indexes; nil when there is no lasting dataset
+	// Chain holds each record's place in its hash chain, by (Ref.File,
+	// Ref.Row), when the records are of a lasting dataset: what `prove
+	// --seq` takes (the chain is in dataset order, which need not be the
+	// device's own). Nil otherwise.
+	Chain map[[2]int64]hashchain.Pos
+}
+
+// chainOf returns the chain position of the record at ref, if known.
+func (t Timeline) chainOf(ref analyze.Ref) (hashchain.Pos, bool) {
+	p, ok := t.Chain[[2]int64{int64(ref.File), ref.Row}]
+	return p, ok
 }
 
 // TimelineText writes the timeline as a table, one line per record in the
@@ -38,6 +50,11 @@ func TimelineText(w io.Writer, t Timeline) error {
 	if d.Mixed {
 		fmt.Fprint(bw, " (mixed)")
 	}
+	if len(d.Events) > 0 {
+		if p, ok := t.chainOf(d.Events[0].Ref); ok {
+			fmt.Fprintf(bw, "; chain %s (chain_seq: its place, for prove --seq)", safe.Text(p.Origin))
+		}
+	}
 	fmt.Fprint(bw, "\n\n")
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "time\toutcome\tattempt\tdelay_s\tsocket-open\trecord")
@@ -45,7 +62,11 @@ func TimelineText(w io.Writer, t Timeline) error {
 	for i := range d.Events {
 		e := &d.Events[i]
 		rec := safe.Text(RefText(t.Sources, e.Ref))
-		if x := EventExtras(e); x != "" {
+		x := EventExtras(e)
+		if p, ok := t.chainOf(e.Ref); ok {
+			x = strings.TrimSpace(fmt.Sprintf("chain_seq=%d %s", p.Seq, x))
+		}
+		if x != "" {
 			rec += "  " + x
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", Time(e.At), e.Outcome, e.Attempt, seconds(e.Delay), opens[i], rec)
@@ -134,6 +155,7 @@ func timelineEpisodes(w io.Writer, stage string, episodes []analyze.Episode) {
 
 type timelineDoc struct {
 	Device   string            `json:"device"`
+	Origin   string            `json:"origin,omitempty"` // its hash chain, when of a lasting dataset
 	Host     string            `json:"host,omitempty"`
 	Hosts    int               `json:"hosts"`
 	Clean    bool              `json:"clean_session"`
@@ -147,6 +169,7 @@ type timelineDoc struct {
 }
 
 type timelineEvent struct {
+	ChainSeq       *int64   `json:"chain_seq,omitempty"` // its place in the hash chain (prove --seq)
 	At             string   `json:"recorded_at"`
 	Outcome        string   `json:"outcome"`
 	Attempt        int64    `json:"attempt"`
@@ -223,6 +246,9 @@ func TimelineJSON(w io.Writer, t Timeline) error {
 	res := &analyze.Result{Sources: t.Sources, Files: t.Files}
 	for i := range d.Events {
 		doc.Events[i] = timelineEventOf(res, &d.Events[i])
+		if p, ok := t.chainOf(d.Events[i].Ref); ok {
+			doc.Events[i].ChainSeq, doc.Origin = &p.Seq, p.Origin
+		}
 	}
 	for i, a := range d.Attempts {
 		doc.Attempts[i] = timelineAttemptOf(a)

@@ -30,7 +30,7 @@ checks it without the dataset. The dataset is verified on the way.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "device", Usage: "the record's device (its client_id): the chain LOG/CLIENT_ID of the dataset's log"},
 			&cli.StringFlag{Name: "origin", Usage: "or the record's chain itself (LOG/CLIENT_ID, as verify and timeline show it)"},
-			&cli.Int64Flag{Name: "seq", Usage: "the record's sequence number in its chain", Required: true},
+			&cli.Int64Flag{Name: "seq", Usage: "the record's sequence number in its chain: the chain_seq timeline shows", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "file to write, - for stdout", Value: "-"},
 		},
 		Action: runProve,

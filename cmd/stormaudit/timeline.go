@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/dataset"
+	"github.com/stormaudit/stormaudit/hashchain"
 	"github.com/stormaudit/stormaudit/report"
 	"github.com/urfave/cli/v3"
 )
@@ -64,6 +66,16 @@ func runTimeline(ctx context.Context, cmd *cli.Command) error {
 	if !in.temp {
 		for _, f := range in.man.Files {
 			t.Files = append(t.Files, filepath.Join(in.dir, f.Name))
+		}
+		rows, _, err := dataset.ReadClient(in.dir, d.ID)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("timeline: %w", err)}
+		}
+		t.Chain = map[[2]int64]hashchain.Pos{}
+		for _, r := range rows {
+			if r.Chain.Origin != "" {
+				t.Chain[[2]int64{int64(r.File), r.Row}] = r.Chain
+			}
 		}
 	}
 	if outside > 0 && !cmd.Bool("quiet") {
