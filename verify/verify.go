@@ -140,7 +140,8 @@ func verify(dir string, opts Options, hook rowHook) (*Report, []byte, error) {
 	if err := checkManifestSig(dir, opts.Verifiers, rep); err != nil || rep.Problem != nil {
 		return rep, text, err
 	}
-	v := &verifier{rep: rep, chains: hashchain.NewChains(m.Log, true), cp: cp, since: opts.Since, hook: hook, buckets: m.Buckets, version: m.ChainVersion}
+	v := &verifier{rep: rep, chains: hashchain.NewChains(m.Log, true), cp: cp, since: opts.Since, hook: hook, buckets: m.Buckets,
+		version: m.ChainVersion, tree: newRowTree(m.ChainVersion)}
 	if v.version == hashchain.Version3 {
 		v.chains = hashchain.NewChains3(m.Log, true)
 	}
@@ -288,7 +289,7 @@ type verifier struct {
 	rep       *Report
 	chains    *hashchain.Chains
 	cp, since *hashchain.Checkpoint
-	tree      hashchain.Tree
+	tree      rowTree    // of the manifest's chain version
 	cpRoot    *tlog.Hash // the root when the tree had the checkpoint's size
 	sinceRoot *tlog.Hash
 	hook      rowHook
@@ -296,7 +297,6 @@ type verifier struct {
 	buckets   int       // the manifest's Buckets
 	bucketOK  string    // the last client id found in its bucket's directory
 	version   int       // the manifest's chain_version
-	tree3     hashchain.Tree3
 }
 
 // files verifies the rows of the files in order. Reading and hashing run
@@ -365,16 +365,10 @@ func (v *verifier) batch(b *verifyBatch) bool {
 		prevLink := v.last // the chain's previous record is the row before
 		v.last = pos.Link
 		v.rep.Bytes += int64(b.n[i])
-		if v.version == hashchain.Version3 {
-			v.tree3.Add(pos.Seq, pos.Link)
-		} else {
-			v.tree.Append(b.leaf[i])
-		}
+		v.tree.add(*pos, b.leaf[i])
 		if v.hook != nil {
-			if pos.Seq == 0 && v.version == hashchain.Version3 {
-				prevLink = hashchain.Genesis3(pos.Origin)
-			} else if pos.Seq == 0 {
-				prevLink = hashchain.Genesis(pos.Origin)
+			if pos.Seq == 0 {
+				prevLink = v.tree.genesis(pos.Origin)
 			}
 			v.hook(rec, pos, b.sources[rec.Source], b.leaf[i], prevLink)
 		}
@@ -387,38 +381,27 @@ func (v *verifier) batch(b *verifyBatch) bool {
 // snapshot keeps the roots at the checkpoint's and the old checkpoint's
 // sizes (in rows).
 func (v *verifier) snapshot() {
-	size, root := v.tree.Size(), v.tree.Root
-	if v.version == hashchain.Version3 {
-		size, root = v.tree3.Rows(), v.tree3.Root
-	}
+	size := v.tree.rows()
 	if v.cp != nil && size == v.cp.Size {
-		r := root()
+		r := v.tree.root()
 		v.cpRoot = &r
 	}
 	if v.since != nil && size == v.since.Size {
-		r := root()
+		r := v.tree.root()
 		v.sinceRoot = &r
 	}
 }
 
 func (v *verifier) finish() {
-	empty := (&hashchain.Tree{}).Root
-	if v.version == hashchain.Version3 {
-		empty = (&hashchain.Tree3{}).Root // it binds the sizes too
-	}
+	empty := newRowTree(v.version).root() // version 3's binds the sizes too
 	if v.cp != nil && v.cp.Size == 0 {
-		r := empty()
-		v.cpRoot = &r
+		v.cpRoot = &empty
 	}
 	if v.since != nil && v.since.Size == 0 {
-		r := empty()
-		v.sinceRoot = &r
+		v.sinceRoot = &empty
 	}
 	rep := v.rep
-	rep.Root = v.tree.Root()
-	if v.version == hashchain.Version3 {
-		rep.Root = v.tree3.Root()
-	}
+	rep.Root = v.tree.root()
 	switch {
 	case rep.Checkpoint.Origin != rep.Log:
 		rep.Problem = &Problem{What: fmt.Sprintf("checkpoint: origin %q, but the dataset's log is %q", rep.Checkpoint.Origin, rep.Log)}

@@ -122,14 +122,39 @@ func newBatch(free chan *verifyBatch) *verifyBatch {
 	return b
 }
 
-// hash computes what can be computed of each row without the rows of
-// other batches.
-func (b *verifyBatch) hash(hs *hashchain.Hasher, log string) {
+// prepare sizes the batch's per-row results for its rows, cleared.
+func (b *verifyBatch) prepare() {
 	k := len(b.recs)
 	b.h, b.leaf, b.n = resize(b.h, k), resize(b.leaf, k), resize(b.n, k)
 	b.link, b.err = resize(b.link, k), resize(b.err, k)
 	clear(b.link)
 	clear(b.err)
+}
+
+// prevLink returns the link row i follows, when it is at hand: its
+// chain's genesis at seq 0, else the stored link of the row before when
+// that row is the chain's previous record.
+func (b *verifyBatch) prevLink(i int, genesis func(origin string) tlog.Hash) (tlog.Hash, bool) {
+	pos := &b.pos[i]
+	if pos.Seq == 0 {
+		return genesis(pos.Origin), true
+	}
+	var prev *hashchain.Pos
+	if i > 0 {
+		prev = &b.pos[i-1]
+	} else if b.hasPrev {
+		prev = &b.prev
+	}
+	if prev != nil && prev.Origin == pos.Origin && prev.Seq == pos.Seq-1 {
+		return prev.Link, true
+	}
+	return tlog.Hash{}, false
+}
+
+// hash computes, for version 2, what can be computed of each row without
+// the rows of other batches.
+func (b *verifyBatch) hash(hs *hashchain.Hasher, log string) {
+	b.prepare()
 	for i := range b.recs {
 		rec, pos := &b.recs[i], &b.pos[i]
 		source := b.sources[rec.Source]
@@ -140,31 +165,17 @@ func (b *verifyBatch) hash(hs *hashchain.Hasher, log string) {
 		}
 		b.h[i], b.n[i] = h, n
 		b.leaf[i] = hashchain.Leaf(*pos)
-		var prev *hashchain.Pos
-		if i > 0 {
-			prev = &b.pos[i-1]
-		} else if b.hasPrev {
-			prev = &b.prev
-		}
-		switch {
-		case pos.Seq == 0:
-			b.link[i] = linkState(hashchain.NextLink(hashchain.Genesis(pos.Origin), h) == pos.Link)
-		case prev != nil && prev.Origin == pos.Origin && prev.Seq == pos.Seq-1:
-			b.link[i] = linkState(hashchain.NextLink(prev.Link, h) == pos.Link)
+		if prev, ok := b.prevLink(i, hashchain.Genesis); ok {
+			b.link[i] = linkState(hashchain.NextLink(prev, h) == pos.Link)
 		}
 	}
 }
 
 // hash3 computes, for version 3, each row's canonical length and link
-// state: its link against the link before it (Genesis3 at seq 0, else the
-// stored link of the row before when that row is the chain's previous
-// record). buf is B's buffer, returned for reuse.
+// state: its link against the link before it (prevLink). buf is B's
+// buffer, returned for reuse.
 func (b *verifyBatch) hash3(buf []byte) []byte {
-	k := len(b.recs)
-	b.h, b.leaf, b.n = resize(b.h, k), resize(b.leaf, k), resize(b.n, k)
-	b.link, b.err = resize(b.link, k), resize(b.err, k)
-	clear(b.link)
-	clear(b.err)
+	b.prepare()
 	for i := range b.recs {
 		rec, pos := &b.recs[i], &b.pos[i]
 		if int(rec.Source) >= len(b.sources) {
@@ -173,17 +184,8 @@ func (b *verifyBatch) hash3(buf []byte) []byte {
 		}
 		buf = hashchain.AppendRecordBytes3(buf[:0], rec, pos.Seq, b.sources[rec.Source])
 		b.n[i], b.leaf[i] = len(buf), pos.Link
-		var prev *hashchain.Pos
-		if i > 0 {
-			prev = &b.pos[i-1]
-		} else if b.hasPrev {
-			prev = &b.prev
-		}
-		switch {
-		case pos.Seq == 0:
-			b.link[i] = linkState(hashchain.Link3(hashchain.Genesis3(pos.Origin), buf) == pos.Link)
-		case prev != nil && prev.Origin == pos.Origin && prev.Seq == pos.Seq-1:
-			b.link[i] = linkState(hashchain.Link3(prev.Link, buf) == pos.Link)
+		if prev, ok := b.prevLink(i, hashchain.Genesis3); ok {
+			b.link[i] = linkState(hashchain.Link3(prev, buf) == pos.Link)
 		}
 	}
 	return buf
