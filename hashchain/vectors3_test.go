@@ -360,22 +360,7 @@ func TestVectors3(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"vectors3.json": buf.Bytes(), "checkpoint3.note": signed}
-	for name, want := range files {
-		path := filepath.Join(vectorsDir, name)
-		if *update {
-			if err := os.WriteFile(path, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestVectors3 -update to write it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from what the code computes now; version 3 of the hash chain changed?\n(if the change is intended, it is a new version: bump it in docs/hashchain.md, and run go test -run TestVectors3 -update)", path)
-		}
-	}
+	checkVectorFiles(t, "TestVectors3", files)
 	_, verifiers := testKeys(t)
 	last := v.Datasets[1].Checkpoints[len(v.Datasets[1].Checkpoints)-1]
 	if c, _, err := OpenCheckpoint(signed, verifiers); err != nil || string(c.Format()) != last.Checkpoint {

@@ -132,22 +132,7 @@ func TestVectors(t *testing.T) {
 		"checkpoint.note": signed,
 		"test.pub":        []byte(testVerifierKey + "\n"),
 	}
-	for name, want := range files {
-		path := filepath.Join(vectorsDir, name)
-		if *update {
-			if err := os.WriteFile(path, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestVectors -update to write it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from what the code computes now; the hash chain's format changed?\n(if the change is intended, bump the version in docs/hashchain.md and run go test -run TestVectors -update)", path)
-		}
-	}
+	checkVectorFiles(t, "TestVectors", files)
 	_, verifiers := testKeys(t)
 	if c, _, err := OpenCheckpoint(signed, verifiers); err != nil || string(c.Format()) != v.Checkpoint {
 		t.Errorf("OpenCheckpoint of the signed vector: %+v, %v", c, err)
@@ -180,5 +165,28 @@ func TestCheckPyInDoc(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), "```python\n"+string(script)+"```\n") {
 		t.Error("docs/hashchain.md does not hold testdata/hashchain/check.py verbatim in a ```python block")
+	}
+}
+
+// checkVectorFiles compares the files of testdata/hashchain with what the
+// test named test computes now, or writes them under -update.
+func checkVectorFiles(t *testing.T, test string, files map[string][]byte) {
+	t.Helper()
+	for name, want := range files {
+		path := filepath.Join(vectorsDir, name)
+		if *update {
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -run %s -update to write it)", err, test)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from what the code computes now; the hash chain's format changed?\n"+
+				"(if the change is intended, it is a new version: bump it in docs/hashchain.md, and run go test -run %s -update)", path, test)
+		}
 	}
 }
