@@ -119,20 +119,7 @@ func TestSplitTime(t *testing.T) {
 // recorded_at, in microseconds, lies beyond what nanoseconds hold (after
 // 2262) gives a row error, not a time wrapped into the past.
 func TestRecordedAtBeyondNanoseconds(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "far.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[row](f)
-	line := int64(1)
-	if _, err := w.Write([]row{{ClientID: "dev-1", RecordedAt: 253402300799000000, Outcome: "connected", Source: "far.ndjson", Line: line}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := writeRawRows(t, row{ClientID: "dev-1", RecordedAt: 253402300799000000, Outcome: "connected", Source: "far.ndjson", Line: 1})
 	r, err := OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -164,23 +151,10 @@ func TestEmptyTextAndNullChainRejected(t *testing.T) {
 		{"extra", "extra: expected null for an absent field", func(r *row) { r.Extra = &empty }},
 		{"seq", "seq: expected a value, as every row of a chained file has", func(r *row) { r.Seq = nil }},
 	} {
-		path := filepath.Join(t.TempDir(), "f.parquet")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
 		bad := good
 		bad.Line = 2
 		tc.edit(&bad)
-		w := parquet.NewGenericWriter[row](f)
-		if _, err := w.Write([]row{good, bad}); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		r, err := OpenFile(path)
+		r, err := OpenFile(writeRawRows(t, good, bad))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,4 +165,24 @@ func TestEmptyTextAndNullChainRejected(t *testing.T) {
 			t.Errorf("%s: %v, want a row error at row 1: %s", tc.name, err, tc.want)
 		}
 	}
+}
+
+// writeRawRows writes rows as they are, no writer of ours checking them,
+// to a Parquet file of the dataset's schema, and returns its path.
+func writeRawRows(t *testing.T, rows ...row) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "raw.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := parquet.NewGenericWriter[row](f)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

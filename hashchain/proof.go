@@ -138,13 +138,9 @@ func CheckProof(p *Proof, verifiers note.Verifiers) (Checkpoint, []string, error
 	if NextLink(p.PrevLink, RecordHash([]byte(p.Record))) != p.Link {
 		return Checkpoint{}, nil, errors.New("link: the record does not match its chain link")
 	}
-	f, err := ReadCheckpointFile([]byte(p.Checkpoint), verifiers)
+	cp, signers, err := p.checkpoint(verifiers)
 	if err != nil {
-		return f.Checkpoint, nil, fmt.Errorf("checkpoint: %v", strings.TrimPrefix(err.Error(), "hashchain: "))
-	}
-	cp, signers := f.Checkpoint, []string(nil)
-	if f.Verified {
-		signers = f.Signers
+		return cp, nil, err
 	}
 	if !IsOrigin(p.Origin, cp.Origin, r.Record.ClientID) {
 		return cp, nil, fmt.Errorf("origin: expected %q (the checkpoint's log and the record's client_id), found %q", Origin(cp.Origin, r.Record.ClientID), p.Origin)
@@ -157,4 +153,17 @@ func CheckProof(p *Proof, verifiers note.Verifiers) (Checkpoint, []string, error
 		return cp, nil, fmt.Errorf("inclusion: the record is not at row %d of the checkpointed tree: %v", p.Index, err)
 	}
 	return cp, signers, nil
+}
+
+// checkpoint reads the proof's checkpoint and, with verifiers, checks
+// its signature; it returns the names of the verified signers.
+func (p *Proof) checkpoint(verifiers note.Verifiers) (Checkpoint, []string, error) {
+	f, err := ReadCheckpointFile([]byte(p.Checkpoint), verifiers)
+	if err != nil {
+		return f.Checkpoint, nil, fmt.Errorf("checkpoint: %v", strings.TrimPrefix(err.Error(), "hashchain: "))
+	}
+	if !f.Verified {
+		return f.Checkpoint, nil, nil
+	}
+	return f.Checkpoint, f.Signers, nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -33,13 +32,9 @@ func checkProof3(p *Proof, verifiers note.Verifiers) (Checkpoint, []string, erro
 	case len(p.Following) >= SegmentLen:
 		return Checkpoint{}, nil, fmt.Errorf("following: %d records, but a segment holds %d", len(p.Following), SegmentLen)
 	}
-	f, err := ReadCheckpointFile([]byte(p.Checkpoint), verifiers)
+	cp, signers, err := p.checkpoint(verifiers)
 	if err != nil {
-		return f.Checkpoint, nil, fmt.Errorf("checkpoint: %v", strings.TrimPrefix(err.Error(), "hashchain: "))
-	}
-	cp, signers := f.Checkpoint, []string(nil)
-	if f.Verified {
-		signers = f.Signers
+		return cp, nil, err
 	}
 	if !IsOrigin(p.Origin, cp.Origin, rec.ClientID) {
 		return cp, nil, fmt.Errorf("origin: expected %q (the checkpoint's log and the record's client_id), found %q", Origin(cp.Origin, rec.ClientID), p.Origin)
