@@ -148,3 +148,55 @@ func TestLeafHashesOutOfRange(t *testing.T) {
 		t.Error("ProveRecord beyond the leaves: no error")
 	}
 }
+
+// TestTree3AddChains builds the tree of chains of many lengths row by
+// row, and from ranges of whole chains: the first range added row by row
+// (its last chain left open) or collected apart like the second, whose
+// leaves are collected apart (Leaves3). The rows, leaves and root are
+// the same wherever the ranges split.
+func TestTree3AddChains(t *testing.T) {
+	type row struct {
+		seq  int64
+		link tlog.Hash
+	}
+	var chains [][]row
+	var whole Tree3
+	for c, n := range []int64{1, 63, 64, 65, 130, 2, 200, 1} {
+		var rows []row
+		for seq := range n {
+			link := sha256.Sum256([]byte{byte(c), byte(seq), byte(seq >> 8)})
+			whole.Add(seq, link)
+			rows = append(rows, row{seq, link})
+		}
+		chains = append(chains, rows)
+	}
+	collect := func(chains [][]row) *Leaves3 {
+		var l Leaves3
+		for _, c := range chains {
+			for _, r := range c {
+				l.Add(r.seq, r.link)
+			}
+		}
+		l.End()
+		return &l
+	}
+	for split := range len(chains) + 1 {
+		for _, rowByRow := range []bool{false, true} {
+			var parts Tree3
+			if rowByRow {
+				for _, c := range chains[:split] {
+					for _, r := range c {
+						parts.Add(r.seq, r.link)
+					}
+				}
+			} else {
+				parts.AddChains(collect(chains[:split]))
+			}
+			parts.AddChains(collect(chains[split:]))
+			if parts.Rows() != whole.Rows() || parts.Leaves() != whole.Leaves() || parts.Root() != whole.Root() {
+				t.Errorf("split %d (row by row %v): %d rows, %d leaves, root %x; row by row %d, %d, %x",
+					split, rowByRow, parts.Rows(), parts.Leaves(), parts.Root(), whole.Rows(), whole.Leaves(), whole.Root())
+			}
+		}
+	}
+}

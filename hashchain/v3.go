@@ -216,6 +216,51 @@ func (t *Tree3) Add(seq int64, link tlog.Hash) {
 // Rows returns the number of rows added.
 func (t *Tree3) Rows() int64 { return t.rows }
 
+// AddChains appends the rows of whole chains whose leaves l collected:
+// the chain before them, if any, ends. Tree3s of consecutive ranges of
+// chains, built apart (in parallel), make one tree this way.
+func (t *Tree3) AddChains(l *Leaves3) {
+	if t.has {
+		t.tree.Append(t.pending)
+		t.has = false
+	}
+	for _, h := range l.hashes {
+		t.tree.Append(h)
+	}
+	t.rows += l.rows
+}
+
+// Leaves3 collects the tree leaves of rows of whole chains, in order,
+// for Tree3.AddChains: Add each row as Tree3.Add would, then End.
+type Leaves3 struct {
+	hashes  []tlog.Hash
+	pending tlog.Hash
+	has     bool
+	rows    int64
+}
+
+// Add adds the row at seq of its chain whose link is link.
+func (l *Leaves3) Add(seq int64, link tlog.Hash) {
+	if seq == 0 && l.has {
+		l.hashes = append(l.hashes, l.pending) // the chain before ended
+	}
+	l.has = !IsLeaf3(seq, false)
+	if l.has {
+		l.pending = link
+	} else {
+		l.hashes = append(l.hashes, link)
+	}
+	l.rows++
+}
+
+// End ends the last chain added.
+func (l *Leaves3) End() {
+	if l.has {
+		l.hashes = append(l.hashes, l.pending)
+		l.has = false
+	}
+}
+
 // Leaves returns the number of leaves of the tree of the rows added so
 // far, each chain ending at the last row added.
 func (t *Tree3) Leaves() int64 {

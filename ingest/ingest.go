@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -70,6 +71,12 @@ type Options struct {
 	// their digests and accounting: the second witness, covered by the
 	// manifest and its signature, and checked by verify.
 	BrokerLogs []BrokerSource
+	// Partitions is the most ranges of client ids whose records are
+	// merged, linked and written in parallel, each to files of its own
+	// (default GOMAXPROCS). A partition has at least 262,144 records.
+	Partitions int
+	// partitionRows replaces that least number of records, in tests.
+	partitionRows int64
 	// Verifiers check the signed checkpoints of collector logs given as
 	// inputs. Without them a collector log's chains and tree are still
 	// verified, and its signature is reported unchecked.
@@ -169,6 +176,12 @@ func (o *Options) setDefaults() {
 	if o.FileRows <= 0 {
 		o.FileRows = 1 << 22
 	}
+	if o.Partitions <= 0 {
+		o.Partitions = runtime.GOMAXPROCS(0)
+	}
+	if o.partitionRows <= 0 {
+		o.partitionRows = partitionRows
+	}
 	if o.MaxRejects == 0 {
 		o.MaxRejects = DefaultMaxRejects
 	}
@@ -209,6 +222,8 @@ type ingest struct {
 	bytes   atomic.Int64
 	total   int64
 	records int64
+	mu      sync.Mutex // guards written, records and last while partitions write
+	written int64
 	last    time.Time
 	scan    bool // Scan: no hashes, chains or files
 }

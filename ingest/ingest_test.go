@@ -80,10 +80,18 @@ func TestIngestSpillMatchesInMemory(t *testing.T) {
 			t.Fatalf("rows %d and %d are duplicates", i-1, i)
 		}
 	}
-	// A device never spans two files.
+	assertDevicesInOneFile(t, small, m1)
+	if left, _ := filepath.Glob(filepath.Join(small, "stormaudit-run-*")); len(left) > 0 {
+		t.Errorf("run files left behind: %v", left)
+	}
+}
+
+// assertDevicesInOneFile fails unless each device's rows are in one file.
+func assertDevicesInOneFile(t *testing.T, dir string, m *dataset.Manifest) {
+	t.Helper()
 	seen := map[string]string{}
-	for _, f := range m1.Files {
-		fr, err := dataset.OpenFile(filepath.Join(small, f.Name))
+	for _, f := range m.Files {
+		fr, err := dataset.OpenFile(filepath.Join(dir, f.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,9 +109,6 @@ func TestIngestSpillMatchesInMemory(t *testing.T) {
 			}
 		}
 		fr.Close()
-	}
-	if left, _ := filepath.Glob(filepath.Join(small, "stormaudit-run-*")); len(left) > 0 {
-		t.Errorf("run files left behind: %v", left)
 	}
 }
 

@@ -36,12 +36,12 @@ type sorter struct {
 	maxBytes int // bytes in a chunk: large records fill it before limit does
 	chunk    *encoded
 	spare    *encoded
-	runs     []string
+	runs     []runFile
 	pending  chan spillResult // the spill in flight, if any
 }
 
 type spillResult struct {
-	path  string
+	run   runFile
 	chunk *encoded
 	err   error
 }
@@ -105,8 +105,8 @@ func (s *sorter) spill() error {
 	s.pending = make(chan spillResult, 1)
 	go func(done chan<- spillResult) {
 		full.sort()
-		path, err := writeRun(s.dir, full)
-		done <- spillResult{path: path, chunk: full, err: err}
+		run, err := writeRun(s.dir, full, s.buckets)
+		done <- spillResult{run: run, chunk: full, err: err}
 	}(s.pending)
 	return nil
 }
@@ -121,45 +121,69 @@ func (s *sorter) wait() error {
 	if r.err != nil {
 		return r.err
 	}
-	s.runs = append(s.runs, r.path)
+	s.runs = append(s.runs, r.run)
 	return nil
 }
 
 // finish sorts what is left in memory and returns a merge over it and
-// every run, in dataset order.
+// every run, in dataset order. Closing the merge removes the runs.
 func (s *sorter) finish() (*merger, error) {
-	if err := s.wait(); err != nil {
+	if err := s.finishSort(); err != nil {
+		return nil, err
+	}
+	m, err := s.merge(nil)
+	if err != nil {
 		s.discard()
 		return nil, err
 	}
+	m.after = s.discard
+	return m, nil
+}
+
+// finishSort waits for the spill in flight and sorts what is left in
+// memory: after it, merge may be called, once or in parallel.
+func (s *sorter) finishSort() error {
+	if err := s.wait(); err != nil {
+		s.discard()
+		return err
+	}
 	s.spare = nil
 	s.chunk.sort()
-	m := &merger{h: mergeHeap{buckets: s.buckets}}
-	if err := m.push(&memCursor{c: s.chunk}); err != nil {
+	return nil
+}
+
+// merge returns a merge, in dataset order, of the records from lo on
+// (from the first, if lo is nil) of the chunk in memory and every run.
+// Its caller stops where it wants; closing it leaves the runs in place.
+func (s *sorter) merge(lo *splitKey) (*merger, error) {
+	m := &merger{h: mergeHeap{buckets: s.buckets}, lo: lo}
+	mem := &memCursor{c: s.chunk}
+	if lo != nil {
+		mem.i = s.chunk.lowerBound(*lo, s.buckets)
+	}
+	if err := m.push(mem); err != nil {
 		return nil, err
 	}
-	for i, path := range s.runs {
-		rr, err := openRun(path)
+	bufSize := readBufSize(len(s.runs))
+	for _, run := range s.runs {
+		rr, err := openRun(run, lo, bufSize)
 		if err == nil {
 			m.runs = append(m.runs, rr)
 			err = m.push(&runCursor{rr: rr})
 		}
 		if err != nil {
 			m.close()
-			s.runs = s.runs[i+1:] // m.close removed the opened ones
-			s.discard()
 			return nil, err
 		}
 	}
-	s.runs = nil
 	return m, nil
 }
 
-// discard removes run files after a failure.
+// discard removes the run files.
 func (s *sorter) discard() {
 	s.wait()
-	for _, path := range s.runs {
-		os.Remove(path)
+	for _, run := range s.runs {
+		os.Remove(run.path)
 	}
 	s.runs = nil
 }
@@ -240,8 +264,11 @@ func (c *runCursor) next(e *hashed) error { return c.rr.next(e) }
 
 // merger is a k-way merge of sorted cursors.
 type merger struct {
-	h    mergeHeap
-	runs []*runReader
+	h      mergeHeap
+	runs   []*runReader
+	lo     *splitKey // records below are skipped
+	after  func()    // called by close, if set
+	bucket uint32    // the bucket of the record next returned last, with Options.Buckets
 }
 
 type mergeItem struct {
@@ -282,16 +309,22 @@ func (h *mergeHeap) advance(it *mergeItem) error {
 	return err
 }
 
+// push adds a cursor to the merge, skipping its records below m.lo.
 func (m *merger) push(c cursor) error {
 	it := &mergeItem{c: c}
-	switch err := m.h.advance(it); err {
-	case nil:
-		heap.Push(&m.h, it)
-	case io.EOF:
-	default:
-		return err
+	for {
+		switch err := m.h.advance(it); err {
+		case nil:
+			if m.lo != nil && m.lo.compare(it.bucket, it.e.rec.ClientID) > 0 {
+				continue
+			}
+			heap.Push(&m.h, it)
+		case io.EOF:
+		default:
+			return err
+		}
+		return nil
 	}
-	return nil
 }
 
 // next stores the smallest remaining record in e; io.EOF at the end.
@@ -300,7 +333,7 @@ func (m *merger) next(e *hashed) error {
 		return io.EOF
 	}
 	top := m.h.items[0]
-	*e = top.e
+	*e, m.bucket = top.e, top.bucket
 	switch err := m.h.advance(top); err {
 	case nil:
 		heap.Fix(&m.h, 0)
@@ -318,6 +351,11 @@ func (m *merger) close() error {
 		if err := rr.close(); err != nil && first == nil {
 			first = err
 		}
+	}
+	m.runs = nil
+	if m.after != nil {
+		m.after()
+		m.after = nil
 	}
 	return first
 }

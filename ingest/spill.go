@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
@@ -206,12 +207,27 @@ func decodeRun(b []byte, e *hashed, prevClient string) error {
 	return d.err
 }
 
+// runFile is a run on disk and its marks: the key and offset of every
+// markEvery-th record, where a merge of a range of keys starts reading.
+type runFile struct {
+	path  string
+	marks []runMark
+}
+
+type runMark struct {
+	key splitKey
+	off int64
+}
+
+// markEvery is how many records of a run lie between two marks.
+const markEvery = 1024
+
 // writeRun writes the records of b in the order of its keys to a
 // temporary run file.
-func writeRun(dir string, b *encoded) (path string, err error) {
+func writeRun(dir string, b *encoded, buckets int) (run runFile, err error) {
 	f, err := os.CreateTemp(dir, "stormaudit-run-*")
 	if err != nil {
-		return "", fmt.Errorf("spill: %w", err)
+		return run, fmt.Errorf("spill: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -220,15 +236,22 @@ func writeRun(dir string, b *encoded) (path string, err error) {
 		}
 	}()
 	w := bufio.NewWriterSize(f, 1<<20)
-	for _, k := range b.keys {
-		if _, err := w.Write(b.buf[b.start(int(k.i)):b.ends[k.i]]); err != nil {
-			return "", fmt.Errorf("spill: %w", err)
+	var off int64
+	for n, k := range b.keys {
+		rec := b.buf[b.start(int(k.i)):b.ends[k.i]]
+		if n%markEvery == 0 {
+			run.marks = append(run.marks, runMark{key: b.keyAt(n, buckets), off: off})
 		}
+		if _, err := w.Write(rec); err != nil {
+			return run, fmt.Errorf("spill: %w", err)
+		}
+		off += int64(len(rec))
 	}
 	if err := w.Flush(); err != nil {
-		return "", fmt.Errorf("spill: %w", err)
+		return run, fmt.Errorf("spill: %w", err)
 	}
-	return f.Name(), f.Close()
+	run.path = f.Name()
+	return run, f.Close()
 }
 
 // runReader streams the records of one run file.
@@ -239,13 +262,29 @@ type runReader struct {
 	prev string
 }
 
-func openRun(path string) (*runReader, error) {
-	f, err := os.Open(path)
+// openRun opens a run for reading from its last mark below lo (from its
+// start if lo is nil), with a buffer of bufSize bytes.
+func openRun(run runFile, lo *splitKey, bufSize int) (*runReader, error) {
+	f, err := os.Open(run.path)
 	if err != nil {
 		return nil, fmt.Errorf("spill: %w", err)
 	}
-	return &runReader{f: f, r: bufio.NewReaderSize(f, 256<<10)}, nil
+	if lo != nil {
+		// the last mark below lo: every record before it is below lo too
+		i, _ := slices.BinarySearchFunc(run.marks, *lo, func(m runMark, lo splitKey) int { return m.key.compareKey(lo) })
+		if i > 0 {
+			if _, err := f.Seek(run.marks[i-1].off, io.SeekStart); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("spill: %w", err)
+			}
+		}
+	}
+	return &runReader{f: f, r: bufio.NewReaderSize(f, bufSize)}, nil
 }
+
+// readBufSize is the read buffer of each of n runs: 256 KiB, less when
+// there are so many runs that the buffers would pass 16 MiB.
+func readBufSize(n int) int { return max(32<<10, min(256<<10, (16<<20)/max(n, 1))) }
 
 // next decodes the next record into e; io.EOF at the end.
 func (rr *runReader) next(e *hashed) error {
@@ -271,8 +310,5 @@ func (rr *runReader) next(e *hashed) error {
 	return nil
 }
 
-func (rr *runReader) close() error {
-	err := rr.f.Close()
-	os.Remove(rr.f.Name())
-	return err
-}
+// close closes the run; the file stays until the sorter removes it.
+func (rr *runReader) close() error { return rr.f.Close() }

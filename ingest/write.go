@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/stormaudit/stormaudit/dataset"
 
@@ -28,31 +29,88 @@ type rowBatch struct {
 }
 
 // write merges the sorted records, drops and logs duplicates, and writes
-// the Parquet files and the manifest. It is a pipeline of three
-// goroutines passing batches of rows: dedup (merge, de-duplicate, link),
-// grow (leaf hashes and the tree) and writeFiles (Parquet).
+// the Parquet files and the manifest. The records are split by client id
+// into partitions (partition.go) written in parallel, each a pipeline of
+// two goroutines passing batches of rows: dedup (merge, de-duplicate,
+// link) and writeFiles (the tree's leaves, Parquet).
 func (ing *ingest) write() (*dataset.Manifest, error) {
-	m, err := ing.sort.finish()
+	if err := ing.sort.finishSort(); err != nil {
+		return nil, err
+	}
+	defer ing.sort.discard()
+	splits := ing.sort.splits(ing.opts.Partitions, ing.records/ing.opts.partitionRows)
+	parts := make([]*partition, len(splits)+1)
+	for i := range parts {
+		parts[i] = &partition{index: i, counts: make([]dataset.Counts, len(ing.inputs))}
+		if i > 0 {
+			parts[i].lo = &splits[i-1]
+		}
+		if i < len(splits) {
+			parts[i].hi = &splits[i]
+		}
+	}
+	var wg sync.WaitGroup
+	for _, p := range parts {
+		wg.Go(func() { p.err = ing.writePartition(p) })
+	}
+	wg.Wait()
+	for _, p := range parts {
+		if p.err != nil {
+			return nil, p.err
+		}
+	}
+	ing.progress("write", true)
+	files, tree, err := ing.assemble(parts)
 	if err != nil {
 		return nil, err
 	}
-	dups, err := newDupLog(filepath.Join(ing.dir, dataset.DuplicatesName))
+	cp, signers, err := writeCheckpoint(ing.dir, hashchain.Checkpoint{Origin: ing.opts.Log, Size: tree.Rows(), Root: tree.Root()}, ing.opts.Signer)
+	if err != nil {
+		return nil, err
+	}
+	return ing.finishManifest(files, cp, signers)
+}
+
+// partition is one range of client ids of the dataset being written.
+type partition struct {
+	index  int
+	lo, hi *splitKey // its records are at or above lo and below hi (nil: no bound)
+	counts []dataset.Counts
+	files  []partFile
+	leaves hashchain.Leaves3
+	dups   string // the file of its duplicates
+	err    error
+}
+
+// partFile is a Parquet file a partition wrote, under a name of its own
+// until assemble gives it its place in the dataset.
+type partFile struct {
+	path   string
+	bucket int
+	file   dataset.File
+}
+
+// writePartition merges, links and writes the records of p.
+func (ing *ingest) writePartition(p *partition) error {
+	m, err := ing.sort.merge(p.lo)
+	if err != nil {
+		return err
+	}
+	p.dups = filepath.Join(ing.dir, fmt.Sprintf("duplicates-%03d.tmp", p.index))
+	dups, err := newDupLog(p.dups)
 	if err != nil {
 		m.close()
-		return nil, err
+		return err
 	}
 	linked := make(chan *rowBatch, writeBatches)
-	chained := make(chan *rowBatch, writeBatches)
 	free := make(chan *rowBatch, writeBatches)
 	for range writeBatches {
 		free <- &rowBatch{make([]auditfmt.Record, 0, writeBatch), make([]hashchain.Pos, 0, writeBatch)}
 	}
 	ch := hashchain.NewChains3(ing.opts.Log, true)
-	tree := &treeBuilder{}
 	mergeErr := make(chan error, 1)
-	go func() { mergeErr <- ing.dedup(m, dups, ch, linked, free) }()
-	go tree.grow(linked, chained)
-	files, werr := ing.writeFiles(chained, free)
+	go func() { mergeErr <- ing.dedup(p, m, dups, ch, linked, free) }()
+	werr := ing.writeFiles(p, linked, free)
 	err = <-mergeErr
 	if err == nil {
 		err = werr
@@ -63,19 +121,14 @@ func (ing *ingest) write() (*dataset.Manifest, error) {
 	if cerr := dups.close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return nil, err
-	}
-	cp, signers, err := writeCheckpoint(ing.dir, tree.checkpoint(ing.opts.Log), ing.opts.Signer)
-	if err != nil {
-		return nil, err
-	}
-	return ing.finishManifest(files, cp, signers)
+	p.leaves.End()
+	return err
 }
 
-// dedup streams the merge into batches, keeping the first of each run of
-// identical records, and links the records it keeps into their chains.
-func (ing *ingest) dedup(m *merger, dups *dupLog, ch *hashchain.Chains, out chan<- *rowBatch, free <-chan *rowBatch) error {
+// dedup streams the merge into batches, up to p.hi, keeping the first of
+// each run of identical records, and links the records it keeps into
+// their chains.
+func (ing *ingest) dedup(p *partition, m *merger, dups *dupLog, ch *hashchain.Chains, out chan<- *rowBatch, free <-chan *rowBatch) error {
 	defer close(out)
 	batch := <-free
 	var prev, e hashed
@@ -90,15 +143,18 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, ch *hashchain.Chains, out chan
 			return err
 		}
 		rec := &e.rec
+		if p.hi != nil && (!have || rec.ClientID != prev.rec.ClientID) && p.hi.compare(m.bucket, rec.ClientID) <= 0 {
+			break // the next partition's
+		}
 		if have && auditfmt.SameRecord(&prev.rec, rec) {
-			ing.inputs[rec.Source].Duplicates++
+			p.counts[rec.Source].Duplicates++
 			if err := dups.add(ing.names, rec, &prev.rec); err != nil {
 				return err
 			}
 			continue
 		}
 		prev, have = e, true
-		ing.inputs[rec.Source].Accepted++
+		p.counts[rec.Source].Accepted++
 		batch.recs = append(batch.recs, *rec)
 		batch.pos = append(batch.pos, ch.Append3(rec.ClientID, func(seq int64) []byte {
 			b = hashchain.AppendRecordBytes3(b[:0], rec, seq, ing.names[rec.Source])
@@ -116,59 +172,122 @@ func (ing *ingest) dedup(m *merger, dups *dupLog, ch *hashchain.Chains, out chan
 	return nil
 }
 
-// writeFiles writes batches to part files, starting a new file at the
-// first change of client_id after FileRows rows, and, with buckets, at
-// each change of bucket.
-func (ing *ingest) writeFiles(in <-chan *rowBatch, free chan<- *rowBatch) (files []dataset.File, err error) {
+// writeFiles adds the rows of the batches to p's leaves and writes them
+// to p's part files, starting a new file at the first change of
+// client_id after FileRows rows, and, with buckets, at each change of
+// bucket.
+func (ing *ingest) writeFiles(p *partition, in <-chan *rowBatch, free chan<- *rowBatch) (err error) {
 	var fw *dataset.FileWriter
-	var name, lastClient string
+	var path, lastClient string
 	bucket := -1
-	var written int64
 	drain := func() {
 		for b := range in {
 			free <- b
 		}
 	}
 	defer drain()
+	closeFile := func() error {
+		err := fw.Close()
+		if err == nil {
+			f := dataset.File{Rows: fw.Rows(), RowGroups: fw.RowGroups(), SHA256: fw.SHA256()}
+			p.files = append(p.files, partFile{path: path, bucket: bucket, file: f})
+		}
+		fw = nil
+		return err
+	}
 	for full := range in {
+		for i := range full.pos {
+			p.leaves.Add(full.pos[i].Seq, full.pos[i].Link)
+		}
 		batch, pos := full.recs, full.pos
 		for len(batch) > 0 {
 			b := ing.bucket(batch[0].ClientID)
 			if fw != nil && (b != bucket || fw.Rows() >= ing.opts.FileRows && batch[0].ClientID != lastClient) {
-				if files, err = ing.closeFile(fw, name, files); err != nil {
-					return nil, err
+				if err := closeFile(); err != nil {
+					return err
 				}
-				fw = nil
 			}
 			if fw == nil {
-				if name, err = ing.partName(b, len(files)); err != nil {
-					return nil, err
-				}
-				if fw, err = dataset.CreateFile(filepath.Join(ing.dir, filepath.FromSlash(name)), ing.names); err != nil {
-					return nil, err
+				path = filepath.Join(ing.dir, fmt.Sprintf("part-%03d-%05d.tmp", p.index, len(p.files)))
+				if fw, err = dataset.CreateFile(path, ing.names); err != nil {
+					return err
 				}
 				bucket = b
 			}
 			n := ing.splitAt(batch, fw.Rows(), lastClient, bucket)
 			if err := fw.WriteChained(batch[:n], pos[:n]); err != nil {
 				fw.Close()
-				return nil, err
+				return err
 			}
 			lastClient = batch[n-1].ClientID
-			written += int64(n)
 			batch, pos = batch[n:], pos[n:]
 		}
 		free <- full
-		ing.records = written
-		ing.progress("write", false)
+		ing.wrote(int64(len(full.recs)))
 	}
 	if fw != nil {
-		if files, err = ing.closeFile(fw, name, files); err != nil {
-			return nil, err
+		return closeFile()
+	}
+	return nil
+}
+
+// wrote counts rows written, for progress.
+func (ing *ingest) wrote(n int64) {
+	ing.mu.Lock()
+	defer ing.mu.Unlock()
+	ing.written += n
+	ing.records = ing.written
+	ing.progress("write", false)
+}
+
+// assemble gives the partitions' files their names and places in the
+// dataset, in order, appends their duplicates to the dataset's
+// duplicates file in order, adds up their counts and builds the tree
+// over their leaves.
+func (ing *ingest) assemble(parts []*partition) ([]dataset.File, *hashchain.Tree3, error) {
+	var files []dataset.File
+	tree := &hashchain.Tree3{}
+	dups, err := os.Create(filepath.Join(ing.dir, dataset.DuplicatesName))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dups.Close()
+	for _, p := range parts {
+		for _, f := range p.files {
+			name, err := ing.partName(f.bucket, len(files))
+			if err == nil {
+				err = os.Rename(f.path, filepath.Join(ing.dir, filepath.FromSlash(name)))
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			f.file.Name = name
+			files = append(files, f.file)
+		}
+		for s := range p.counts {
+			ing.inputs[s].Accepted += p.counts[s].Accepted
+			ing.inputs[s].Duplicates += p.counts[s].Duplicates
+		}
+		tree.AddChains(&p.leaves)
+		if err := appendFile(dups, p.dups); err != nil {
+			return nil, nil, err
 		}
 	}
-	ing.progress("write", true)
-	return files, nil
+	return files, tree, dups.Close()
+}
+
+// appendFile appends the file at path to w and removes it.
+func appendFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, f)
+	f.Close()
+	if err == nil {
+		err = os.Remove(path)
+	}
+	return err
 }
 
 // bucket returns the bucket of a client id (0 without buckets).
@@ -199,13 +318,6 @@ func (ing *ingest) splitAt(batch []auditfmt.Record, rows int64, last string, buc
 		last = batch[i].ClientID
 	}
 	return len(batch)
-}
-
-func (ing *ingest) closeFile(fw *dataset.FileWriter, name string, files []dataset.File) ([]dataset.File, error) {
-	if err := fw.Close(); err != nil {
-		return nil, err
-	}
-	return append(files, dataset.File{Name: name, Rows: fw.Rows(), RowGroups: fw.RowGroups(), SHA256: fw.SHA256()}), nil
 }
 
 func (ing *ingest) finishManifest(files []dataset.File, cp hashchain.Checkpoint, signers []string) (*dataset.Manifest, error) {
