@@ -131,7 +131,7 @@ func (s *sorter) finish() (*merger, error) {
 	if err := s.finishSort(); err != nil {
 		return nil, err
 	}
-	m, err := s.merge(nil)
+	m, err := s.merge(nil, 1)
 	if err != nil {
 		s.discard()
 		return nil, err
@@ -153,9 +153,10 @@ func (s *sorter) finishSort() error {
 }
 
 // merge returns a merge, in dataset order, of the records from lo on
-// (from the first, if lo is nil) of the chunk in memory and every run.
-// Its caller stops where it wants; closing it leaves the runs in place.
-func (s *sorter) merge(lo *splitKey) (*merger, error) {
+// (from the first, if lo is nil) of the chunk in memory and every run,
+// one of merges merges at once (their read buffers share 16 MiB). Its
+// caller stops where it wants; closing it leaves the runs in place.
+func (s *sorter) merge(lo *splitKey, merges int) (*merger, error) {
 	m := &merger{h: mergeHeap{buckets: s.buckets}, lo: lo}
 	mem := &memCursor{c: s.chunk}
 	if lo != nil {
@@ -164,7 +165,7 @@ func (s *sorter) merge(lo *splitKey) (*merger, error) {
 	if err := m.push(mem); err != nil {
 		return nil, err
 	}
-	bufSize := readBufSize(len(s.runs))
+	bufSize := readBufSize(len(s.runs) * merges)
 	for _, run := range s.runs {
 		rr, err := openRun(run, lo, bufSize)
 		if err == nil {
@@ -213,22 +214,16 @@ func (c *memCursor) next(e *hashed) error {
 	return nil
 }
 
-// sortKey is what the sort compares first: the first 16 bytes of the
-// client id, big-endian so that integer order is byte order, and the
-// time. Comparing 32-byte keys in one array is several times faster than
-// decoding the records; only keys that tie fall back to the full
-// comparison.
+// sortKey is a record's place in a chunk and what the sort needs of it
+// besides its client id: its bucket and its time.
 type sortKey struct {
-	bucket   uint32 // with Options.Buckets, the client id's bucket; else 0
-	id0, id1 uint64
-	at       int64
-	i, n     int32 // the record's index and the client id's length
+	bucket uint32 // with Options.Buckets, the client id's bucket; else 0
+	i      int32  // the record's index
+	at     int64
 }
 
 func keyOf(r *auditfmt.Record, i int) sortKey {
-	var b [16]byte
-	copy(b[:], r.ClientID)
-	return sortKey{id0: binary.BigEndian.Uint64(b[:8]), id1: binary.BigEndian.Uint64(b[8:]), at: r.RecordedAt, i: int32(i), n: int32(min(len(r.ClientID), 1<<30))}
+	return sortKey{at: r.RecordedAt, i: int32(i)}
 }
 
 // sort puts the keys of b in dataset order, leaving the records where

@@ -285,7 +285,7 @@ func openRun(run runFile, lo *splitKey, bufSize int) (*runReader, error) {
 
 // readBufSize is the read buffer of each of n runs: 256 KiB, less when
 // there are so many runs that the buffers would pass 16 MiB.
-func readBufSize(n int) int { return max(32<<10, min(256<<10, (16<<20)/max(n, 1))) }
+func readBufSize(n int) int { return max(16<<10, min(256<<10, (16<<20)/max(n, 1))) }
 
 // next decodes the next record into e; io.EOF at the end.
 func (rr *runReader) next(e *hashed) error {

@@ -51,7 +51,7 @@ func (ing *ingest) write() (*dataset.Manifest, error) {
 	}
 	var wg sync.WaitGroup
 	for _, p := range parts {
-		wg.Go(func() { p.err = ing.writePartition(p) })
+		wg.Go(func() { p.err = ing.writePartition(p, len(parts)) })
 	}
 	wg.Wait()
 	for _, p := range parts {
@@ -90,9 +90,10 @@ type partFile struct {
 	file   dataset.File
 }
 
-// writePartition merges, links and writes the records of p.
-func (ing *ingest) writePartition(p *partition) error {
-	m, err := ing.sort.merge(p.lo)
+// writePartition merges, links and writes the records of p, one of
+// parts partitions written at once.
+func (ing *ingest) writePartition(p *partition, parts int) error {
+	m, err := ing.sort.merge(p.lo, parts)
 	if err != nil {
 		return err
 	}
