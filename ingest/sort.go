@@ -141,13 +141,23 @@ func (s *sorter) finish() (*merger, error) {
 }
 
 // finishSort waits for the spill in flight and sorts what is left in
-// memory: after it, merge may be called, once or in parallel.
+// memory: after it, merge may be called, once or in parallel. When
+// there are runs already, the chunk in memory becomes one too, so that
+// the merges' buffers and the writers do not come on top of a chunk.
 func (s *sorter) finishSort() error {
-	if err := s.wait(); err != nil {
+	if len(s.runs) > 0 && s.chunk.len() > 0 {
+		if err := s.spill(); err != nil {
+			s.discard()
+			return err
+		}
+		s.chunk = newEncoded(0, 0)
+	}
+	err := s.wait()
+	s.spare = nil
+	if err != nil {
 		s.discard()
 		return err
 	}
-	s.spare = nil
 	s.chunk.sort()
 	return nil
 }
