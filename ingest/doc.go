@@ -6,17 +6,23 @@
 // Run reads its sources (NDJSON, logging envelopes, CSV, Parquet, gzip,
 // stdin, FIFOs, and collector logs of hashchain.Writer, which it verifies
 // first) a block of lines at a time; decodes and validates each line in
-// parallel (auditfmt), computing its record hash there, since R depends on
-// the record and where it was read only (docs/hashchain.md); sorts the
-// records by client_id, recorded_at and content in chunks that spill to
-// run files in the output's stage, so memory stays bounded whatever the
-// input size; merges the runs, keeping the first of identical records and
-// logging the others to duplicates.ndjson; chains the records of each
-// device (hashchain.Chains) and grows the tree over their leaves; and
-// writes the rows to Parquet files (dataset.FileWriter), the signed
-// checkpoint, and the manifest, which accounts for every line read as
-// accepted, rejected (quarantined in rejects.ndjson, with the error
-// naming the input, line and field) or duplicate.
+// parallel (auditfmt); sorts the records by client_id, recorded_at and
+// content in chunks (grouped by client id, each device's records sorted
+// only when they did not come in time order) that spill to run files in
+// the output's stage, so memory stays bounded whatever the input size;
+// then splits the sorted records into ranges of client ids (partitions,
+// one per core at most, from marks the runs carry) and, for each range in
+// parallel, merges the runs, keeping the first of identical records and
+// logging the others, chains the records of each device (hashchain
+// version 3, whose canonical bytes B depend on the record's seq) and
+// collects the tree's leaves, and writes the rows to Parquet files of its
+// own (dataset.FileWriter). The ranges' files, in order, are the dataset
+// in order; one tree grows over their leaves, in order. Last come the
+// duplicates.ndjson of every range in order, the signed checkpoint, and
+// the manifest, which accounts for every line read as accepted, rejected
+// (quarantined in rejects.ndjson, with the error naming the input, line
+// and field) or duplicate. Run and Scan set a soft memory limit
+// (MemoryLimit) unless one is set.
 //
 // # Atomicity
 //
