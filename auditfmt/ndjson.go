@@ -39,6 +39,12 @@ const maxFoundBytes = 64
 // whitespace outside strings removed. An "audit" member inside the record
 // of an envelope is rejected: envelopes do not nest.
 type Decoder struct {
+	// Borrow lets the strings of a decoded record that had no escapes
+	// (client_id, host_id, attempt_id, record_id) be the line's own
+	// bytes, valid only until the caller changes the line: for a caller
+	// that copies them before it does, saving an allocation a string.
+	Borrow bool
+
 	line  []byte // the line being decoded, without a trailing \r
 	hard  bool   // the error being returned is final: a syntax error, or a line that is no object
 	probe bool   // a first member that is not a record field makes decodeFlat return errFirstUnknown

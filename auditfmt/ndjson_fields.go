@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // A wireField is a member of a record the schema knows.
@@ -226,17 +227,30 @@ func (d *Decoder) stringField(rec *Record, f wireField, name []byte, i int) (int
 	}
 	switch f {
 	case fieldClientID:
-		rec.ClientID = d.intern(s)
+		rec.ClientID = d.str(s, true)
 	case fieldDeviceID:
 		d.deviceID = d.intern(s)
 	case fieldHostID:
-		rec.HostID = d.intern(s)
+		rec.HostID = d.str(s, true)
 	case fieldAttemptID:
-		rec.AttemptID = string(s)
+		rec.AttemptID = d.str(s, false)
 	case fieldRecordID:
-		rec.RecordID = string(s)
+		rec.RecordID = d.str(s, false)
 	}
 	return end, nil
+}
+
+// str returns s, a string value, as a string: the line's own bytes when
+// the Decoder borrows and s is in the line (it had no escapes), else
+// interned or copied.
+func (d *Decoder) str(s []byte, intern bool) string {
+	switch {
+	case d.Borrow && (len(d.valBuf) == 0 || unsafe.SliceData(s) != unsafe.SliceData(d.valBuf)):
+		return unsafe.String(unsafe.SliceData(s), len(s))
+	case intern:
+		return d.intern(s)
+	}
+	return string(s)
 }
 
 // intern returns s as a string, the same string for the same bytes while

@@ -667,3 +667,33 @@ func TestOutboxRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeBorrow: a borrowing Decoder's strings are the line's bytes,
+// except a value that had escapes, which is copied (the unescaped bytes
+// are the Decoder's, reused by the next value), and equal what a Decoder
+// that does not borrow decodes.
+func TestDecodeBorrow(t *testing.T) {
+	in := func(s string, line []byte) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
+		return p >= start && p < start+uintptr(len(line))
+	}
+	escaped := strings.Replace(realFlatLine, `"dev-0001"`, `"dev\u002d0001"`, 1)
+	for _, line := range []string{realFlatLine, realEnvelopeLine, escaped} {
+		b := []byte(line)
+		var borrow, own Record
+		d := Decoder{Borrow: true}
+		if err := d.Decode(b, &borrow); err != nil {
+			t.Fatal(err)
+		}
+		if err := new(Decoder).Decode([]byte(line), &own); err != nil {
+			t.Fatal(err)
+		}
+		if borrow != own {
+			t.Errorf("borrowed %+v\nowned    %+v", borrow, own)
+		}
+		if want := line != escaped; in(borrow.ClientID, b) != want {
+			t.Errorf("%.40s: client_id in the line: %v, want %v", line, !want, want)
+		}
+	}
+}

@@ -118,6 +118,9 @@ func readLine(r *bufio.Reader) (s []byte, full int64, err error) {
 func decodeBatches(source uint32, name string, validateOnly bool, in <-chan *lineBatch, out chan<- *lineBatch) {
 	n := runtime.GOMAXPROCS(0)
 	decoders, hashers := make([]auditfmt.Decoder, n), make([]hasher, n)
+	for i := range decoders {
+		decoders[i].Borrow = true // the batch keeps its lines until b.recs holds copies
+	}
 	for i := range hashers {
 		hashers[i].validateOnly = validateOnly
 	}
