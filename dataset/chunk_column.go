@@ -23,6 +23,7 @@ type columnWriter struct {
 	dict     *dictionary // nil for a PLAIN column
 	bounded  bool        // the page index and statistics carry min/max
 	codec    format.CompressionCodec
+	decided  bool // the first page has confirmed the codec (compress)
 
 	// the page being filled
 	levels []uint8 // definition levels, one a row
@@ -33,12 +34,18 @@ type columnWriter struct {
 	page   bounds
 
 	// the column chunk
-	pages  []byte // data pages, headers included
-	index  []pageEntry
-	chunk  chunkStats
-	scrat  bounds
-	body   []byte // scratch: an uncompressed page
-	packed []byte // scratch: a compressed page
+	pages []byte // data pages, headers included
+	index []pageEntry
+	chunk chunkStats
+	scrat bounds
+	buf   *pageBuffers
+}
+
+// pageBuffers are the scratch buffers of cutting a page, which the
+// columns of a file share: they cut their pages one at a time.
+type pageBuffers struct {
+	body   []byte // an uncompressed page
+	packed []byte // encoded levels or indices; a compressed page
 }
 
 // pageEntry describes a data page for the page index.
@@ -56,6 +63,8 @@ type chunkStats struct {
 	rows         int64
 	nulls        int64
 	uncompressed int64
+	dataBytes    int64 // of the data pages' bodies, uncompressed
+	dataPacked   int64 // and compressed
 	bounds       bounds
 	dataPages    int32
 }
@@ -69,9 +78,10 @@ var (
 	noBounds    = []int{colOutcome, colStage, colFailureClass, colSource, colHostID, colAttemptID, colRecordID, colExtra, colEnvelope, colLink}
 )
 
-func newColumnWriter(c int) *columnWriter {
+func newColumnWriter(c int, buf *pageBuffers) *columnWriter {
 	w := &columnWriter{
 		c:        c,
+		buf:      buf,
 		kind:     columnTypes[c].kind,
 		optional: !columnTypes[c].required,
 		bounded:  !contains(noBounds, c),
@@ -167,7 +177,7 @@ func (w *columnWriter) cutPage() error {
 	if w.rows == 0 {
 		return nil
 	}
-	body := w.body[:0]
+	body := w.buf.body[:0]
 	if w.optional {
 		body = w.encodeLevels(body)
 	}
@@ -175,7 +185,7 @@ func (w *columnWriter) cutPage() error {
 	if err != nil {
 		return err
 	}
-	w.body = body
+	w.buf.body = body
 	return w.writePage(body, enc)
 }
 
@@ -183,8 +193,8 @@ func (w *columnWriter) cutPage() error {
 // hybrid with bit width 1 after their 4-byte length, as v1 data pages have
 // them.
 func (w *columnWriter) encodeLevels(dst []byte) []byte {
-	levels, _ := (&rle.Encoding{BitWidth: 1}).EncodeLevels(w.packed[:0], w.levels)
-	w.packed = levels
+	levels, _ := (&rle.Encoding{BitWidth: 1}).EncodeLevels(w.buf.packed[:0], w.levels)
+	w.buf.packed = levels
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(levels)))
 	return append(dst, levels...)
 }
@@ -196,8 +206,8 @@ func (w *columnWriter) encodeValues(dst []byte) ([]byte, format.Encoding, error)
 	case w.dict != nil:
 		width := bits.Len(uint(max(w.dict.len()-1, 0)))
 		dst = append(dst, byte(width))
-		out, err := (&rle.Encoding{BitWidth: width}).EncodeInt32(w.packed[:0], w.idx)
-		w.packed = out
+		out, err := (&rle.Encoding{BitWidth: width}).EncodeInt32(w.buf.packed[:0], w.idx)
+		w.buf.packed = out
 		return append(dst, out...), format.RLEDictionary, err
 	case w.kind == parquet.Boolean:
 		return packBits(dst, w.values), format.Plain, nil
@@ -218,15 +228,36 @@ func packBits(dst, v []byte) []byte {
 	return dst
 }
 
+// compress returns body compressed with the column's codec.
+//
+// The first page of a PLAIN column decides the codec for the file: if
+// zstd does not shrink it by a tenth, as with random doubles
+// (backoff_delay_s) or hashes, the column is stored uncompressed, which
+// saves zstd its full price. (Within a file, a column keeps one codec:
+// parquet-go's reader takes the first row group's for all.)
+func (w *columnWriter) compress(body []byte) ([]byte, error) {
+	if w.codec != format.Zstd {
+		return body, nil
+	}
+	var err error
+	if w.buf.packed, err = codec.Encode(w.buf.packed[:0], body); err != nil {
+		return nil, err
+	}
+	if !w.decided && w.dict == nil {
+		w.decided = true
+		if len(w.buf.packed)*10 >= len(body)*9 {
+			w.codec = format.Uncompressed
+			return body, nil
+		}
+	}
+	return w.buf.packed, nil
+}
+
 // writePage compresses body and appends it, as a data page, to the chunk.
 func (w *columnWriter) writePage(body []byte, enc format.Encoding) error {
-	data := body
-	if w.codec == format.Zstd {
-		var err error
-		if w.packed, err = codec.Encode(w.packed[:0], body); err != nil {
-			return err
-		}
-		data = w.packed
+	data, err := w.compress(body)
+	if err != nil {
+		return err
 	}
 	header := format.PageHeader{
 		Type:                 format.DataPage,
@@ -241,6 +272,8 @@ func (w *columnWriter) writePage(body []byte, enc format.Encoding) error {
 	if err != nil {
 		return err
 	}
+	w.chunk.dataBytes += int64(len(body))
+	w.chunk.dataPacked += int64(len(data))
 	e := pageEntry{offset: int64(len(w.pages)), size: int32(len(h) + len(data)), firstRow: w.chunk.rows, nulls: int64(w.nulls), rows: int64(w.rows)}
 	e.bounds.merge(w.kind, &w.page)
 	w.index = append(w.index, e)

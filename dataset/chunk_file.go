@@ -41,8 +41,9 @@ func newChunkFile(out io.Writer, maxRows int, sources string) (*chunkFile, error
 		{Key: MetaSchemaVersion, Value: strconv.Itoa(auditfmt.SchemaVersion)},
 		{Key: MetaSources, Value: sources},
 	}}
+	buf := new(pageBuffers)
 	for c := range f.cols {
-		f.cols[c] = newColumnWriter(c)
+		f.cols[c] = newColumnWriter(c, buf)
 	}
 	return f, f.write([]byte(magic))
 }

@@ -68,13 +68,14 @@ func (w *columnWriter) flush(out io.Writer, offset int64) (format.ColumnChunk, c
 // file and uncompressed.
 func (w *columnWriter) writeDictPage(out io.Writer) (n, size int64, err error) {
 	body := w.dict.plain
-	if w.packed, err = codec.Encode(w.packed[:0], body); err != nil {
+	packed, err := w.compress(body)
+	if err != nil {
 		return 0, 0, err
 	}
 	header := format.PageHeader{
 		Type:                 format.DictionaryPage,
 		UncompressedPageSize: int32(len(body)),
-		CompressedPageSize:   int32(len(w.packed)),
+		CompressedPageSize:   int32(len(packed)),
 		DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: int32(w.dict.len()), Encoding: format.Plain}),
 	}
 	h, err := thrift.Marshal(new(thrift.CompactProtocol), &header)
@@ -84,10 +85,10 @@ func (w *columnWriter) writeDictPage(out io.Writer) (n, size int64, err error) {
 	if _, err := out.Write(h); err != nil {
 		return 0, 0, err
 	}
-	if _, err := out.Write(w.packed); err != nil {
+	if _, err := out.Write(packed); err != nil {
 		return 0, 0, err
 	}
-	return int64(len(h) + len(w.packed)), int64(len(h) + len(body)), nil
+	return int64(len(h) + len(packed)), int64(len(h) + len(body)), nil
 }
 
 // pageIndex returns the page index of the chunk whose data pages start at
