@@ -37,7 +37,7 @@ const DefaultRowGroupRows = 128 << 10
 // there).
 const (
 	writeChunk      = 8192    // rows converted to columns at a time
-	pageBufferSize  = 1 << 20 // uncompressed bytes buffered per column before a page is cut
+	pageBufferSize  = 256 << 10 // uncompressed bytes buffered per column before a page is cut
 	writeBufferSize = 1 << 20 // bytes buffered before a write to the file
 )
 
