@@ -19,6 +19,7 @@ import (
 // are untouched.
 type colBatch struct {
 	n     int
+	size  int // bytes of the string values, which bounds a page's size
 	def   [numColumns][]uint8
 	i32   [numColumns][]int32
 	i64   [numColumns][]int64
@@ -29,7 +30,7 @@ type colBatch struct {
 
 // reset empties b for a batch of up to n rows.
 func (b *colBatch) reset(n int) {
-	b.n = 0
+	b.n, b.size = 0, 0
 	for c := range numColumns {
 		if !columnTypes[c].required && cap(b.def[c]) < n {
 			b.def[c] = make([]uint8, 0, n)
@@ -60,6 +61,7 @@ func (b *colBatch) optBytes(c int, s string) {
 	}
 	b.def[c] = append(b.def[c], 1)
 	b.bytes[c] = append(b.bytes[c], bytesOf(s))
+	b.size += len(s)
 }
 
 // present appends the definition level of column c: 1 if has.
@@ -88,6 +90,7 @@ func (b *colBatch) add(rec *auditfmt.Record, pos *hashchain.Pos, sources []strin
 	}
 	us, rem := splitTime(rec.RecordedAt)
 	b.bytes[colClientID] = append(b.bytes[colClientID], bytesOf(rec.ClientID))
+	b.size += len(rec.ClientID)
 	b.i64[colRecordedAt] = append(b.i64[colRecordedAt], us)
 	if b.present(colRecordedAtNs, rem != 0) {
 		b.i32[colRecordedAtNs] = append(b.i32[colRecordedAtNs], rem)
@@ -179,6 +182,7 @@ func (b *colBatch) addChain(pos *hashchain.Pos) {
 		return
 	}
 	b.bytes[colOrigin] = append(b.bytes[colOrigin], bytesOf(pos.Origin))
+	b.size += len(pos.Origin)
 	b.i64[colSeq] = append(b.i64[colSeq], pos.Seq)
 	b.bytes[colLink] = append(b.bytes[colLink], pos.Link[:])
 }

@@ -36,9 +36,10 @@ const DefaultRowGroupRows = 128 << 10
 // The writer's tuning, measured with BenchmarkWriteFile (see the notes
 // there).
 const (
-	writeChunk      = 8192    // rows converted to columns at a time
+	writeChunk      = 8192      // rows converted to columns at a time
+	maxBatchBytes   = 16 << 20  // and at most about this many bytes of strings (records reach 1 MiB)
 	pageBufferSize  = 256 << 10 // uncompressed bytes buffered per column before a page is cut
-	writeBufferSize = 1 << 20 // bytes buffered before a write to the file
+	writeBufferSize = 1 << 20   // bytes buffered before a write to the file
 )
 
 // codec is shared by all writers so that its pool of zstd encoders is.
@@ -152,19 +153,25 @@ func (w *FileWriter) write(recs []auditfmt.Record, pos []hashchain.Pos) error {
 		k := min(len(recs), writeChunk, w.cf.room())
 		var p []hashchain.Pos
 		if pos != nil {
-			p, pos = pos[:k], pos[k:]
+			p = pos[:k]
 		}
-		if err := w.writeChunk(recs[:k], p); err != nil {
+		n, err := w.writeChunk(recs[:k], p)
+		if err != nil {
 			w.err = err
 			return err
 		}
-		recs = recs[k:]
+		recs = recs[n:]
+		if pos != nil {
+			pos = pos[n:]
+		}
 	}
 	return nil
 }
 
-// writeChunk writes recs, which fit in the current row group.
-func (w *FileWriter) writeChunk(recs []auditfmt.Record, pos []hashchain.Pos) error {
+// writeChunk writes the first records of recs, which fit in the current
+// row group, up to maxBatchBytes of strings (so that no page nears the
+// format's 2 GiB), and returns how many it wrote.
+func (w *FileWriter) writeChunk(recs []auditfmt.Record, pos []hashchain.Pos) (int, error) {
 	b := &w.batch
 	b.reset(len(recs))
 	for i := range recs {
@@ -173,15 +180,19 @@ func (w *FileWriter) writeChunk(recs []auditfmt.Record, pos []hashchain.Pos) err
 			p = &pos[i]
 		}
 		if err := b.add(&recs[i], p, w.sources); err != nil {
-			return &RowError{File: w.path, Row: w.n + int64(i), Err: err}
+			return 0, &RowError{File: w.path, Row: w.n + int64(i), Err: err}
+		}
+		if b.size >= maxBatchBytes {
+			break
 		}
 	}
 	if err := w.cf.writeBatch(b); err != nil {
-		return fmt.Errorf("%s: %w", w.path, err)
+		return 0, fmt.Errorf("%s: %w", w.path, err)
 	}
-	w.n += int64(len(recs))
+	w.n += int64(b.n)
+	n := b.n
 	b.release()
-	return nil
+	return n, nil
 }
 
 // Close writes the footer, syncs the file to disk and closes it. If Write

@@ -14,23 +14,19 @@ import (
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
-// row is the Parquet row of a dataset file: one field per column, in column
-// order.
+// row is the Parquet row of a dataset file: one field per column, in
+// column order. The schema parquet-go derives from it is the files'
+// schema (fileSchema, and the footer FileWriter writes); FileWriter no
+// longer writes rows of it but column chunks (chunkFile), from records.
 //
 // Every optional column is a pointer, nil for null, so that null means
 // exactly "absent": a reason_code of 0 or a session_present of false is a
-// value. The pointers point into the records and chain positions being
-// written (or, for enum names, into the vocabularies), so converting a
-// batch allocates nothing.
+// value.
 //
-// Two bugs in parquet-go v0.32.0 shape this type. Optional fields that are
-// not pointers (where the zero value is null) can come out non-null when
-// the last rows of a 64-row write are null; pointers take another path.
-// And an optional pointer field tagged json gets two definition levels and
-// makes the writer panic, so extra and envelope are plain STRING columns
-// holding JSON text rather than JSON logical type columns. (Writing each
-// column's parquet.Values through the ColumnWriters avoids both bugs and
-// allows JSON columns, but measured 10 to 15% slower.)
+// extra and envelope are plain STRING columns holding JSON text rather
+// than JSON logical type columns because parquet-go v0.32.0, which wrote
+// the files before, panics on an optional pointer field tagged json; the
+// files keep that schema.
 type row struct {
 	ClientID          string    `parquet:"client_id,dict"`
 	RecordedAt        int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
