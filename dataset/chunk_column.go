@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/rle"
@@ -14,8 +15,9 @@ import (
 // columnWriter encodes one column of a dataset file into the pages of its
 // column chunk in the current row group: PLAIN or dictionary-encoded
 // values, definition levels for an optional column, v1 data pages
-// compressed with zstd (except the link column's, which zstd cannot
-// shrink), min/max for the columns that keep them.
+// compressed with zstd (except link's, and those of a column whose first
+// page zstd could not shrink: compress), min/max for the columns that
+// keep them.
 type columnWriter struct {
 	c        int
 	kind     parquet.Kind
@@ -37,7 +39,7 @@ type columnWriter struct {
 	pages []byte // data pages, headers included
 	index []pageEntry
 	chunk chunkStats
-	scrat bounds
+	batch bounds // scratch: a batch's bounds
 	buf   *pageBuffers
 }
 
@@ -63,8 +65,6 @@ type chunkStats struct {
 	rows         int64
 	nulls        int64
 	uncompressed int64
-	dataBytes    int64 // of the data pages' bodies, uncompressed
-	dataPacked   int64 // and compressed
 	bounds       bounds
 	dataPages    int32
 }
@@ -84,25 +84,16 @@ func newColumnWriter(c int, buf *pageBuffers) *columnWriter {
 		buf:      buf,
 		kind:     columnTypes[c].kind,
 		optional: !columnTypes[c].required,
-		bounded:  !contains(noBounds, c),
+		bounded:  !slices.Contains(noBounds, c),
 		codec:    format.Zstd,
 	}
-	if contains(dictColumns, c) {
+	if slices.Contains(dictColumns, c) {
 		w.dict = newDictionary()
 	}
 	if c == colLink {
 		w.codec = format.Uncompressed
 	}
 	return w
-}
-
-func contains(cols []int, c int) bool {
-	for _, x := range cols {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // add appends the column's values of a batch to the page.
@@ -115,8 +106,8 @@ func (w *columnWriter) add(b *colBatch) {
 		}
 	}
 	if w.bounded {
-		batchBounds(&w.scrat, b, w.c)
-		w.page.merge(w.kind, &w.scrat)
+		batchBounds(&w.batch, b, w.c)
+		w.page.merge(w.kind, &w.batch)
 	}
 	if w.dict != nil {
 		for _, v := range b.bytes[w.c] {
@@ -272,8 +263,6 @@ func (w *columnWriter) writePage(body []byte, enc format.Encoding) error {
 	if err != nil {
 		return err
 	}
-	w.chunk.dataBytes += int64(len(body))
-	w.chunk.dataPacked += int64(len(data))
 	e := pageEntry{offset: int64(len(w.pages)), size: int32(len(h) + len(data)), firstRow: w.chunk.rows, nulls: int64(w.nulls), rows: int64(w.rows)}
 	e.bounds.merge(w.kind, &w.page)
 	w.index = append(w.index, e)
