@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"strconv"
@@ -82,11 +83,8 @@ type agoWriter struct {
 	sources []string
 }
 
-func newAgoWriter(path string, sources []string, o agoOptions) (*agoWriter, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
+// agoProperties are the arrow-go writer properties closest to FileWriter's.
+func agoProperties(o agoOptions) *parquet.WriterProperties {
 	props := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(1),
@@ -107,10 +105,19 @@ func newAgoWriter(path string, sources []string, o agoOptions) (*agoWriter, erro
 		props = append(props, parquet.WithStatsFor(name, true))
 	}
 	props = append(props, parquet.WithCompressionFor("link", compress.Codecs.Uncompressed))
+	return parquet.NewWriterProperties(props...)
+}
+
+func newAgoWriter(path string, sources []string, o agoOptions) (*agoWriter, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
 	meta := metadata.NewKeyValueMetadata()
 	meta.Append(MetaSchemaVersion, strconv.Itoa(auditfmt.SchemaVersion))
-	meta.Append(MetaSources, `["a"]`)
-	fw := file.NewParquetWriter(f, agoSchema(), file.WithWriterProps(parquet.NewWriterProperties(props...)), file.WithWriteMetadata(meta))
+	names, _ := json.Marshal(sources)
+	meta.Append(MetaSources, string(names))
+	fw := file.NewParquetWriter(f, agoSchema(), file.WithWriterProps(agoProperties(o)), file.WithWriteMetadata(meta))
 	return &agoWriter{f: f, fw: fw, max: DefaultRowGroupRows, sources: sources}, nil
 }
 

@@ -57,12 +57,7 @@ func newPqarrowWriter(path string, sources []string) (*pqarrowWriter, error) {
 	md := arrow.NewMetadata([]string{MetaSchemaVersion, MetaSources}, []string{"1", string(names)})
 	sc := arrow.NewSchema(fields, &md)
 	w := &pqarrowWriter{f: f, sources: sources, rb: array.NewRecordBuilder(memory.DefaultAllocator, sc)}
-	ago, err := newAgoWriter(os.DevNull, sources, agoOptions{batch: 8192})
-	if err != nil {
-		return nil, err
-	}
-	ago.f.Close()
-	w.fw, err = pqarrow.NewFileWriter(sc, f, ago.fw.Properties(), pqarrow.NewArrowWriterProperties())
+	w.fw, err = pqarrow.NewFileWriter(sc, f, agoProperties(agoOptions{batch: 8192}), pqarrow.NewArrowWriterProperties())
 	return w, err
 }
 

@@ -66,7 +66,7 @@ func legacyOptions(rowGroupRows int, sources string) []parquet.WriterOption {
 	return []parquet.WriterOption{
 		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(int64(rowGroupRows)),
-		parquet.PageBufferSize(pageBufferSize),
+		parquet.PageBufferSize(1 << 20), // as FileWriter had it
 		parquet.WriteBufferSize(writeBufferSize),
 		parquet.DataPageVersion(1),
 		parquet.DataPageStatistics(false),
