@@ -52,7 +52,7 @@
 //	envelope             BYTE_ARRAY STRING, optional         Envelope: the logging envelope, a JSON object
 //	source               BYTE_ARRAY STRING, required, dict   Source: the input's name as given, "-" for stdin
 //	line                 INT64, required                     Line: the 1-based line (or row) in the input
-//	origin               BYTE_ARRAY STRING, optional         hashchain.Pos.Origin: the device's chain, LOG/CLIENT_ID
+//	origin               BYTE_ARRAY STRING, optional, dict   hashchain.Pos.Origin: the device's chain, LOG/CLIENT_ID
 //	seq                  INT64, optional                     hashchain.Pos.Seq: the row's place in that chain, from 0
 //	link                 FIXED_LEN_BYTE_ARRAY(32), optional  hashchain.Pos.Link: the chain link (docs/hashchain.md)
 //
@@ -69,20 +69,28 @@
 // The last three, the chain columns, are written by FileWriter.WriteChained
 // and read by FileReader.ReadChain; they are null in rows written by Write.
 //
-// extra and envelope hold JSON text but are annotated STRING, not JSON: the
-// Parquet writer this package uses (parquet-go v0.32.0) cannot write an
-// optional JSON column.
+// extra and envelope hold JSON text but are annotated STRING, not JSON:
+// the Parquet writer this package used first (parquet-go v0.32.0) cannot
+// write an optional JSON column, and the files keep the schema they had.
 //
-// The files are written with zstd compression, version 1 data pages,
-// dictionary encoding for the columns marked dict and PLAIN for the other
-// strings, and row groups of at most DefaultRowGroupRows rows. Every row
-// group declares the sorting columns client_id, recorded_at (ascending);
-// the writer relies on its caller for that order and does not check it.
-// The page index carries min/max for client_id, recorded_at, origin and the
-// numeric columns. The key-value metadata holds stormaudit.schema_version
-// ("1") and stormaudit.sources, a JSON array of the input names that
-// Record.Source indexes, so that all files of a dataset number the inputs
-// alike.
+// The files are written with version 1 data pages, zstd compression,
+// dictionary encoding for the columns marked dict and for origin (one
+// chain a device: a few distinct values a row group), PLAIN for the other
+// columns, and row groups of at most DefaultRowGroupRows rows. link is
+// stored uncompressed (hashes: zstd cannot shrink them), and so is any
+// other PLAIN column whose first page zstd shrinks by less than a tenth
+// (random doubles, such as most backoff_delay_s): the first page decides
+// for the whole file, so a column has one codec in every row group. Every
+// row group declares the sorting columns client_id, recorded_at
+// (ascending); the writer relies on its caller for that order and does
+// not check it. Column chunk statistics carry the null count of every
+// column; they and the page index carry min/max for client_id,
+// recorded_at, origin and the numeric columns. The key-value metadata
+// holds stormaudit.schema_version ("1") and stormaudit.sources, a JSON
+// array of the input names that Record.Source indexes, so that all files
+// of a dataset number the inputs alike. FileWriter encodes the column
+// chunks itself; the schema in the footer is the one parquet-go derives
+// for the columns above, as when parquet-go wrote the files whole.
 //
 // # Reading
 //

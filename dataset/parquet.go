@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -35,10 +36,10 @@ const DefaultRowGroupRows = 128 << 10
 // The writer's tuning, measured with BenchmarkWriteFile (see the notes
 // there).
 const (
-	writeChunk      = 1024    // records converted per call to the Parquet writer
-	pageBufferSize  = 1 << 20 // uncompressed bytes buffered per column before a page is cut
-	writeBufferSize = 1 << 20 // bytes buffered before a write to the file
-	dataPageVersion = 1       // v1 pages: the widest reader support
+	writeChunk      = 8192      // rows converted to columns at a time
+	maxBatchBytes   = 16 << 20  // and at most about this many bytes of strings (records reach 1 MiB)
+	pageBufferSize  = 256 << 10 // uncompressed bytes buffered per column before a page is cut
+	writeBufferSize = 1 << 20   // bytes buffered before a write to the file
 )
 
 // codec is shared by all writers so that its pool of zstd encoders is.
@@ -69,6 +70,10 @@ func RowGroupRows(n int) FileOption {
 // sorting columns client_id, recorded_at declared in the metadata and
 // key-value metadata stormaudit.schema_version=1 and stormaudit.sources.
 //
+// It encodes the column chunks itself (chunkFile), from batches of
+// records turned into columns; parquet-go's row writer took several times
+// the CPU (BenchmarkWriteFile).
+//
 // The caller sorts: the file declares that order to every reader, but
 // Write does not check it.
 //
@@ -76,11 +81,11 @@ func RowGroupRows(n int) FileOption {
 type FileWriter struct {
 	path    string
 	f       *os.File
+	buf     *bufio.Writer
 	out     hashWriter
-	pw      *parquet.GenericWriter[row]
+	cf      *chunkFile
 	sources []string
-	rows    []row
-	nw      []narrowed
+	batch   colBatch
 
 	n         int64
 	rowGroups int
@@ -108,53 +113,15 @@ func CreateFile(path string, sources []string, opts ...FileOption) (*FileWriter,
 	if err != nil {
 		return nil, err
 	}
-	w := &FileWriter{
-		path:    path,
-		f:       f,
-		out:     hashWriter{w: f, h: sha256.New()},
-		sources: sources,
-		rows:    make([]row, writeChunk),
-		nw:      make([]narrowed, writeChunk),
+	w := &FileWriter{path: path, f: f, sources: sources}
+	w.out = hashWriter{w: f, h: sha256.New()}
+	w.buf = bufio.NewWriterSize(&w.out, writeBufferSize)
+	if w.cf, err = newChunkFile(w.buf, cfg.rowGroupRows, string(names)); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	w.pw = parquet.NewGenericWriter[row](&w.out, writerOptions(cfg, string(names))...)
 	return w, nil
-}
-
-// writerOptions configures parquet-go for a dataset file. The choices were
-// measured with BenchmarkWriteFile (see the notes there).
-func writerOptions(cfg fileConfig, sources string) []parquet.WriterOption {
-	return []parquet.WriterOption{
-		parquet.Compression(codec),
-		parquet.MaxRowsPerRowGroup(int64(cfg.rowGroupRows)),
-		parquet.PageBufferSize(pageBufferSize),
-		parquet.WriteBufferSize(writeBufferSize),
-		parquet.DataPageVersion(dataPageVersion),
-		// Page header statistics repeat the column index and cost a second
-		// pass over every page.
-		parquet.DataPageStatistics(false),
-		// PLAIN for strings outside a dictionary: every reader has it, and
-		// arrow-go's DELTA_LENGTH_BYTE_ARRAY decoder leaks allocator memory.
-		// Under zstd the files are 0.5% larger.
-		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
-		// Min/max of these columns never prune a row group (every group
-		// holds most outcomes, sources, stages, hosts; links are hashes),
-		// yet finding them compares every value of every page. client_id,
-		// recorded_at, origin and the numeric columns keep theirs.
-		parquet.SkipPageBounds("outcome"),
-		parquet.SkipPageBounds("stage"),
-		parquet.SkipPageBounds("failure_class"),
-		parquet.SkipPageBounds("source"),
-		parquet.SkipPageBounds("host_id"),
-		parquet.SkipPageBounds("attempt_id"),
-		parquet.SkipPageBounds("record_id"),
-		parquet.SkipPageBounds("extra"),
-		parquet.SkipPageBounds("envelope"),
-		parquet.SkipPageBounds("link"),
-		parquet.SortingWriterConfig(parquet.SortingColumns(
-			parquet.Ascending(SortedBy[0]), parquet.Ascending(SortedBy[1]))),
-		parquet.KeyValueMetadata(MetaSchemaVersion, strconv.Itoa(auditfmt.SchemaVersion)),
-		parquet.KeyValueMetadata(MetaSources, sources),
-	}
 }
 
 // Write appends records to the file, without chain positions: the chain
@@ -183,38 +150,49 @@ func (w *FileWriter) write(recs []auditfmt.Record, pos []hashchain.Pos) error {
 		return fmt.Errorf("%s: write after close", w.path)
 	}
 	for len(recs) > 0 {
-		k := min(len(recs), writeChunk)
+		k := min(len(recs), writeChunk, w.cf.room())
 		var p []hashchain.Pos
 		if pos != nil {
-			p, pos = pos[:k], pos[k:]
+			p = pos[:k]
 		}
-		if err := w.writeChunk(recs[:k], p); err != nil {
+		n, err := w.writeChunk(recs[:k], p)
+		if err != nil {
 			w.err = err
 			return err
 		}
-		recs = recs[k:]
+		recs = recs[n:]
+		if pos != nil {
+			pos = pos[n:]
+		}
 	}
 	return nil
 }
 
-func (w *FileWriter) writeChunk(recs []auditfmt.Record, pos []hashchain.Pos) error {
-	rows, nw := w.rows[:len(recs)], w.nw[:len(recs)]
+// writeChunk writes the first records of recs, which fit in the current
+// row group, up to maxBatchBytes of strings (so that no page nears the
+// format's 2 GiB), and returns how many it wrote.
+func (w *FileWriter) writeChunk(recs []auditfmt.Record, pos []hashchain.Pos) (int, error) {
+	b := &w.batch
+	b.reset(len(recs))
 	for i := range recs {
-		rec := &recs[i]
 		var p *hashchain.Pos
 		if pos != nil {
 			p = &pos[i]
 		}
-		if err := toRow(&rows[i], &nw[i], rec, p, w.sources); err != nil {
-			return &RowError{File: w.path, Row: w.n + int64(i), Err: err}
+		if err := b.add(&recs[i], p, w.sources); err != nil {
+			return 0, &RowError{File: w.path, Row: w.n + int64(i), Err: err}
+		}
+		if b.size >= maxBatchBytes {
+			break
 		}
 	}
-	if _, err := w.pw.Write(rows); err != nil {
-		return fmt.Errorf("%s: %w", w.path, err)
+	if err := w.cf.writeBatch(b); err != nil {
+		return 0, fmt.Errorf("%s: %w", w.path, err)
 	}
-	w.n += int64(len(recs))
-	clear(rows) // drop references to the caller's records
-	return nil
+	w.n += int64(b.n)
+	n := b.n
+	b.release()
+	return n, nil
 }
 
 // Close writes the footer, syncs the file to disk and closes it. If Write
@@ -226,7 +204,10 @@ func (w *FileWriter) Close() error {
 	w.closed = true
 	err := w.err
 	if err == nil {
-		if err = w.pw.Close(); err != nil {
+		if err = w.cf.close(); err == nil {
+			err = w.buf.Flush()
+		}
+		if err != nil {
 			err = fmt.Errorf("%s: %w", w.path, err)
 		}
 	}
@@ -241,9 +222,9 @@ func (w *FileWriter) Close() error {
 		w.err = err
 		return err
 	}
-	w.rowGroups = len(w.pw.File().Metadata().RowGroups)
+	w.rowGroups = len(w.cf.groups)
 	w.sum = hex.EncodeToString(w.out.h.Sum(nil))
-	w.sources = nil
+	w.sources, w.cf = nil, nil
 	return nil
 }
 

@@ -165,6 +165,34 @@ func TestFileRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFileLargeStrings writes records of nearly the largest size, more
+// than maxBatchBytes of them in one Write, which the writer splits into
+// several batches (and pages): they read back as written.
+func TestFileLargeStrings(t *testing.T) {
+	want := testkit.Records(3, 40)
+	rng := rand.New(rand.NewPCG(3, 3))
+	pad := make([]byte, auditfmt.MaxLineBytes*3/4) // random letters: zstd must not shrink them past the readers' bound
+	for i := range want {
+		for j := range pad {
+			pad[j] = byte('a' + rng.IntN(26))
+		}
+		want[i].Extra = `{"pad":"` + string(pad) + `"}`
+	}
+	path := filepath.Join(t.TempDir(), "part-00000.parquet")
+	w, err := CreateFile(path, testkit.Sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(want); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := readTestFile(t, path)
+	compareRecords(t, got, want)
+}
+
 func compareRecords(t *testing.T, got, want []auditfmt.Record) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -212,9 +240,19 @@ func TestFileMetadata(t *testing.T) {
 		if !slices.Equal(cols, SortedBy) {
 			t.Errorf("row group %d: sorting columns %q, want %q", i, cols, SortedBy)
 		}
-		for _, cc := range rg.Columns {
-			if c := cc.MetaData.Codec.String(); c != "ZSTD" {
-				t.Errorf("row group %d: column %s: codec %s, want ZSTD", i, cc.MetaData.PathInSchema, c)
+		for c, cc := range rg.Columns {
+			// zstd, except link and the columns whose first page zstd
+			// did not shrink; one codec a column in every row group
+			codec, first := cc.MetaData.Codec.String(), pf.Metadata().RowGroups[0].Columns[c].MetaData.Codec.String()
+			switch {
+			case codec != first:
+				t.Errorf("row group %d: column %s: codec %s, %s in row group 0", i, cc.MetaData.PathInSchema, codec, first)
+			case columnNames[c] == "link" && codec != "UNCOMPRESSED":
+				t.Errorf("row group %d: column link: codec %s, want UNCOMPRESSED", i, codec)
+			case codec != "ZSTD" && codec != "UNCOMPRESSED":
+				t.Errorf("row group %d: column %s: codec %s", i, cc.MetaData.PathInSchema, codec)
+			case columnNames[c] == "client_id" && codec != "ZSTD":
+				t.Errorf("row group %d: column client_id: codec %s, want ZSTD", i, codec)
 			}
 		}
 	}
@@ -644,22 +682,34 @@ func TestReadThirdPartyRows(t *testing.T) {
 
 // BenchmarkWriteFile writes 1Mi typical records (typicalRecords) to one
 // file, fsync included, without and with chain positions (chainOf; its
-// links are random-looking hashes, 32 incompressible bytes a row). Notes from tuning it on a shared 2-vCPU machine
-// with -cpu 1 (A/B runs interleaved; absolute numbers drift by 30%):
+// links are random-looking hashes, 32 incompressible bytes a row).
+// BenchmarkWriteEngines compares FileWriter with the other ways of writing
+// the same file. Notes from tuning them on a shared 2-vCPU machine with
+// -cpu 1 (variants alternated in one run; absolute numbers drift by 30%):
 //
+//   - Encoding the column chunks ourselves (chunkFile) against parquet-go's
+//     row writer: 1.5x (records) to 1.7x (chained) the rows per
+//     CPU-second, old and new FileWriter alternated; arrow-go's typed
+//     column writers, pqarrow from Arrow builders and parquet-go's
+//     ColumnWriters fed parquet.Values were all slower than the row
+//     writer (docs/performance.md has the figures).
 //   - zstd SpeedFastest: 18.2 B/row; SpeedDefault: 14.8 B/row (19% smaller)
-//     but 1.25x the CPU. On genRecords records, with more strings: 34.5
-//     against 30.4 B/row. Fastest is the default, for ingest throughput.
+//     but 1.25x the CPU. Fastest is the default, for ingest throughput.
+//   - zstd is most of what is left, and most of it on recorded_at, line
+//     and seq, 8-byte little-endian numbers that match in short runs.
+//     DELTA_BINARY_PACKED for them: 2.1M against 1.6M rows/CPU-s and 4%
+//     smaller, but arrow-go's delta decoder never frees a buffer
+//     (TestArrowInterop's checked allocator reports it), so not kept.
+//   - origin dictionary-encoded, link stored uncompressed, in the row
+//     writer (struct tags): 0.68M to 0.82M rows/CPU-s (medians of three
+//     noisy rounds, one round the other way); kept in chunkFile.
+//   - Page cut at 256 KiB of values, against 1 MiB: 3 to 5% slower, 0.3%
+//     larger files, 45 MB less peak RSS in ingest.
 //   - No page header statistics and no min/max for the string columns other
-//     than client_id: +25% rows/s, same size.
-//   - 1 MiB page buffers against 256 KiB: same speed, 0.7% smaller files.
+//     than client_id and origin: the row writer +25% rows/s, same size.
 //   - v2 data pages: no faster, 1.3% larger; v1 kept for reader support.
 //   - PLAIN against DELTA_LENGTH_BYTE_ARRAY strings: same speed, 0.5%
-//     larger; PLAIN kept (see writerOptions).
-//   - Plain instead of dictionary host_id, stage, failure_class: no faster,
-//     1% larger.
-//   - Writing parquet.Values through the ColumnWriters instead of the
-//     struct writer: 10 to 15% slower.
+//     larger; PLAIN kept (arrow-go's decoder leaks allocator memory).
 func BenchmarkWriteFile(b *testing.B) {
 	recs := typicalRecords(1 << 20)
 	b.Run("records", func(b *testing.B) { benchWrite(b, recs, nil) })
@@ -744,11 +794,12 @@ func reportRows(b *testing.B, rows int, cpu time.Duration) {
 	}
 }
 
-// TestNullsAtWriteBoundaries pins a parquet-go v0.32.0 bug that row works
-// around: in a 64-row write, if the last run of present values starts at
-// row y, is y rows long and only nulls follow, the writer marks those nulls
-// present (it compares the shifted null bitmap with (1<<y)-1). Each 64-row
-// block here has that shape for another y. The test reads the file with
+// TestNullsAtWriteBoundaries pins a parquet-go v0.32.0 bug that the row
+// type worked around when parquet-go's row writer wrote the files: in a
+// 64-row write, if the last run of present values starts at row y, is y
+// rows long and only nulls follow, the writer marked those nulls present
+// (it compares the shifted null bitmap with (1<<y)-1). Each 64-row block
+// here has that shape for another y; FileWriter must keep every null. The test reads the file with
 // parquet-go's row reader, not ours, which cannot tell a null string from
 // an empty one.
 func TestNullsAtWriteBoundaries(t *testing.T) {

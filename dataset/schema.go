@@ -14,23 +14,19 @@ import (
 	"github.com/stormaudit/stormaudit/auditfmt"
 )
 
-// row is the Parquet row of a dataset file: one field per column, in column
-// order.
+// row is the Parquet row of a dataset file: one field per column, in
+// column order. The schema parquet-go derives from it is the files'
+// schema (fileSchema, and the footer FileWriter writes); FileWriter no
+// longer writes rows of it but column chunks (chunkFile), from records.
 //
 // Every optional column is a pointer, nil for null, so that null means
 // exactly "absent": a reason_code of 0 or a session_present of false is a
-// value. The pointers point into the records and chain positions being
-// written (or, for enum names, into the vocabularies), so converting a
-// batch allocates nothing.
+// value.
 //
-// Two bugs in parquet-go v0.32.0 shape this type. Optional fields that are
-// not pointers (where the zero value is null) can come out non-null when
-// the last rows of a 64-row write are null; pointers take another path.
-// And an optional pointer field tagged json gets two definition levels and
-// makes the writer panic, so extra and envelope are plain STRING columns
-// holding JSON text rather than JSON logical type columns. (Writing each
-// column's parquet.Values through the ColumnWriters avoids both bugs and
-// allows JSON columns, but measured 10 to 15% slower.)
+// extra and envelope are plain STRING columns holding JSON text rather
+// than JSON logical type columns because parquet-go v0.32.0, which wrote
+// the files before, panics on an optional pointer field tagged json; the
+// files keep that schema.
 type row struct {
 	ClientID          string    `parquet:"client_id,dict"`
 	RecordedAt        int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
@@ -137,107 +133,6 @@ func Columns() []string { return append([]string(nil), columnNames...) }
 
 // SortedBy lists the columns a dataset file is sorted by.
 var SortedBy = []string{"client_id", "recorded_at"}
-
-// narrowed holds the 32-bit copies of a record's schema and reason_code for
-// the row's pointers to point at.
-type narrowed struct {
-	schema     int32
-	reasonCode int32
-	atNs       int32
-}
-
-// toRow fills dst from rec and pos (nil for a row without a chain
-// position). dst points into rec, pos and nw, which must stay untouched
-// until dst has been written. sources maps rec.Source to a name. Errors
-// are *auditfmt.FieldError.
-func toRow(dst *row, nw *narrowed, rec *auditfmt.Record, pos *hashchain.Pos, sources []string) error {
-	if int(rec.Source) >= len(sources) {
-		return &auditfmt.FieldError{Field: "source", Expected: fmt.Sprintf("an index below %d (the number of sources)", len(sources)), Found: fmt.Sprint(rec.Source)}
-	}
-	outcome, err := outcomes.name("outcome", rec.Outcome)
-	if err != nil {
-		return err
-	}
-	us, rem := splitTime(rec.RecordedAt)
-	*dst = row{
-		ClientID:          rec.ClientID,
-		RecordedAt:        us,
-		RecordedOffsetMin: int32(rec.OffsetMin),
-		Attempt:           rec.Attempt,
-		BackoffDelayS:     rec.BackoffDelayS,
-		Outcome:           *outcome,
-		CleanSession:      rec.CleanSession,
-		HostID:            optString(&rec.HostID),
-		AttemptID:         optString(&rec.AttemptID),
-		RecordID:          optString(&rec.RecordID),
-		Extra:             optString(&rec.Extra),
-		Envelope:          optString(&rec.Envelope),
-		Source:            sources[rec.Source],
-		Line:              rec.Line,
-	}
-	if rem != 0 {
-		nw.atNs = rem
-		dst.RecordedAtNs = &nw.atNs
-	}
-	if pos != nil {
-		dst.Origin, dst.Seq, dst.Link = &pos.Origin, &pos.Seq, (*[32]byte)(&pos.Link)
-	}
-	if rec.Stage != 0 {
-		if dst.Stage, err = stages.name("stage", rec.Stage); err != nil {
-			return err
-		}
-	}
-	if rec.FailureClass != 0 {
-		if dst.FailureClass, err = failureClasses.name("failure_class", rec.FailureClass); err != nil {
-			return err
-		}
-	}
-	if rec.Has == 0 {
-		return nil
-	}
-	return setOptionals(dst, nw, rec)
-}
-
-// optString returns s, or nil (null) if *s is empty.
-func optString(s *string) *string {
-	if *s == "" {
-		return nil
-	}
-	return s
-}
-
-func setOptionals(dst *row, nw *narrowed, rec *auditfmt.Record) error {
-	if rec.Has&auditfmt.HasSchema != 0 {
-		if rec.Schema < math.MinInt32 || rec.Schema > math.MaxInt32 {
-			return &auditfmt.FieldError{Field: "schema", Expected: "a 32-bit integer", Found: fmt.Sprint(rec.Schema)}
-		}
-		nw.schema = int32(rec.Schema)
-		dst.Schema = &nw.schema
-	}
-	if rec.Has&auditfmt.HasDeviceSeq != 0 {
-		dst.DeviceSeq = &rec.DeviceSeq
-	}
-	if rec.Has&auditfmt.HasReasonCode != 0 {
-		if rec.ReasonCode < math.MinInt32 || rec.ReasonCode > math.MaxInt32 {
-			return &auditfmt.FieldError{Field: "reason_code", Expected: "a 32-bit integer", Found: fmt.Sprint(rec.ReasonCode)}
-		}
-		nw.reasonCode = int32(rec.ReasonCode)
-		dst.ReasonCode = &nw.reasonCode
-	}
-	if rec.Has&auditfmt.HasCeiling != 0 {
-		dst.CeilingS = &rec.CeilingS
-	}
-	if rec.Has&auditfmt.HasSessionPresent != 0 {
-		dst.SessionPresent = &rec.SessionPresent
-	}
-	if rec.Has&auditfmt.HasOutboxDepth != 0 {
-		dst.OutboxDepth = &rec.OutboxDepth
-	}
-	if rec.Has&auditfmt.HasOutboxFlushed != 0 {
-		dst.OutboxFlushed = &rec.OutboxFlushed
-	}
-	return nil
-}
 
 // A columnType says what a column of ours is, and checks a file's column
 // against it.
