@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -223,4 +224,26 @@ func busiestSecond(fs []flushAt) busiest {
 	}
 	b.devices = len(devs)
 	return b
+}
+
+// sortPlaced sorts messages placed in time by time, then by the line of
+// their record.
+func sortPlaced(fs []flushAt) {
+	slices.SortFunc(fs, func(a, b flushAt) int { return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref)) })
+}
+
+// recoveries calls fn with each incident of incs that has a first
+// connect, and the next incident's lost_at (MaxInt64 for the last): the
+// stretch its recovery's messages are placed in.
+func recoveries(incs []Incident, fn func(in *Incident, next int64)) {
+	for k := range incs {
+		if incs[k].FirstConnectAt == NoTime {
+			continue
+		}
+		next := int64(math.MaxInt64)
+		if k+1 < len(incs) {
+			next = incs[k+1].LostAt
+		}
+		fn(&incs[k], next)
+	}
 }

@@ -3,7 +3,6 @@ package analyze
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -213,21 +212,13 @@ func (r *backlog) Finish(c *Context) {
 	if len(incs) == 0 || len(r.Flushes) == 0 {
 		return
 	}
-	slices.SortFunc(r.Flushes, func(a, b flushAt) int { return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref)) })
+	sortPlaced(r.Flushes)
 	slices.SortFunc(r.Losses, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
-	for k := range incs {
-		in := &incs[k]
-		if in.FirstConnectAt == NoTime {
-			continue
-		}
-		next := int64(math.MaxInt64)
-		if k+1 < len(incs) {
-			next = incs[k+1].LostAt
-		}
+	recoveries(incs, func(in *Incident, next int64) {
 		if b, ok := r.flushBunch(in, next); ok {
 			c.Report(b.finding(in))
 		}
-	}
+	})
 }
 
 // bunch is what flushBunch found of one incident's flush.

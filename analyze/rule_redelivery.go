@@ -179,21 +179,13 @@ func (r *redelivery) Finish(c *Context) {
 	if len(incs) == 0 || len(r.Placed) == 0 {
 		return
 	}
-	slices.SortFunc(r.Placed, func(a, b flushAt) int { return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref)) })
+	sortPlaced(r.Placed)
 	slices.SortFunc(r.Handled, func(a, b handledLoss) int { return cmp.Compare(a.Lost, b.Lost) })
-	for k := range incs {
-		in := &incs[k]
-		if in.FirstConnectAt == NoTime {
-			continue
-		}
-		next := int64(math.MaxInt64)
-		if k+1 < len(incs) {
-			next = incs[k+1].LostAt
-		}
+	recoveries(incs, func(in *Incident, next int64) {
 		if w, ok := r.wave(in, next); ok {
 			c.Report(w.finding(in, r))
 		}
-	}
+	})
 }
 
 // redeliveryWave is what wave found of one incident's redelivery.
