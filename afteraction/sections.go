@@ -108,6 +108,10 @@ func fleetOf(pg *page, st *analyze.FleetStats) {
 	if st.Flushed > 0 {
 		pg.Fleet = append(pg.Fleet, kv{"outbox flush", fmt.Sprintf("%d messages; the flush peaked at %d in 1s at %s", st.Flushed, st.FlushPeak, report.Time(st.FlushPeakAt))})
 	}
+	if st.Redelivered > 0 {
+		pg.Fleet = append(pg.Fleet, kv{"broker redelivery", fmt.Sprintf("%d messages; the redelivery peaked at %d in 1s at %s",
+			st.Redelivered, st.RedeliveryPeak, report.Time(st.RedeliveryPeakAt))})
+	}
 	if len(st.TTR) > 0 {
 		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f",
 			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)})
@@ -237,6 +241,12 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 			v.Peak += "; "
 		}
 		v.Peak += fmt.Sprintf("outbox flush at %d messages in 1 s at %s", in.FlushPeak, report.Time(in.FlushPeakAt))
+	}
+	if in.RedeliveryPeak > 0 {
+		if v.Peak != "" {
+			v.Peak += "; "
+		}
+		v.Peak += fmt.Sprintf("broker redelivery at %d messages in 1 s at %s", in.RedeliveryPeak, report.Time(in.RedeliveryPeakAt))
 	}
 	return v
 }

@@ -30,6 +30,7 @@ var catalogue = []func() Rule{
 	func() Rule { return &startupStorm{defaultSpread: DefaultStartupSpread.Seconds()} },
 	func() Rule { return &overlappingAttempts{ids: map[stageKey]*inFlight{}} },
 	func() Rule { return &backlog{} },
+	func() Rule { return newRedelivery() },
 	func() Rule { return &secretInLog{} },
 	// the rules that need the broker's log (RuleInfo.NeedsBrokerLog)
 	func() Rule { return &unauditedConnect{} },

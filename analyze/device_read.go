@@ -68,7 +68,7 @@ func ReadDevice(dir, id string) (*DeviceRecords, error) {
 // eventOf returns the record r, row row of dataset file file, as an Event.
 func eventOf(r *auditfmt.Record, file int32, row int64) Event {
 	e := Event{At: r.RecordedAt, Delay: r.BackoffDelayS, Ceiling: math.NaN(), Attempt: r.Attempt, Seq: -1, Outbox: -1, Flushed: -1, Reason: -1,
-		Outcome: r.Outcome, Fail: r.FailureClass, Stage: r.Stage, Clean: r.CleanSession, Presence: -1,
+		Redelivered: -1, Duplicates: -1, Outcome: r.Outcome, Fail: r.FailureClass, Stage: r.Stage, Clean: r.CleanSession, Presence: -1,
 		Ref: Ref{File: file, Source: int32(r.Source), Row: row, Line: r.Line}}
 	if r.Has&auditfmt.HasDeviceSeq != 0 {
 		e.Seq = r.DeviceSeq
@@ -81,6 +81,12 @@ func eventOf(r *auditfmt.Record, file int32, row int64) Event {
 	}
 	if r.Has&auditfmt.HasOutboxFlushed != 0 {
 		e.Flushed = r.OutboxFlushed
+	}
+	if r.Has&auditfmt.HasInboundRedelivered != 0 {
+		e.Redelivered = r.InboundRedelivered
+	}
+	if r.Has&auditfmt.HasInboundDuplicates != 0 {
+		e.Duplicates = r.InboundDuplicates
 	}
 	if r.Has&auditfmt.HasReasonCode != 0 {
 		e.Reason = int32(r.ReasonCode)

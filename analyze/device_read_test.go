@@ -108,23 +108,23 @@ type bytesWriter []byte
 
 func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
 
-// TestEventOutboxAndAttemptKey reads the outbox fields and attempt_id of
-// records through both read paths, the dataset's Arrow batches (Timeline,
+// TestEventOutboxAndAttemptKey reads the outbox and inbound fields and
+// attempt_id of records through both read paths, the dataset's Arrow batches (Timeline,
 // as Check reads) and its records (ReadDevice): present, absent, zero.
 func TestEventOutboxAndAttemptKey(t *testing.T) {
 	lines := []string{
 		`{"client_id": "dev-a", "attempt": 0, "backoff_delay_s": 1.0, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:30+00:00", "attempt_id": "a-1", "outbox_depth": 4}`,
-		`{"client_id": "dev-a", "attempt": 0, "backoff_delay_s": 1.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:31.2+00:00", "attempt_id": "a-1", "outbox_depth": 4, "outbox_flushed": 0}`,
-		`{"message": "m", "audit": {"client_id": "dev-a", "attempt": 0, "backoff_delay_s": 0.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:40+00:00", "outbox_depth": 0, "outbox_flushed": 9007199254740992}}`,
+		`{"client_id": "dev-a", "attempt": 0, "backoff_delay_s": 1.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:31.2+00:00", "attempt_id": "a-1", "outbox_depth": 4, "outbox_flushed": 0, "inbound_redelivered": 0}`,
+		`{"message": "m", "audit": {"client_id": "dev-a", "attempt": 0, "backoff_delay_s": 0.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:40+00:00", "outbox_depth": 0, "outbox_flushed": 9007199254740992, "inbound_redelivered": 9007199254740992, "inbound_duplicates": 7}}`,
 		`{"client_id": "dev-b", "attempt": 0, "backoff_delay_s": 0.5, "outcome": "backoff_wait", "clean_session": true, "recorded_at": "2026-11-30T14:17:30+00:00", "outbox_depth": null}`,
-		`{"client_id": "dev-b", "attempt": 0, "backoff_delay_s": 0.5, "outcome": "connected", "clean_session": true, "recorded_at": "2026-11-30T14:17:30.6+00:00", "attempt_id": "b-\u00e9😀"}`,
+		`{"client_id": "dev-b", "attempt": 0, "backoff_delay_s": 0.5, "outcome": "connected", "clean_session": true, "recorded_at": "2026-11-30T14:17:30.6+00:00", "attempt_id": "b-\u00e9😀", "inbound_duplicates": 0}`,
 	}
 	want := map[int64]eventFields{ // by input line
-		1: {4, -1, AttemptKey("a-1")},
-		2: {4, 0, AttemptKey("a-1")},
-		3: {0, 1 << 53, 0},
-		4: {-1, -1, 0},
-		5: {-1, -1, AttemptKey("b-é😀")},
+		1: {4, -1, -1, -1, AttemptKey("a-1")},
+		2: {4, 0, 0, -1, AttemptKey("a-1")},
+		3: {0, 1 << 53, 1 << 53, 7, 0},
+		4: {-1, -1, -1, -1, 0},
+		5: {-1, -1, -1, 0, AttemptKey("b-é😀")},
 	}
 	in := filepath.Join(t.TempDir(), "outbox.ndjson")
 	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
@@ -138,7 +138,7 @@ func TestEventOutboxAndAttemptKey(t *testing.T) {
 	// (testdata/datasets/README.md) has no columns for them: absent.
 	old := map[int64]string{2: "a-1", 3: "a-1", 4: "a-2", 5: "a-2"}
 	checkEventFields(t, filepath.Join("..", "testdata", "datasets", "before-outbox"), []string{"dev-0001", "dev-0002"}, func(e *Event) eventFields {
-		f := eventFields{-1, -1, 0}
+		f := eventFields{-1, -1, -1, -1, 0}
 		if id, ok := old[e.Ref.Line]; ok {
 			f.key = AttemptKey(id)
 		}
@@ -146,10 +146,10 @@ func TestEventOutboxAndAttemptKey(t *testing.T) {
 	})
 }
 
-// eventFields are an event's outbox fields and attempt key.
+// eventFields are an event's outbox and inbound fields and attempt key.
 type eventFields struct {
-	outbox, flushed int64
-	key             uint64
+	outbox, flushed, redelivered, dups int64
+	key                                uint64
 }
 
 // checkEventFields reads the devices ids of the dataset in dir through
@@ -172,8 +172,8 @@ func checkEventFields(t *testing.T, dir string, ids []string, want func(*Event) 
 			}
 			for i := range d.Events {
 				e := &d.Events[i]
-				if got, w := (eventFields{e.Outbox, e.Flushed, e.AttemptKey}), want(e); got != w {
-					t.Errorf("%s: %s line %d: outbox, flushed, attempt key %v, want %v", path, id, e.Ref.Line, got, w)
+				if got, w := (eventFields{e.Outbox, e.Flushed, e.Redelivered, e.Duplicates, e.AttemptKey}), want(e); got != w {
+					t.Errorf("%s: %s line %d: outbox, flushed, redelivered, duplicates, attempt key %v, want %v", path, id, e.Ref.Line, got, w)
 				}
 			}
 		}

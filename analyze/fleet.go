@@ -60,6 +60,16 @@ type FleetStats struct {
 	FlushPerSecond []int64
 	FlushPeak      int64
 	FlushPeakAt    int64
+
+	// Redelivered counts the messages the broker redelivered to the
+	// devices after their reconnects (inbound_redelivered), placed in
+	// time as Device.Redeliveries places them; the other Redelivery
+	// figures are the Flush ones of those messages.
+	Redelivered         int64
+	RedeliveryFirst     int64
+	RedeliveryPerSecond []int64
+	RedeliveryPeak      int64
+	RedeliveryPeakAt    int64
 }
 
 // DefaultWindow is the window socket-opens are counted in by default.
@@ -75,7 +85,8 @@ type fleetCounter struct {
 	Window int64
 	Opens  map[int64]int64 // window index -> socket-opens
 	Inc    incidentCounter
-	Flush  flushCounter
+	Flush  secondCounter
+	Redel  secondCounter
 	Wit    witnessCounter
 
 	broker []*brokerlog.Log // the broker's logs, set before stats
@@ -85,7 +96,7 @@ func newFleetCounter(window time.Duration) *fleetCounter {
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &fleetCounter{St: FleetStats{Window: window, FlushPeakAt: NoTime}, Window: int64(window), Opens: map[int64]int64{}}
+	return &fleetCounter{St: FleetStats{Window: window, FlushPeakAt: NoTime, RedeliveryPeakAt: NoTime}, Window: int64(window), Opens: map[int64]int64{}}
 }
 
 func (fc *fleetCounter) add(d *Device) {
@@ -99,7 +110,8 @@ func (fc *fleetCounter) add(d *Device) {
 	}
 	fc.Inc.add(d)
 	fc.Wit.add(d, fc.Inc.Devices-1)
-	fc.Flush.add(d)
+	d.Flushes(fc.Flush.add)
+	d.Redeliveries(fc.Redel.add)
 	if !d.Lost() {
 		return
 	}
@@ -157,7 +169,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 			st.Incidents[k].Broker = wit.incident(&st.Incidents[k], members[k], next)
 		}
 	}
-	fc.Flush.stats(st)
+	fc.messageStats(st)
 	slices.Sort(st.TTR)
 	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)
 	var sum, sq float64

@@ -63,6 +63,10 @@ type Incident struct {
 	// LostAt's second to the next incident's; 0 and NoTime when none was.
 	FlushPeak   int64
 	FlushPeakAt int64
+	// RedeliveryPeak is the same of the messages the broker redelivered
+	// (see Device.Redeliveries), RedeliveryPeakAt its start.
+	RedeliveryPeak   int64
+	RedeliveryPeakAt int64
 }
 
 // IncidentWindow is the window losses are counted in: an incident is a
@@ -229,7 +233,8 @@ func chainLosses(ls []lossEvent, need int, w int64) [][2]int {
 func newIncident(ls []lossEvent) Incident {
 	first := ls[0].At
 	inc := Incident{LostAt: first, FirstLoss: first, LostAtEarliest: first, LostAtLatest: first, Basis: BasisFirstLoss,
-		LastLoss: ls[len(ls)-1].At, LossInferred: true, FirstConnectAt: NoTime, ConnectsPeakAt: NoTime, FlushPeakAt: NoTime}
+		LastLoss: ls[len(ls)-1].At, LossInferred: true, FirstConnectAt: NoTime, ConnectsPeakAt: NoTime, FlushPeakAt: NoTime,
+		RedeliveryPeakAt: NoTime}
 	seen := map[int32]bool{}
 	for _, l := range ls {
 		if seen[l.Dev] {

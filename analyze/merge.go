@@ -52,8 +52,8 @@ func (fc *fleetCounter) merge(next *fleetCounter) {
 	fc.Opens = addCounts(fc.Opens, next.Opens)
 	fc.Wit.merge(&next.Wit, fc.Inc.Devices)
 	fc.Inc.merge(&next.Inc)
-	fc.Flush.Total = addSat(fc.Flush.Total, next.Flush.Total)
-	fc.Flush.Seconds = addCounts(fc.Flush.Seconds, next.Flush.Seconds)
+	fc.Flush.merge(&next.Flush)
+	fc.Redel.merge(&next.Redel)
 }
 
 // addCounts adds the counts of b to a (nil: made) and returns a.

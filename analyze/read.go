@@ -25,7 +25,7 @@ import (
 var (
 	readColumns = []string{"client_id", "recorded_at", "attempt", "backoff_delay_s", "outcome", "clean_session",
 		"host_id", "stage", "attempt_id", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present",
-		"outbox_depth", "outbox_flushed", "record_id", "extra", "envelope", "source", "line"}
+		"outbox_depth", "outbox_flushed", "inbound_redelivered", "inbound_duplicates", "record_id", "extra", "envelope", "source", "line"}
 	dictColumns = []string{"client_id", "outcome", "host_id", "stage", "failure_class", "source"}
 )
 
@@ -53,6 +53,7 @@ type batch struct {
 	extra, envelope      *array.String // JSON objects
 	attempt, seq, line   *array.Int64
 	outbox, flushed      *array.Int64
+	redelivered, dups    *array.Int64
 	reason               *array.Int32
 	delay, ceiling       *array.Float64
 	clean, present       *array.Boolean
@@ -94,6 +95,8 @@ func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
 	b.envelope = column[*array.String](rec, "envelope", &bad)
 	b.outbox = column[*array.Int64](rec, "outbox_depth", &bad)
 	b.flushed = column[*array.Int64](rec, "outbox_flushed", &bad)
+	b.redelivered = column[*array.Int64](rec, "inbound_redelivered", &bad)
+	b.dups = column[*array.Int64](rec, "inbound_duplicates", &bad)
 	b.reason = column[*array.Int32](rec, "reason_code", &bad)
 	b.ceiling = column[*array.Float64](rec, "ceiling_s", &bad)
 	b.present = column[*array.Boolean](rec, "session_present", &bad)
@@ -378,9 +381,9 @@ func (b *batch) attemptKey(i int) uint64 {
 // event returns row i of the batch as an Event.
 func (b *batch) event(i int, file int32, row int64) Event {
 	e := Event{At: int64(b.at.Value(i)), Attempt: b.attempt.Value(i), Delay: b.delay.Value(i),
-		Clean: b.clean.Value(i), Ceiling: math.NaN(), Seq: -1, Outbox: -1, Flushed: -1, Reason: -1, Presence: -1,
-		Outcome: b.outcomes[b.outcome.index(i)],
-		Ref:     Ref{File: file, Row: row, Source: b.sourceIndex[b.source.index(i)], Line: b.line.Value(i)}}
+		Clean: b.clean.Value(i), Ceiling: math.NaN(), Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1,
+		Reason: -1, Presence: -1, Outcome: b.outcomes[b.outcome.index(i)],
+		Ref: Ref{File: file, Row: row, Source: b.sourceIndex[b.source.index(i)], Line: b.line.Value(i)}}
 	if b.stage.a.IsValid(i) {
 		e.Stage = b.stages[b.stage.index(i)]
 	}
@@ -398,6 +401,12 @@ func (b *batch) event(i int, file int32, row int64) Event {
 	}
 	if b.flushed.IsValid(i) {
 		e.Flushed = b.flushed.Value(i)
+	}
+	if b.redelivered.IsValid(i) {
+		e.Redelivered = b.redelivered.Value(i)
+	}
+	if b.dups.IsValid(i) {
+		e.Duplicates = b.dups.Value(i)
 	}
 	if b.reason.IsValid(i) {
 		e.Reason = b.reason.Value(i)

@@ -3,7 +3,6 @@ package analyze
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -213,32 +212,21 @@ func (r *backlog) Finish(c *Context) {
 	if len(incs) == 0 || len(r.Flushes) == 0 {
 		return
 	}
-	slices.SortFunc(r.Flushes, func(a, b flushAt) int { return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref)) })
+	sortPlaced(r.Flushes)
 	slices.SortFunc(r.Losses, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
-	for k := range incs {
-		in := &incs[k]
-		if in.FirstConnectAt == NoTime {
-			continue
-		}
-		next := int64(math.MaxInt64)
-		if k+1 < len(incs) {
-			next = incs[k+1].LostAt
-		}
+	recoveries(incs, func(in *Incident, next int64) {
 		if b, ok := r.flushBunch(in, next); ok {
 			c.Report(b.finding(in))
 		}
-	}
+	})
 }
 
 // bunch is what flushBunch found of one incident's flush.
 type bunch struct {
-	total, observed int64   // messages flushed in the recovery, and in its busiest window
-	at              int64   // that window's start
-	devices         int     // devices flushing in it
-	span            float64 // from the incident's loss to its last connect, s: the time the backlog built up and drained in
-	expected        float64 // messages per window of the backlog spread uniformly over span
-	refs            []Ref
-	lastConn        int64
+	busiest          // of the messages flushed in the recovery
+	span     float64 // from the incident's loss to its last connect, s: the time the backlog built up and drained in
+	expected float64 // messages per window of the backlog spread uniformly over span
+	lastConn int64
 }
 
 // flushBunch judges the flush after incident in, up to next: the
@@ -255,38 +243,13 @@ func (r *backlog) flushBunch(in *Incident, next int64) (bunch, bool) {
 		}
 		b.lastConn = max(b.lastConn, l[1])
 	}
-	i, _ := slices.BinarySearchFunc(r.Flushes, in.FirstConnectAt, func(f flushAt, t int64) int { return cmp.Compare(f.At, t) })
-	fs := r.Flushes[i:]
-	if j := slices.IndexFunc(fs, func(f flushAt) bool { return f.At >= next }); j >= 0 {
-		fs = fs[:j]
-	}
+	fs := placedWithin(r.Flushes, in.FirstConnectAt, next)
 	if len(fs) == 0 {
 		return b, false
 	}
-	w := int64(StormWindow)
-	var sum int64
-	for lo, hi := 0, 0; lo < len(fs); lo++ { // the busiest [t, t+w) starting at a flush
-		for ; hi < len(fs) && fs[hi].At < addSat(fs[lo].At, w); hi++ {
-			sum += fs[hi].N
-		}
-		if sum > b.observed {
-			b.observed, b.at = sum, fs[lo].At
-		}
-		sum -= fs[lo].N
-		b.total += fs[lo].N
-	}
+	b.busiest = busiestSecond(fs)
 	b.span = float64(b.lastConn-in.LostAt) / 1e9
 	b.expected = float64(b.total) * StormWindow.Seconds() / max(b.span, StormWindow.Seconds())
-	devs := map[int32]bool{}
-	for _, f := range fs {
-		if f.At >= b.at && f.At < b.at+w {
-			devs[f.Dev] = true
-			if len(b.refs) < MaxRefs {
-				b.refs = append(b.refs, f.Ref)
-			}
-		}
-	}
-	b.devices = len(devs)
 	return b, b.observed >= FlushMin && b.devices >= StormMin && float64(b.observed) > StormFactor*b.expected
 }
 

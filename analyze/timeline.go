@@ -23,21 +23,23 @@ type Ref struct {
 // millions: the 8-byte fields come first and the smaller ones after, so
 // that the only padding is what rounds those up to 8 bytes.
 type Event struct {
-	At         int64   // recorded_at, Unix nanoseconds
-	Delay      float64 // backoff_delay_s
-	Ceiling    float64 // ceiling_s; NaN when absent
-	Attempt    int64
-	Seq        int64  // device_seq; -1 when absent
-	Outbox     int64  // outbox_depth; -1 when absent
-	Flushed    int64  // outbox_flushed; -1 when absent
-	AttemptKey uint64 // a 64-bit hash of attempt_id (see AttemptKey); 0 when absent
-	Reason     int32  // reason_code; -1 when absent
-	Outcome    auditfmt.Outcome
-	Fail       auditfmt.FailureClass
-	Stage      auditfmt.Stage
-	Clean      bool
-	Presence   int8 // session_present: -1 absent, 0 false, 1 true
-	Ref        Ref
+	At          int64   // recorded_at, Unix nanoseconds
+	Delay       float64 // backoff_delay_s
+	Ceiling     float64 // ceiling_s; NaN when absent
+	Attempt     int64
+	Seq         int64  // device_seq; -1 when absent
+	Outbox      int64  // outbox_depth; -1 when absent
+	Flushed     int64  // outbox_flushed; -1 when absent
+	Redelivered int64  // inbound_redelivered; -1 when absent
+	Duplicates  int64  // inbound_duplicates; -1 when absent
+	AttemptKey  uint64 // a 64-bit hash of attempt_id (see AttemptKey); 0 when absent
+	Reason      int32  // reason_code; -1 when absent
+	Outcome     auditfmt.Outcome
+	Fail        auditfmt.FailureClass
+	Stage       auditfmt.Stage
+	Clean       bool
+	Presence    int8 // session_present: -1 absent, 0 false, 1 true
+	Ref         Ref
 }
 
 // AttemptKey returns the key Event.AttemptKey holds for the attempt_id id:

@@ -89,6 +89,12 @@ func compareContent(a, b *Record) int {
 	if c := cmp.Compare(a.OutboxFlushed, b.OutboxFlushed); c != 0 {
 		return c
 	}
+	if c := cmp.Compare(a.InboundRedelivered, b.InboundRedelivered); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.InboundDuplicates, b.InboundDuplicates); c != 0 {
+		return c
+	}
 	if c := strings.Compare(a.HostID, b.HostID); c != 0 {
 		return c
 	}

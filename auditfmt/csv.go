@@ -37,50 +37,56 @@ const (
 	colSessionPresent
 	colOutboxDepth
 	colOutboxFlushed
+	colInboundRedelivered
+	colInboundDuplicates
 	numCSVCols
 )
 
 var csvNames = [numCSVCols]string{
-	colClientID:       "client_id",
-	colAttempt:        "attempt",
-	colBackoffDelay:   "backoff_delay_s",
-	colOutcome:        "outcome",
-	colCleanSession:   "clean_session",
-	colRecordedAt:     "recorded_at",
-	colSchema:         "schema",
-	colHostID:         "host_id",
-	colStage:          "stage",
-	colAttemptID:      "attempt_id",
-	colRecordID:       "record_id",
-	colDeviceSeq:      "device_seq",
-	colFailureClass:   "failure_class",
-	colReasonCode:     "reason_code",
-	colCeiling:        "ceiling_s",
-	colSessionPresent: "session_present",
-	colOutboxDepth:    "outbox_depth",
-	colOutboxFlushed:  "outbox_flushed",
+	colClientID:           "client_id",
+	colAttempt:            "attempt",
+	colBackoffDelay:       "backoff_delay_s",
+	colOutcome:            "outcome",
+	colCleanSession:       "clean_session",
+	colRecordedAt:         "recorded_at",
+	colSchema:             "schema",
+	colHostID:             "host_id",
+	colStage:              "stage",
+	colAttemptID:          "attempt_id",
+	colRecordID:           "record_id",
+	colDeviceSeq:          "device_seq",
+	colFailureClass:       "failure_class",
+	colReasonCode:         "reason_code",
+	colCeiling:            "ceiling_s",
+	colSessionPresent:     "session_present",
+	colOutboxDepth:        "outbox_depth",
+	colOutboxFlushed:      "outbox_flushed",
+	colInboundRedelivered: "inbound_redelivered",
+	colInboundDuplicates:  "inbound_duplicates",
 }
 
 // csvExpected says what a cell of each column must hold.
 var csvExpected = [numCSVCols]string{
-	colClientID:       "a non-empty string",
-	colAttempt:        "an integer >= 0",
-	colBackoffDelay:   delayExpected,
-	colOutcome:        "one of " + strings.Join(outcomeNames[1:], ", "),
-	colCleanSession:   "true or false",
-	colRecordedAt:     "an RFC 3339 timestamp with a UTC offset, like 2026-11-30T14:17:34.979964+00:00",
-	colSchema:         strconv.Itoa(SchemaVersion),
-	colHostID:         "a string",
-	colStage:          "link, address or session",
-	colAttemptID:      "a string",
-	colRecordID:       "a string",
-	colDeviceSeq:      "an integer >= 0",
-	colFailureClass:   "one of " + strings.Join(failureNames[1:], ", "),
-	colReasonCode:     "an integer in 0..255",
-	colCeiling:        delayExpected,
-	colSessionPresent: "true or false",
-	colOutboxDepth:    "an integer >= 0",
-	colOutboxFlushed:  "an integer >= 0",
+	colClientID:           "a non-empty string",
+	colAttempt:            "an integer >= 0",
+	colBackoffDelay:       delayExpected,
+	colOutcome:            "one of " + strings.Join(outcomeNames[1:], ", "),
+	colCleanSession:       "true or false",
+	colRecordedAt:         "an RFC 3339 timestamp with a UTC offset, like 2026-11-30T14:17:34.979964+00:00",
+	colSchema:             strconv.Itoa(SchemaVersion),
+	colHostID:             "a string",
+	colStage:              "link, address or session",
+	colAttemptID:          "a string",
+	colRecordID:           "a string",
+	colDeviceSeq:          "an integer >= 0",
+	colFailureClass:       "one of " + strings.Join(failureNames[1:], ", "),
+	colReasonCode:         "an integer in 0..255",
+	colCeiling:            delayExpected,
+	colSessionPresent:     "true or false",
+	colOutboxDepth:        "an integer >= 0",
+	colOutboxFlushed:      "an integer >= 0",
+	colInboundRedelivered: "an integer >= 0",
+	colInboundDuplicates:  "an integer >= 0",
 }
 
 func (k csvCol) required() bool { return k >= colClientID && k <= colRecordedAt }
@@ -110,7 +116,8 @@ func csvColumnKind(name string) csvCol {
 // client_id (or its alias device_id), attempt, backoff_delay_s, outcome,
 // clean_session and recorded_at are required; schema, host_id, stage,
 // attempt_id, record_id, device_seq, failure_class, reason_code, ceiling_s,
-// session_present, outbox_depth and outbox_flushed are optional, and an empty cell in them means the
+// session_present, outbox_depth, outbox_flushed, inbound_redelivered and
+// inbound_duplicates are optional, and an empty cell in them means the
 // field is absent. Columns the schema does not know are kept: their
 // non-empty cells become the record's Extra, a JSON object of strings in
 // header order.
@@ -504,6 +511,12 @@ func setScalar(rec *Record, kind csvCol, cell []byte) (ok bool) {
 	case colOutboxFlushed:
 		rec.OutboxFlushed, ok = parseCSVInt(cell, 0, 1<<63-1)
 		rec.Has |= HasOutboxFlushed
+	case colInboundRedelivered:
+		rec.InboundRedelivered, ok = parseCSVInt(cell, 0, 1<<63-1)
+		rec.Has |= HasInboundRedelivered
+	case colInboundDuplicates:
+		rec.InboundDuplicates, ok = parseCSVInt(cell, 0, 1<<63-1)
+		rec.Has |= HasInboundDuplicates
 	}
 	return ok
 }
@@ -564,7 +577,7 @@ func parseCSVBool(cell []byte) (value, ok bool) {
 func csvDescribe(kind csvCol, cell []byte) string {
 	var err error
 	switch kind {
-	case colAttempt, colSchema, colDeviceSeq, colReasonCode, colOutboxDepth, colOutboxFlushed:
+	case colAttempt, colSchema, colDeviceSeq, colReasonCode, colOutboxDepth, colOutboxFlushed, colInboundRedelivered, colInboundDuplicates:
 		var v int64
 		if v, err = strconv.ParseInt(string(cell), 10, 64); err == nil {
 			return strconv.FormatInt(v, 10)

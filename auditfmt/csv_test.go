@@ -167,6 +167,12 @@ func TestCSVRowErrors(t *testing.T) {
 		{"negative outbox_flushed", csvHeader + ",outbox_flushed", "d,1,0.5,connected,true," + ts + ",-1", "outbox_flushed: expected an integer >= 0, found -1", "outbox_flushed"},
 		{"fractional outbox_flushed", csvHeader + ",outbox_flushed", "d,1,0.5,connected,true," + ts + ",1.5", `outbox_flushed: expected an integer >= 0, found "1.5"`, "outbox_flushed"},
 		{"text outbox_flushed", csvHeader + ",outbox_flushed", "d,1,0.5,connected,true," + ts + ",three", `outbox_flushed: expected an integer >= 0, found "three"`, "outbox_flushed"},
+		{"negative inbound_redelivered", csvHeader + ",inbound_redelivered", "d,1,0.5,connected,true," + ts + ",-1", "inbound_redelivered: expected an integer >= 0, found -1", "inbound_redelivered"},
+		{"fractional inbound_redelivered", csvHeader + ",inbound_redelivered", "d,1,0.5,connected,true," + ts + ",2.5", `inbound_redelivered: expected an integer >= 0, found "2.5"`, "inbound_redelivered"},
+		{"negative inbound_duplicates", csvHeader + ",inbound_duplicates", "d,1,0.5,connected,true," + ts + ",-3", "inbound_duplicates: expected an integer >= 0, found -3", "inbound_duplicates"},
+		{"text inbound_duplicates", csvHeader + ",inbound_duplicates", "d,1,0.5,connected,true," + ts + ",two", `inbound_duplicates: expected an integer >= 0, found "two"`, "inbound_duplicates"},
+		{"inbound_duplicates beyond inbound_redelivered", csvHeader + ",inbound_redelivered,inbound_duplicates", "d,1,0.5,connected,true," + ts + ",3,4",
+			"inbound_duplicates: expected at most inbound_redelivered (3), found 4", "inbound_duplicates"},
 		{"first error in header order", "attempt,client_id,backoff_delay_s,outcome,clean_session,recorded_at", "x,,0.5,backoff_wait,true," + ts,
 			`attempt: expected an integer >= 0, found "x"`, "attempt"},
 	}
@@ -446,8 +452,9 @@ func TestCSVWriter(t *testing.T) {
 			Has: auditfmt.HasCeiling | auditfmt.HasDeviceSeq | auditfmt.HasOutboxDepth, CeilingS: 4, DeviceSeq: 9, OutboxDepth: 0, Stage: auditfmt.StageLink,
 			Extra: `{"note":"say \"hi\"\nbye","fw":"1.0"}`},
 		{ClientID: "dev2", BackoffDelayS: 1e-9, Outcome: auditfmt.Refused, RecordedAt: ts, OffsetMin: -90, CleanSession: true,
-			Has:    auditfmt.HasSchema | auditfmt.HasReasonCode | auditfmt.HasSessionPresent | auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed,
-			Schema: 1, ReasonCode: 135, OutboxDepth: 250, OutboxFlushed: 31,
+			Has: auditfmt.HasSchema | auditfmt.HasReasonCode | auditfmt.HasSessionPresent | auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed |
+				auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates,
+			Schema: 1, ReasonCode: 135, OutboxDepth: 250, OutboxFlushed: 31, InboundRedelivered: 40, InboundDuplicates: 2,
 			FailureClass: auditfmt.FailAuth, HostID: "h", AttemptID: "a", RecordID: `r"`, Envelope: `{"levelname":"INFO"}`},
 	}
 	var buf bytes.Buffer
@@ -460,9 +467,9 @@ func TestCSVWriter(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,fw,note\n" +
-		`"dev,1",2,3.0,backoff_wait,false,2026-11-30T14:17:34.979964+00:00,,,link,,,9,,,4.0,,0,,1.0,"say ""hi""` + "\nbye\"\n" +
-		`dev2,0,0.000000001,refused,true,2026-11-30T12:47:34.979964-01:30,1,h,,a,"r""",,auth,135,,false,250,31,,` + "\n"
+	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,fw,note\n" +
+		`"dev,1",2,3.0,backoff_wait,false,2026-11-30T14:17:34.979964+00:00,,,link,,,9,,,4.0,,0,,,,1.0,"say ""hi""` + "\nbye\"\n" +
+		`dev2,0,0.000000001,refused,true,2026-11-30T12:47:34.979964-01:30,1,h,,a,"r""",,auth,135,,false,250,31,40,2,,` + "\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -490,7 +497,7 @@ func TestCSVWriterEmpty(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,\"a,b\"\n"
+	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,\"a,b\"\n"
 	if buf.String() != want {
 		t.Errorf("got %q, want %q", buf.String(), want)
 	}

@@ -177,7 +177,17 @@ func appendCSVOptional(b []byte, rec *Record) []byte {
 	if rec.Has&HasOutboxFlushed != 0 {
 		b = strconv.AppendInt(b, rec.OutboxFlushed, 10)
 	}
-	return b
+	b = appendOptInt(append(b, ','), rec.Has&HasInboundRedelivered != 0, rec.InboundRedelivered)
+	return appendOptInt(append(b, ','), rec.Has&HasInboundDuplicates != 0, rec.InboundDuplicates)
+}
+
+// appendOptInt appends v when the record has it: an absent field is an
+// empty cell.
+func appendOptInt(b []byte, has bool, v int64) []byte {
+	if !has {
+		return b
+	}
+	return strconv.AppendInt(b, v, 10)
 }
 
 // appendCSVField appends s as a CSV field, quoted when it holds a comma, a

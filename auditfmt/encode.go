@@ -74,6 +74,14 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"outbox_flushed":`...)
 		dst = strconv.AppendInt(dst, r.OutboxFlushed, 10)
 	}
+	if r.Has&HasInboundRedelivered != 0 {
+		dst = append(dst, `,"inbound_redelivered":`...)
+		dst = strconv.AppendInt(dst, r.InboundRedelivered, 10)
+	}
+	if r.Has&HasInboundDuplicates != 0 {
+		dst = append(dst, `,"inbound_duplicates":`...)
+		dst = strconv.AppendInt(dst, r.InboundDuplicates, 10)
+	}
 	if len(r.Extra) > 2 { // "{...}" with at least one member
 		dst = append(dst, ',')
 		dst = append(dst, r.Extra[1:len(r.Extra)-1]...)

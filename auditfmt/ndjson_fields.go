@@ -32,6 +32,8 @@ const (
 	fieldSessionPresent
 	fieldOutboxDepth
 	fieldOutboxFlushed
+	fieldInboundRedelivered
+	fieldInboundDuplicates
 	fieldAudit   // not a record field: the record an envelope carries
 	fieldUnknown // kept in Extra
 )
@@ -42,48 +44,52 @@ const requiredFields = 1<<fieldAttempt | 1<<fieldBackoffDelay | 1<<fieldOutcome 
 	1<<fieldCleanSession | 1<<fieldRecordedAt
 
 var wireFieldNames = [...]string{
-	fieldClientID:       "client_id",
-	fieldDeviceID:       "device_id",
-	fieldAttempt:        "attempt",
-	fieldBackoffDelay:   "backoff_delay_s",
-	fieldOutcome:        "outcome",
-	fieldCleanSession:   "clean_session",
-	fieldRecordedAt:     "recorded_at",
-	fieldSchema:         "schema",
-	fieldHostID:         "host_id",
-	fieldStage:          "stage",
-	fieldAttemptID:      "attempt_id",
-	fieldRecordID:       "record_id",
-	fieldDeviceSeq:      "device_seq",
-	fieldFailureClass:   "failure_class",
-	fieldReasonCode:     "reason_code",
-	fieldCeiling:        "ceiling_s",
-	fieldSessionPresent: "session_present",
-	fieldOutboxDepth:    "outbox_depth",
-	fieldOutboxFlushed:  "outbox_flushed",
+	fieldClientID:           "client_id",
+	fieldDeviceID:           "device_id",
+	fieldAttempt:            "attempt",
+	fieldBackoffDelay:       "backoff_delay_s",
+	fieldOutcome:            "outcome",
+	fieldCleanSession:       "clean_session",
+	fieldRecordedAt:         "recorded_at",
+	fieldSchema:             "schema",
+	fieldHostID:             "host_id",
+	fieldStage:              "stage",
+	fieldAttemptID:          "attempt_id",
+	fieldRecordID:           "record_id",
+	fieldDeviceSeq:          "device_seq",
+	fieldFailureClass:       "failure_class",
+	fieldReasonCode:         "reason_code",
+	fieldCeiling:            "ceiling_s",
+	fieldSessionPresent:     "session_present",
+	fieldOutboxDepth:        "outbox_depth",
+	fieldOutboxFlushed:      "outbox_flushed",
+	fieldInboundRedelivered: "inbound_redelivered",
+	fieldInboundDuplicates:  "inbound_duplicates",
 }
 
 // wireFieldExpected says what each field holds, for error messages.
 var wireFieldExpected = [...]string{
-	fieldClientID:       "a non-empty string",
-	fieldDeviceID:       "a non-empty string",
-	fieldAttempt:        "an integer >= 0",
-	fieldBackoffDelay:   delayExpected,
-	fieldOutcome:        outcomeExpected,
-	fieldCleanSession:   "true or false",
-	fieldRecordedAt:     timestampExpected,
-	fieldSchema:         strconv.Itoa(SchemaVersion),
-	fieldHostID:         "a non-empty string",
-	fieldStage:          "link, address or session",
-	fieldAttemptID:      "a non-empty string",
-	fieldRecordID:       "a non-empty string",
-	fieldDeviceSeq:      "an integer >= 0",
-	fieldFailureClass:   failureExpected,
-	fieldReasonCode:     "an integer in 0..255",
-	fieldCeiling:        delayExpected,
-	fieldSessionPresent: "true or false",
-	fieldOutboxDepth:    "an integer >= 0",
-	fieldOutboxFlushed:  "an integer >= 0",
+	fieldClientID:           "a non-empty string",
+	fieldDeviceID:           "a non-empty string",
+	fieldAttempt:            "an integer >= 0",
+	fieldBackoffDelay:       delayExpected,
+	fieldOutcome:            outcomeExpected,
+	fieldCleanSession:       "true or false",
+	fieldRecordedAt:         timestampExpected,
+	fieldSchema:             strconv.Itoa(SchemaVersion),
+	fieldHostID:             "a non-empty string",
+	fieldStage:              "link, address or session",
+	fieldAttemptID:          "a non-empty string",
+	fieldRecordID:           "a non-empty string",
+	fieldDeviceSeq:          "an integer >= 0",
+	fieldFailureClass:       failureExpected,
+	fieldReasonCode:         "an integer in 0..255",
+	fieldCeiling:            delayExpected,
+	fieldSessionPresent:     "true or false",
+	fieldOutboxDepth:        "an integer >= 0",
+	fieldOutboxFlushed:      "an integer >= 0",
+	fieldInboundRedelivered: "an integer >= 0",
+	fieldInboundDuplicates:  "an integer >= 0",
 }
 
 // quotedFieldNames holds the names of the fields as JSON strings.
@@ -101,7 +107,7 @@ var fieldAfter = func() (next [len(wireFieldNames)]wireField) {
 		next[f] = wireField(f + 1)
 	}
 	next[fieldClientID] = fieldAttempt // device_id is an alias
-	next[fieldOutboxFlushed] = fieldClientID
+	next[fieldInboundDuplicates] = fieldClientID
 	return next
 }()
 
@@ -158,6 +164,10 @@ func wireFieldOf(name []byte) wireField {
 		return fieldOutboxDepth
 	case "outbox_flushed":
 		return fieldOutboxFlushed
+	case "inbound_redelivered":
+		return fieldInboundRedelivered
+	case "inbound_duplicates":
+		return fieldInboundDuplicates
 	case "audit":
 		return fieldAudit
 	}
@@ -176,7 +186,8 @@ func (d *Decoder) field(rec *Record, f wireField, name []byte, i int) (int, erro
 	switch f {
 	case fieldClientID, fieldDeviceID, fieldHostID, fieldAttemptID, fieldRecordID:
 		return d.stringField(rec, f, name, i)
-	case fieldAttempt, fieldSchema, fieldDeviceSeq, fieldReasonCode, fieldOutboxDepth, fieldOutboxFlushed:
+	case fieldAttempt, fieldSchema, fieldDeviceSeq, fieldReasonCode, fieldOutboxDepth, fieldOutboxFlushed,
+		fieldInboundRedelivered, fieldInboundDuplicates:
 		return d.intField(rec, f, name, i)
 	case fieldBackoffDelay, fieldCeiling:
 		return d.floatField(rec, f, name, i)
@@ -464,6 +475,12 @@ func (d *Decoder) intField(rec *Record, f wireField, name []byte, i int) (int, e
 	case fieldOutboxFlushed:
 		rec.OutboxFlushed = v
 		rec.Has |= HasOutboxFlushed
+	case fieldInboundRedelivered:
+		rec.InboundRedelivered = v
+		rec.Has |= HasInboundRedelivered
+	case fieldInboundDuplicates:
+		rec.InboundDuplicates = v
+		rec.Has |= HasInboundDuplicates
 	}
 	return end, nil
 }

@@ -387,6 +387,13 @@ func TestDecodeErrors(t *testing.T) {
 		{"outbox_flushed string", `{` + required + `,"outbox_flushed":"3"}`, `outbox_flushed: expected an integer >= 0, found a string`},
 		{"outbox_flushed bool", `{` + required + `,"outbox_flushed":true}`, `outbox_flushed: expected an integer >= 0, found a boolean`},
 		{"outbox_flushed too big", `{` + required + `,"outbox_flushed":99999999999999999999}`, `outbox_flushed: expected an integer >= 0 that fits in 64 bits, found 99999999999999999999`},
+		{"inbound_redelivered negative", `{` + required + `,"inbound_redelivered":-2}`, `inbound_redelivered: expected an integer >= 0, found -2`},
+		{"inbound_redelivered fraction", `{` + required + `,"inbound_redelivered":2.5}`, `inbound_redelivered: expected an integer >= 0, found 2.5`},
+		{"inbound_redelivered string", `{` + required + `,"inbound_redelivered":"2"}`, `inbound_redelivered: expected an integer >= 0, found a string`},
+		{"inbound_duplicates negative", `{` + required + `,"inbound_duplicates":-1}`, `inbound_duplicates: expected an integer >= 0, found -1`},
+		{"inbound_duplicates whole fraction", `{` + required + `,"inbound_duplicates":1.0}`, `inbound_duplicates: expected an integer >= 0, found 1.0`},
+		{"inbound_duplicates too big", `{` + required + `,"inbound_duplicates":99999999999999999999}`, `inbound_duplicates: expected an integer >= 0 that fits in 64 bits, found 99999999999999999999`},
+		{"inbound_duplicates beyond inbound_redelivered", `{` + required + `,"inbound_duplicates":5,"inbound_redelivered":4}`, `inbound_duplicates: expected at most inbound_redelivered (4), found 5`},
 		{"outbox_depth twice", `{` + required + `,"outbox_depth":1,"outbox_depth":2}`, `outbox_depth: expected each member once, found a second "outbox_depth" at byte 169`},
 
 		// Duplicates.
@@ -632,6 +639,38 @@ func TestDecoderTimestamp(t *testing.T) {
 		wantNS, wantOff, wantErr := ParseTimestamp([]byte(ts))
 		if gotNS != wantNS || gotOff != wantOff || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s: decoder %d %d %v, ParseTimestamp %d %d %v", ts, gotNS, gotOff, gotErr, wantNS, wantOff, wantErr)
+		}
+	}
+}
+
+// TestInboundRoundTrip decodes inbound_redelivered and
+// inbound_duplicates, present, absent and at the ends of their range, and
+// checks that AppendJSON writes them back after outbox_flushed, before
+// the unknown members, and that they never land in Extra.
+func TestInboundRoundTrip(t *testing.T) {
+	tests := []struct {
+		members, want string // the members after required; AppendJSON's, after its required fields
+		has           Presence
+		redel, dups   int64
+	}{
+		{`,"inbound_redelivered":0`, `,"inbound_redelivered":0`, HasInboundRedelivered, 0, 0},
+		{`,"inbound_duplicates":3`, `,"inbound_duplicates":3`, HasInboundDuplicates, 0, 3},
+		{`,"x":1,"inbound_duplicates":2,"inbound_redelivered":9,"outbox_flushed":7`, `,"outbox_flushed":7,"inbound_redelivered":9,"inbound_duplicates":2,"x":1`,
+			HasOutboxFlushed | HasInboundRedelivered | HasInboundDuplicates, 9, 2},
+		{`,"inbound_redelivered":9223372036854775807,"inbound_duplicates":null`, `,"inbound_redelivered":9223372036854775807`, HasInboundRedelivered, math.MaxInt64, 0},
+	}
+	for _, tc := range tests {
+		rec := decode(t, `{`+required+tc.members+`}`)
+		if rec.Has != tc.has || rec.InboundRedelivered != tc.redel || rec.InboundDuplicates != tc.dups || strings.Contains(rec.Extra, "inbound") {
+			t.Errorf("%s: Has %b, inbound_redelivered %d, inbound_duplicates %d, Extra %s; want %b, %d, %d", tc.members,
+				rec.Has, rec.InboundRedelivered, rec.InboundDuplicates, rec.Extra, tc.has, tc.redel, tc.dups)
+		}
+		out := string(rec.AppendJSON(nil))
+		if want := `{` + required + tc.want + `}`; out != want {
+			t.Errorf("%s: AppendJSON\n got %s\nwant %s", tc.members, out, want)
+		}
+		if again := decode(t, out); *again != *rec {
+			t.Errorf("%s: decoded again\n got %+v\nwant %+v", tc.members, *again, *rec)
 		}
 	}
 }

@@ -133,7 +133,7 @@ func ParseFailureClass(s string) (FailureClass, bool) {
 
 // Presence records which optional numeric and boolean fields a record
 // carries. Optional strings and enums are absent when empty or zero.
-type Presence uint8
+type Presence uint16
 
 // The presence bits.
 const (
@@ -144,6 +144,8 @@ const (
 	HasSessionPresent
 	HasOutboxDepth
 	HasOutboxFlushed
+	HasInboundRedelivered
+	HasInboundDuplicates
 )
 
 // Record is one audit record, schema version 1. Field names in comments are
@@ -160,19 +162,21 @@ type Record struct {
 	Outcome       Outcome // outcome: required
 	CleanSession  bool    // clean_session: required
 
-	Has            Presence     // which optional numeric and boolean fields are set
-	Stage          Stage        // stage: optional
-	FailureClass   FailureClass // failure_class: optional
-	SessionPresent bool         // session_present: optional (HasSessionPresent)
-	Schema         int64        // schema: optional (HasSchema); always SchemaVersion when set
-	DeviceSeq      int64        // device_seq: optional (HasDeviceSeq); >= 0
-	ReasonCode     int64        // reason_code: optional (HasReasonCode); 0..255
-	CeilingS       float64      // ceiling_s: optional (HasCeiling); finite and >= 0
-	OutboxDepth    int64        // outbox_depth: optional (HasOutboxDepth); >= 0
-	OutboxFlushed  int64        // outbox_flushed: optional (HasOutboxFlushed); >= 0
-	HostID         string       // host_id: optional, non-empty when set
-	AttemptID      string       // attempt_id: optional, non-empty when set
-	RecordID       string       // record_id: optional, non-empty when set
+	Has                Presence     // which optional numeric and boolean fields are set
+	Stage              Stage        // stage: optional
+	FailureClass       FailureClass // failure_class: optional
+	SessionPresent     bool         // session_present: optional (HasSessionPresent)
+	Schema             int64        // schema: optional (HasSchema); always SchemaVersion when set
+	DeviceSeq          int64        // device_seq: optional (HasDeviceSeq); >= 0
+	ReasonCode         int64        // reason_code: optional (HasReasonCode); 0..255
+	CeilingS           float64      // ceiling_s: optional (HasCeiling); finite and >= 0
+	OutboxDepth        int64        // outbox_depth: optional (HasOutboxDepth); >= 0
+	OutboxFlushed      int64        // outbox_flushed: optional (HasOutboxFlushed); >= 0
+	InboundRedelivered int64        // inbound_redelivered: optional (HasInboundRedelivered); >= 0
+	InboundDuplicates  int64        // inbound_duplicates: optional (HasInboundDuplicates); 0..InboundRedelivered
+	HostID             string       // host_id: optional, non-empty when set
+	AttemptID          string       // attempt_id: optional, non-empty when set
+	RecordID           string       // record_id: optional, non-empty when set
 
 	// Extra holds the members the schema does not know, as a JSON object
 	// ("" when there are none). Values keep the text the device wrote.
@@ -238,6 +242,13 @@ func (r *Record) Validate() error {
 		return &FieldError{Field: "outbox_depth", Expected: "an integer >= 0", Found: fmt.Sprint(r.OutboxDepth)}
 	case r.Has&HasOutboxFlushed != 0 && r.OutboxFlushed < 0:
 		return &FieldError{Field: "outbox_flushed", Expected: "an integer >= 0", Found: fmt.Sprint(r.OutboxFlushed)}
+	case r.Has&HasInboundRedelivered != 0 && r.InboundRedelivered < 0:
+		return &FieldError{Field: "inbound_redelivered", Expected: "an integer >= 0", Found: fmt.Sprint(r.InboundRedelivered)}
+	case r.Has&HasInboundDuplicates != 0 && r.InboundDuplicates < 0:
+		return &FieldError{Field: "inbound_duplicates", Expected: "an integer >= 0", Found: fmt.Sprint(r.InboundDuplicates)}
+	case r.Has&HasInboundDuplicates != 0 && r.Has&HasInboundRedelivered != 0 && r.InboundDuplicates > r.InboundRedelivered:
+		return &FieldError{Field: "inbound_duplicates", Expected: fmt.Sprintf("at most inbound_redelivered (%d)", r.InboundRedelivered),
+			Found: fmt.Sprint(r.InboundDuplicates)}
 	}
 	return nil
 }

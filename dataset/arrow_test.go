@@ -103,6 +103,8 @@ func wantRow(r *auditfmt.Record, chained bool) []any {
 		opt(auditfmt.HasSessionPresent, r.SessionPresent),
 		opt(auditfmt.HasOutboxDepth, r.OutboxDepth),
 		opt(auditfmt.HasOutboxFlushed, r.OutboxFlushed),
+		opt(auditfmt.HasInboundRedelivered, r.InboundRedelivered),
+		opt(auditfmt.HasInboundDuplicates, r.InboundDuplicates),
 		str(r.Extra),
 		str(r.Envelope),
 		testkit.Sources[r.Source],

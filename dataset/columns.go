@@ -169,6 +169,12 @@ func (b *colBatch) addOptionals(rec *auditfmt.Record) {
 	if b.present(colOutboxFlushed, has&auditfmt.HasOutboxFlushed != 0) {
 		b.i64[colOutboxFlushed] = append(b.i64[colOutboxFlushed], rec.OutboxFlushed)
 	}
+	if b.present(colInboundRedelivered, has&auditfmt.HasInboundRedelivered != 0) {
+		b.i64[colInboundRedelivered] = append(b.i64[colInboundRedelivered], rec.InboundRedelivered)
+	}
+	if b.present(colInboundDuplicates, has&auditfmt.HasInboundDuplicates != 0) {
+		b.i64[colInboundDuplicates] = append(b.i64[colInboundDuplicates], rec.InboundDuplicates)
+	}
 	b.optBytes(colExtra, rec.Extra)
 	b.optBytes(colEnvelope, rec.Envelope)
 }

@@ -17,33 +17,35 @@ import (
 // rowTuned is row with the cheap per-column changes measured against it:
 // origin dictionary-encoded, link uncompressed.
 type rowTuned struct {
-	ClientID          string    `parquet:"client_id,dict"`
-	RecordedAt        int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
-	RecordedAtNs      *int32    `parquet:"recorded_at_ns,optional"`
-	RecordedOffsetMin int32     `parquet:"recorded_offset_min"`
-	Attempt           int64     `parquet:"attempt"`
-	BackoffDelayS     float64   `parquet:"backoff_delay_s"`
-	Outcome           string    `parquet:"outcome,dict"`
-	CleanSession      bool      `parquet:"clean_session"`
-	Schema            *int32    `parquet:"schema,optional"`
-	HostID            *string   `parquet:"host_id,optional,dict"`
-	Stage             *string   `parquet:"stage,optional,dict"`
-	AttemptID         *string   `parquet:"attempt_id,optional"`
-	RecordID          *string   `parquet:"record_id,optional"`
-	DeviceSeq         *int64    `parquet:"device_seq,optional"`
-	FailureClass      *string   `parquet:"failure_class,optional,dict"`
-	ReasonCode        *int32    `parquet:"reason_code,optional"`
-	CeilingS          *float64  `parquet:"ceiling_s,optional"`
-	SessionPresent    *bool     `parquet:"session_present,optional"`
-	OutboxDepth       *int64    `parquet:"outbox_depth,optional"`
-	OutboxFlushed     *int64    `parquet:"outbox_flushed,optional"`
-	Extra             *string   `parquet:"extra,optional"`
-	Envelope          *string   `parquet:"envelope,optional"`
-	Source            string    `parquet:"source,dict"`
-	Line              int64     `parquet:"line"`
-	Origin            *string   `parquet:"origin,optional,dict"`
-	Seq               *int64    `parquet:"seq,optional"`
-	Link              *[32]byte `parquet:"link,optional,uncompressed"`
+	ClientID           string    `parquet:"client_id,dict"`
+	RecordedAt         int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
+	RecordedAtNs       *int32    `parquet:"recorded_at_ns,optional"`
+	RecordedOffsetMin  int32     `parquet:"recorded_offset_min"`
+	Attempt            int64     `parquet:"attempt"`
+	BackoffDelayS      float64   `parquet:"backoff_delay_s"`
+	Outcome            string    `parquet:"outcome,dict"`
+	CleanSession       bool      `parquet:"clean_session"`
+	Schema             *int32    `parquet:"schema,optional"`
+	HostID             *string   `parquet:"host_id,optional,dict"`
+	Stage              *string   `parquet:"stage,optional,dict"`
+	AttemptID          *string   `parquet:"attempt_id,optional"`
+	RecordID           *string   `parquet:"record_id,optional"`
+	DeviceSeq          *int64    `parquet:"device_seq,optional"`
+	FailureClass       *string   `parquet:"failure_class,optional,dict"`
+	ReasonCode         *int32    `parquet:"reason_code,optional"`
+	CeilingS           *float64  `parquet:"ceiling_s,optional"`
+	SessionPresent     *bool     `parquet:"session_present,optional"`
+	OutboxDepth        *int64    `parquet:"outbox_depth,optional"`
+	OutboxFlushed      *int64    `parquet:"outbox_flushed,optional"`
+	InboundRedelivered *int64    `parquet:"inbound_redelivered,optional"`
+	InboundDuplicates  *int64    `parquet:"inbound_duplicates,optional"`
+	Extra              *string   `parquet:"extra,optional"`
+	Envelope           *string   `parquet:"envelope,optional"`
+	Source             string    `parquet:"source,dict"`
+	Line               int64     `parquet:"line"`
+	Origin             *string   `parquet:"origin,optional,dict"`
+	Seq                *int64    `parquet:"seq,optional"`
+	Link               *[32]byte `parquet:"link,optional,uncompressed"`
 }
 
 // legacyWriter is FileWriter as it was before it wrote column chunks
@@ -241,6 +243,12 @@ func setOptionals(dst *row, nw *narrowed, rec *auditfmt.Record) error {
 	}
 	if rec.Has&auditfmt.HasOutboxFlushed != 0 {
 		dst.OutboxFlushed = &rec.OutboxFlushed
+	}
+	if rec.Has&auditfmt.HasInboundRedelivered != 0 {
+		dst.InboundRedelivered = &rec.InboundRedelivered
+	}
+	if rec.Has&auditfmt.HasInboundDuplicates != 0 {
+		dst.InboundDuplicates = &rec.InboundDuplicates
 	}
 	return nil
 }

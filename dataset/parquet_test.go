@@ -256,7 +256,7 @@ func TestFileMetadata(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_at_ns,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,extra,envelope,source,line,origin,seq,link" {
+	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_at_ns,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,extra,envelope,source,line,origin,seq,link" {
 		t.Errorf("Columns() = %s", got)
 	}
 }
@@ -475,7 +475,8 @@ func TestChainColumns(t *testing.T) {
 }
 
 // beforeOutbox is a row as stormaudit wrote dataset files before the
-// outbox_depth and outbox_flushed columns.
+// outbox_depth and outbox_flushed columns (and the inbound columns after
+// them).
 type beforeOutbox struct {
 	ClientID          string    `parquet:"client_id,dict"`
 	RecordedAt        int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
@@ -506,15 +507,16 @@ type beforeOutbox struct {
 
 // TestReadFileWithoutOutboxColumns reads a dataset whose file was written
 // before the outbox columns: both readers give every record with
-// outbox_depth and outbox_flushed absent (null), and the rest as written.
+// outbox_depth, outbox_flushed, inbound_redelivered and
+// inbound_duplicates absent (null), and the rest as written.
 func TestReadFileWithoutOutboxColumns(t *testing.T) {
 	recs := testkit.Records(31, 1500)
 	rows := make([]beforeOutbox, len(recs))
 	nws := make([]narrowed, len(recs))
 	pos := make([]hashchain.Pos, len(recs))
 	for i := range recs {
-		recs[i].Has &^= auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed
-		recs[i].OutboxDepth, recs[i].OutboxFlushed = 0, 0
+		recs[i].Has &^= auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed | auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates
+		recs[i].OutboxDepth, recs[i].OutboxFlushed, recs[i].InboundRedelivered, recs[i].InboundDuplicates = 0, 0, 0, 0
 		pos[i] = chainOf(&recs[i])
 		var r row
 		if err := toRow(&r, &nws[i], &recs[i], &pos[i], testkit.Sources); err != nil {
@@ -541,8 +543,8 @@ func TestReadFileWithoutOutboxColumns(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if fields := parquet.SchemaOf(beforeOutbox{}).Fields(); len(fields) != numColumns-2 {
-		t.Fatalf("beforeOutbox has %d columns, want %d", len(fields), numColumns-2)
+	if fields := parquet.SchemaOf(beforeOutbox{}).Fields(); len(fields) != numColumns-4 {
+		t.Fatalf("beforeOutbox has %d columns, want %d", len(fields), numColumns-4)
 	}
 
 	r, err := OpenFile(filepath.Join(dir, name))

@@ -28,33 +28,35 @@ import (
 // the files before, panics on an optional pointer field tagged json; the
 // files keep that schema.
 type row struct {
-	ClientID          string    `parquet:"client_id,dict"`
-	RecordedAt        int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
-	RecordedAtNs      *int32    `parquet:"recorded_at_ns,optional"`
-	RecordedOffsetMin int32     `parquet:"recorded_offset_min"`
-	Attempt           int64     `parquet:"attempt"`
-	BackoffDelayS     float64   `parquet:"backoff_delay_s"`
-	Outcome           string    `parquet:"outcome,dict"`
-	CleanSession      bool      `parquet:"clean_session"`
-	Schema            *int32    `parquet:"schema,optional"`
-	HostID            *string   `parquet:"host_id,optional,dict"`
-	Stage             *string   `parquet:"stage,optional,dict"`
-	AttemptID         *string   `parquet:"attempt_id,optional"`
-	RecordID          *string   `parquet:"record_id,optional"`
-	DeviceSeq         *int64    `parquet:"device_seq,optional"`
-	FailureClass      *string   `parquet:"failure_class,optional,dict"`
-	ReasonCode        *int32    `parquet:"reason_code,optional"`
-	CeilingS          *float64  `parquet:"ceiling_s,optional"`
-	SessionPresent    *bool     `parquet:"session_present,optional"`
-	OutboxDepth       *int64    `parquet:"outbox_depth,optional"`
-	OutboxFlushed     *int64    `parquet:"outbox_flushed,optional"`
-	Extra             *string   `parquet:"extra,optional"`
-	Envelope          *string   `parquet:"envelope,optional"`
-	Source            string    `parquet:"source,dict"`
-	Line              int64     `parquet:"line"`
-	Origin            *string   `parquet:"origin,optional"`
-	Seq               *int64    `parquet:"seq,optional"`
-	Link              *[32]byte `parquet:"link,optional"`
+	ClientID           string    `parquet:"client_id,dict"`
+	RecordedAt         int64     `parquet:"recorded_at,timestamp(microsecond:utc)"`
+	RecordedAtNs       *int32    `parquet:"recorded_at_ns,optional"`
+	RecordedOffsetMin  int32     `parquet:"recorded_offset_min"`
+	Attempt            int64     `parquet:"attempt"`
+	BackoffDelayS      float64   `parquet:"backoff_delay_s"`
+	Outcome            string    `parquet:"outcome,dict"`
+	CleanSession       bool      `parquet:"clean_session"`
+	Schema             *int32    `parquet:"schema,optional"`
+	HostID             *string   `parquet:"host_id,optional,dict"`
+	Stage              *string   `parquet:"stage,optional,dict"`
+	AttemptID          *string   `parquet:"attempt_id,optional"`
+	RecordID           *string   `parquet:"record_id,optional"`
+	DeviceSeq          *int64    `parquet:"device_seq,optional"`
+	FailureClass       *string   `parquet:"failure_class,optional,dict"`
+	ReasonCode         *int32    `parquet:"reason_code,optional"`
+	CeilingS           *float64  `parquet:"ceiling_s,optional"`
+	SessionPresent     *bool     `parquet:"session_present,optional"`
+	OutboxDepth        *int64    `parquet:"outbox_depth,optional"`
+	OutboxFlushed      *int64    `parquet:"outbox_flushed,optional"`
+	InboundRedelivered *int64    `parquet:"inbound_redelivered,optional"`
+	InboundDuplicates  *int64    `parquet:"inbound_duplicates,optional"`
+	Extra              *string   `parquet:"extra,optional"`
+	Envelope           *string   `parquet:"envelope,optional"`
+	Source             string    `parquet:"source,dict"`
+	Line               int64     `parquet:"line"`
+	Origin             *string   `parquet:"origin,optional"`
+	Seq                *int64    `parquet:"seq,optional"`
+	Link               *[32]byte `parquet:"link,optional"`
 }
 
 // The columns of a dataset file, in order. The reader finds them by name.
@@ -77,8 +79,10 @@ const (
 	colReasonCode
 	colCeilingS
 	colSessionPresent
-	colOutboxDepth // the outbox columns may be missing from a file (mayLack)
+	colOutboxDepth // the outbox and inbound columns may be missing from a file (mayLack)
 	colOutboxFlushed
+	colInboundRedelivered
+	colInboundDuplicates
 	colExtra
 	colEnvelope
 	colSource
@@ -97,9 +101,14 @@ func isChainColumn(c int) bool { return c >= colOrigin }
 // as null in it: recorded_at_ns (a file of whole microseconds, or of
 // another writer), and the columns of the fields added to the schema
 // after files had been written without them (outbox_depth,
-// outbox_flushed). The chain columns may be missing only all together.
+// outbox_flushed, inbound_redelivered, inbound_duplicates). The chain
+// columns may be missing only all together.
 func mayLack(c int) bool {
-	return c == colRecordedAtNs || c == colOutboxDepth || c == colOutboxFlushed
+	switch c {
+	case colRecordedAtNs, colOutboxDepth, colOutboxFlushed, colInboundRedelivered, colInboundDuplicates:
+		return true
+	}
+	return false
 }
 
 // splitTime splits Unix nanoseconds into the microseconds recorded_at
@@ -464,6 +473,10 @@ func setOptional(rec *auditfmt.Record, c int, v *parquet.Value) {
 		rec.OutboxDepth, rec.Has = v.Int64(), rec.Has|auditfmt.HasOutboxDepth
 	case colOutboxFlushed:
 		rec.OutboxFlushed, rec.Has = v.Int64(), rec.Has|auditfmt.HasOutboxFlushed
+	case colInboundRedelivered:
+		rec.InboundRedelivered, rec.Has = v.Int64(), rec.Has|auditfmt.HasInboundRedelivered
+	case colInboundDuplicates:
+		rec.InboundDuplicates, rec.Has = v.Int64(), rec.Has|auditfmt.HasInboundDuplicates
 	}
 }
 

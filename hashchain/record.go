@@ -227,6 +227,16 @@ func (w *recordWriter) fields(r *auditfmt.Record) error {
 	if err := w.optString(&keyHostID, r.HostID); err != nil {
 		return err
 	}
+	if r.Has&auditfmt.HasInboundDuplicates != 0 {
+		if err := w.int(&keyInboundDuplicates, r.InboundDuplicates); err != nil {
+			return err
+		}
+	}
+	if r.Has&auditfmt.HasInboundRedelivered != 0 {
+		if err := w.int(&keyInboundRedelivered, r.InboundRedelivered); err != nil {
+			return err
+		}
+	}
 	if r.Has&auditfmt.HasOutboxDepth != 0 {
 		if err := w.int(&keyOutboxDepth, r.OutboxDepth); err != nil {
 			return err
@@ -361,28 +371,31 @@ func newKey(name string) fieldKey { return fieldKey{name, strconv.Quote(name) + 
 // The fields of a record. recordKeys lists them in canonical order, the
 // order fields writes them in.
 var (
-	keyAttempt        = newKey("attempt")
-	keyAttemptID      = newKey("attempt_id")
-	keyBackoffDelay   = newKey("backoff_delay_s")
-	keyCeiling        = newKey("ceiling_s")
-	keyCleanSession   = newKey("clean_session")
-	keyClientID       = newKey("client_id")
-	keyDeviceSeq      = newKey("device_seq")
-	keyFailureClass   = newKey("failure_class")
-	keyHostID         = newKey("host_id")
-	keyOutboxDepth    = newKey("outbox_depth")
-	keyOutboxFlushed  = newKey("outbox_flushed")
-	keyOutcome        = newKey("outcome")
-	keyReasonCode     = newKey("reason_code")
-	keyRecordID       = newKey("record_id")
-	keyRecordedAt     = newKey("recorded_at")
-	keySchema         = newKey("schema")
-	keySessionPresent = newKey("session_present")
-	keyStage          = newKey("stage")
+	keyAttempt            = newKey("attempt")
+	keyAttemptID          = newKey("attempt_id")
+	keyBackoffDelay       = newKey("backoff_delay_s")
+	keyCeiling            = newKey("ceiling_s")
+	keyCleanSession       = newKey("clean_session")
+	keyClientID           = newKey("client_id")
+	keyDeviceSeq          = newKey("device_seq")
+	keyFailureClass       = newKey("failure_class")
+	keyHostID             = newKey("host_id")
+	keyInboundDuplicates  = newKey("inbound_duplicates")
+	keyInboundRedelivered = newKey("inbound_redelivered")
+	keyOutboxDepth        = newKey("outbox_depth")
+	keyOutboxFlushed      = newKey("outbox_flushed")
+	keyOutcome            = newKey("outcome")
+	keyReasonCode         = newKey("reason_code")
+	keyRecordID           = newKey("record_id")
+	keyRecordedAt         = newKey("recorded_at")
+	keySchema             = newKey("schema")
+	keySessionPresent     = newKey("session_present")
+	keyStage              = newKey("stage")
 
 	recordKeys = []*fieldKey{
 		&keyAttempt, &keyAttemptID, &keyBackoffDelay, &keyCeiling, &keyCleanSession,
-		&keyClientID, &keyDeviceSeq, &keyFailureClass, &keyHostID, &keyOutboxDepth,
+		&keyClientID, &keyDeviceSeq, &keyFailureClass, &keyHostID, &keyInboundDuplicates,
+		&keyInboundRedelivered, &keyOutboxDepth,
 		&keyOutboxFlushed, &keyOutcome, &keyReasonCode, &keyRecordID, &keyRecordedAt,
 		&keySchema, &keySessionPresent, &keyStage,
 	}
@@ -401,6 +414,8 @@ var (
 	}{
 		{&keyOutboxDepth, auditfmt.HasOutboxDepth},
 		{&keyOutboxFlushed, auditfmt.HasOutboxFlushed},
+		{&keyInboundRedelivered, auditfmt.HasInboundRedelivered},
+		{&keyInboundDuplicates, auditfmt.HasInboundDuplicates},
 	}
 )
 

@@ -51,6 +51,11 @@ func TestRecordBytes(t *testing.T) {
 	withOutbox.Has, withOutbox.OutboxDepth, withOutbox.OutboxFlushed = auditfmt.HasOutboxDepth|auditfmt.HasOutboxFlushed, 1<<53, 0
 	withOutbox.HostID = "gw-a"
 
+	withInbound := baseRecord()
+	withInbound.Has = auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates | auditfmt.HasOutboxFlushed
+	withInbound.InboundRedelivered, withInbound.InboundDuplicates, withInbound.OutboxFlushed = 1<<53, 0, 4
+	withInbound.HostID = "gw-a"
+
 	withExtra := baseRecord()
 	withExtra.Extra = `{"zone":"north","attempt_x":[1.50,{"b":true,"a":null}],"Z":"\u00e9","aa":-0}`
 	withExtra.Envelope = `{"message":"mqtt_reconnect","levelname":"INFO"}`
@@ -69,6 +74,9 @@ func TestRecordBytes(t *testing.T) {
 		{"outbox fields", withOutbox,
 			`{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","host_id":"gw-a",` +
 				`"outbox_depth":9007199254740992,"outbox_flushed":0,"outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00"}}`},
+		{"inbound fields", withInbound,
+			`{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","host_id":"gw-a",` +
+				`"inbound_duplicates":0,"inbound_redelivered":9007199254740992,"outbox_flushed":4,"outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00"}}`},
 		{"extra and envelope", withExtra,
 			`{"envelope":{"levelname":"INFO","message":"mqtt_reconnect"},"record":{"Z":"é","aa":0,"attempt":2,"attempt_x":[1.5,{"a":null,"b":true}],` +
 				`"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00","zone":"north"}}`},
@@ -158,13 +166,15 @@ func recordAsJSON(t *testing.T, r *auditfmt.Record) []byte {
 		"recorded_at": r.Time().Format("2006-01-02T15:04:05.999999999-07:00"),
 	}
 	optional := map[auditfmt.Presence]func(){
-		auditfmt.HasSchema:         func() { rec["schema"] = r.Schema },
-		auditfmt.HasDeviceSeq:      func() { rec["device_seq"] = r.DeviceSeq },
-		auditfmt.HasReasonCode:     func() { rec["reason_code"] = r.ReasonCode },
-		auditfmt.HasCeiling:        func() { rec["ceiling_s"] = r.CeilingS },
-		auditfmt.HasSessionPresent: func() { rec["session_present"] = r.SessionPresent },
-		auditfmt.HasOutboxDepth:    func() { rec["outbox_depth"] = r.OutboxDepth },
-		auditfmt.HasOutboxFlushed:  func() { rec["outbox_flushed"] = r.OutboxFlushed },
+		auditfmt.HasSchema:             func() { rec["schema"] = r.Schema },
+		auditfmt.HasDeviceSeq:          func() { rec["device_seq"] = r.DeviceSeq },
+		auditfmt.HasReasonCode:         func() { rec["reason_code"] = r.ReasonCode },
+		auditfmt.HasCeiling:            func() { rec["ceiling_s"] = r.CeilingS },
+		auditfmt.HasSessionPresent:     func() { rec["session_present"] = r.SessionPresent },
+		auditfmt.HasOutboxDepth:        func() { rec["outbox_depth"] = r.OutboxDepth },
+		auditfmt.HasOutboxFlushed:      func() { rec["outbox_flushed"] = r.OutboxFlushed },
+		auditfmt.HasInboundRedelivered: func() { rec["inbound_redelivered"] = r.InboundRedelivered },
+		auditfmt.HasInboundDuplicates:  func() { rec["inbound_duplicates"] = r.InboundDuplicates },
 	}
 	for bit, set := range optional {
 		if r.Has&bit != 0 {
@@ -207,6 +217,8 @@ func TestRecordBytesErrors(t *testing.T) {
 		{"device_seq beyond 2^53", func(r *auditfmt.Record) { r.Has, r.DeviceSeq = auditfmt.HasDeviceSeq, math.MaxInt64 }, "device_seq", "±2^53"},
 		{"outbox_depth beyond 2^53", func(r *auditfmt.Record) { r.Has, r.OutboxDepth = auditfmt.HasOutboxDepth, 1<<53+1 }, "outbox_depth", "±2^53"},
 		{"outbox_flushed beyond 2^53", func(r *auditfmt.Record) { r.Has, r.OutboxFlushed = auditfmt.HasOutboxFlushed, math.MaxInt64 }, "outbox_flushed", "±2^53"},
+		{"inbound_redelivered beyond 2^53", func(r *auditfmt.Record) { r.Has, r.InboundRedelivered = auditfmt.HasInboundRedelivered, 1<<53+1 }, "inbound_redelivered", "±2^53"},
+		{"inbound_duplicates beyond 2^53", func(r *auditfmt.Record) { r.Has, r.InboundDuplicates = auditfmt.HasInboundDuplicates, math.MaxInt64 }, "inbound_duplicates", "±2^53"},
 		{"NaN delay", func(r *auditfmt.Record) { r.BackoffDelayS = math.NaN() }, "backoff_delay_s", "finite"},
 		{"infinite ceiling", func(r *auditfmt.Record) { r.Has, r.CeilingS = auditfmt.HasCeiling, math.Inf(1) }, "ceiling_s", "finite"},
 		{"client_id not UTF-8", func(r *auditfmt.Record) { r.ClientID = "dev-\xff" }, "client_id", "UTF-8"},
@@ -282,7 +294,31 @@ func TestRecordBytesOutboxInExtra(t *testing.T) {
 	mixed.Has, mixed.OutboxDepth = auditfmt.HasOutboxDepth, 12
 	const want = `{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001",` +
 		`"outbox_depth":12,"outbox_flushed":7,"outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00","zone":"n"}}`
-	for name, r := range map[string]auditfmt.Record{"in extra": legacy, "fields": fields, "one of each": mixed} {
+	checkAddedFieldsInExtra(t, want, map[string]auditfmt.Record{"in extra": legacy, "fields": fields, "one of each": mixed})
+}
+
+// TestRecordBytesInboundInExtra is TestRecordBytesOutboxInExtra for
+// inbound_redelivered and inbound_duplicates, which joined the schema
+// later still.
+func TestRecordBytesInboundInExtra(t *testing.T) {
+	legacy := baseRecord()
+	legacy.Extra = `{"inbound_duplicates":1,"zone":"n","inbound_redelivered":40}`
+	fields := baseRecord()
+	fields.Extra = `{"zone":"n"}`
+	fields.Has, fields.InboundRedelivered, fields.InboundDuplicates = auditfmt.HasInboundRedelivered|auditfmt.HasInboundDuplicates, 40, 1
+	mixed := baseRecord()
+	mixed.Extra = `{"zone":"n","inbound_duplicates":1}`
+	mixed.Has, mixed.InboundRedelivered = auditfmt.HasInboundRedelivered, 40
+	const want = `{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001",` +
+		`"inbound_duplicates":1,"inbound_redelivered":40,"outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00","zone":"n"}}`
+	checkAddedFieldsInExtra(t, want, map[string]auditfmt.Record{"in extra": legacy, "fields": fields, "one of each": mixed})
+}
+
+// checkAddedFieldsInExtra checks that every record of recs has R want,
+// every time, and passes CheckRecord.
+func checkAddedFieldsInExtra(t *testing.T, want string, recs map[string]auditfmt.Record) {
+	t.Helper()
+	for name, r := range recs {
 		for range 2 { // the same bytes every time
 			got, err := AppendRecordBytes(nil, &r)
 			if err != nil || string(got) != want {

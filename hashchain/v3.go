@@ -65,7 +65,8 @@ func Link3(prev tlog.Hash, b []byte) tlog.Hash {
 func IsLeaf3(seq int64, last bool) bool { return last || (seq+1)%SegmentLen == 0 }
 
 // The flags of B: bit 0 clean_session, then one bit per optional field,
-// in the order their values follow.
+// in the order their values follow. The inbound fields came after the
+// envelope's bit, so a record without them has the bytes it had before.
 const (
 	flagClean uint64 = 1 << iota
 	flagSchema
@@ -82,6 +83,8 @@ const (
 	flagFailureClass
 	flagExtra
 	flagEnvelope
+	flagInboundRedelivered
+	flagInboundDuplicates
 )
 
 // AppendRecordBytes3 appends B, the version 3 canonical bytes of r at seq
@@ -145,6 +148,12 @@ func AppendRecordBytes3(dst []byte, r *auditfmt.Record, seq int64, source string
 	if r.Envelope != "" {
 		dst = appendStr(dst, r.Envelope)
 	}
+	if r.Has&auditfmt.HasInboundRedelivered != 0 {
+		dst = binary.AppendUvarint(dst, uint64(r.InboundRedelivered))
+	}
+	if r.Has&auditfmt.HasInboundDuplicates != 0 {
+		dst = binary.AppendUvarint(dst, uint64(r.InboundDuplicates))
+	}
 	dst = appendStr(dst, source)
 	return binary.AppendUvarint(dst, uint64(r.Line))
 }
@@ -172,6 +181,8 @@ func flags3(r *auditfmt.Record) uint64 {
 	set(flagFailureClass, r.FailureClass != 0)
 	set(flagExtra, r.Extra != "")
 	set(flagEnvelope, r.Envelope != "")
+	set(flagInboundRedelivered, r.Has&auditfmt.HasInboundRedelivered != 0)
+	set(flagInboundDuplicates, r.Has&auditfmt.HasInboundDuplicates != 0)
 	return f
 }
 
@@ -359,6 +370,12 @@ func DecodeRecordBytes3(b []byte) (r auditfmt.Record, seq int64, source string, 
 	if f&flagEnvelope != 0 {
 		r.Envelope = d.str()
 	}
+	if has(flagInboundRedelivered, auditfmt.HasInboundRedelivered) {
+		r.InboundRedelivered = int64(d.uvarint())
+	}
+	if has(flagInboundDuplicates, auditfmt.HasInboundDuplicates) {
+		r.InboundDuplicates = int64(d.uvarint())
+	}
 	source = d.str()
 	r.Line = int64(d.uvarint())
 	switch {
@@ -366,7 +383,7 @@ func DecodeRecordBytes3(b []byte) (r auditfmt.Record, seq int64, source string, 
 		return r, seq, source, d.err
 	case len(d.b) > 0:
 		return r, seq, source, fmt.Errorf("record bytes: %d bytes after the line number", len(d.b))
-	case f >= flagEnvelope<<1:
+	case f >= flagInboundDuplicates<<1:
 		return r, seq, source, fmt.Errorf("record bytes: flags %#x: unknown bits", f)
 	}
 	if err := r.Validate(); err != nil {

@@ -17,6 +17,8 @@ func FuzzDecodeRecordBytes3(f *testing.F) {
 		{ClientID: "dev-2", RecordedAt: 1764512250e9 + 1, OffsetMin: -90, Outcome: auditfmt.Connected, CleanSession: true,
 			Has: auditfmt.HasDeviceSeq | auditfmt.HasCeiling, DeviceSeq: 3, CeilingS: 8, HostID: "gw-a", Stage: auditfmt.StageLink,
 			Extra: `{"rssi": -70}`, Envelope: `{"level":"info"}`, Line: 9},
+		{ClientID: "dev-3", RecordedAt: 1764512250e9 + 2, Outcome: auditfmt.Disconnected, Has: auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates,
+			InboundRedelivered: 1500, InboundDuplicates: 3, Envelope: `{"level":"info"}`, Line: 10},
 	} {
 		f.Add(AppendRecordBytes3(nil, &r, int64(i), "logs/gw-a.ndjson"))
 	}

@@ -125,30 +125,32 @@ func segmentInputs() []vector3Input {
 // vector3Columns is a row as the dataset's columns hold it (docs/format.md),
 // null for absent: what B is built from.
 type vector3Columns struct {
-	ClientID          string   `json:"client_id"`
-	RecordedAt        int64    `json:"recorded_at"` // microseconds since the Unix epoch
-	RecordedAtNs      *int32   `json:"recorded_at_ns"`
-	RecordedOffsetMin int16    `json:"recorded_offset_min"`
-	Attempt           int64    `json:"attempt"`
-	BackoffDelayS     float64  `json:"backoff_delay_s"`
-	Outcome           string   `json:"outcome"`
-	CleanSession      bool     `json:"clean_session"`
-	Schema            *int64   `json:"schema"`
-	HostID            *string  `json:"host_id"`
-	Stage             *string  `json:"stage"`
-	AttemptID         *string  `json:"attempt_id"`
-	RecordID          *string  `json:"record_id"`
-	DeviceSeq         *int64   `json:"device_seq"`
-	FailureClass      *string  `json:"failure_class"`
-	ReasonCode        *int64   `json:"reason_code"`
-	CeilingS          *float64 `json:"ceiling_s"`
-	SessionPresent    *bool    `json:"session_present"`
-	OutboxDepth       *int64   `json:"outbox_depth"`
-	OutboxFlushed     *int64   `json:"outbox_flushed"`
-	Extra             *string  `json:"extra"`
-	Envelope          *string  `json:"envelope"`
-	Source            string   `json:"source"`
-	Line              int64    `json:"line"`
+	ClientID           string   `json:"client_id"`
+	RecordedAt         int64    `json:"recorded_at"` // microseconds since the Unix epoch
+	RecordedAtNs       *int32   `json:"recorded_at_ns"`
+	RecordedOffsetMin  int16    `json:"recorded_offset_min"`
+	Attempt            int64    `json:"attempt"`
+	BackoffDelayS      float64  `json:"backoff_delay_s"`
+	Outcome            string   `json:"outcome"`
+	CleanSession       bool     `json:"clean_session"`
+	Schema             *int64   `json:"schema"`
+	HostID             *string  `json:"host_id"`
+	Stage              *string  `json:"stage"`
+	AttemptID          *string  `json:"attempt_id"`
+	RecordID           *string  `json:"record_id"`
+	DeviceSeq          *int64   `json:"device_seq"`
+	FailureClass       *string  `json:"failure_class"`
+	ReasonCode         *int64   `json:"reason_code"`
+	CeilingS           *float64 `json:"ceiling_s"`
+	SessionPresent     *bool    `json:"session_present"`
+	OutboxDepth        *int64   `json:"outbox_depth"`
+	OutboxFlushed      *int64   `json:"outbox_flushed"`
+	InboundRedelivered *int64   `json:"inbound_redelivered"`
+	InboundDuplicates  *int64   `json:"inbound_duplicates"`
+	Extra              *string  `json:"extra"`
+	Envelope           *string  `json:"envelope"`
+	Source             string   `json:"source"`
+	Line               int64    `json:"line"`
 }
 
 func columnsOf(r *auditfmt.Record, source string) *vector3Columns {
@@ -182,6 +184,8 @@ func columnsOf(r *auditfmt.Record, source string) *vector3Columns {
 	}
 	c.Schema, c.DeviceSeq, c.ReasonCode = num(auditfmt.HasSchema, r.Schema), num(auditfmt.HasDeviceSeq, r.DeviceSeq), num(auditfmt.HasReasonCode, r.ReasonCode)
 	c.OutboxDepth, c.OutboxFlushed = num(auditfmt.HasOutboxDepth, r.OutboxDepth), num(auditfmt.HasOutboxFlushed, r.OutboxFlushed)
+	c.InboundRedelivered = num(auditfmt.HasInboundRedelivered, r.InboundRedelivered)
+	c.InboundDuplicates = num(auditfmt.HasInboundDuplicates, r.InboundDuplicates)
 	if r.Has&auditfmt.HasCeiling != 0 {
 		c.CeilingS = &r.CeilingS
 	}
@@ -229,8 +233,8 @@ type vectors3 struct {
 	Datasets   []vector3Dataset `json:"datasets"`
 }
 
-const vectors3About = "Test vectors of docs/hashchain.md, version 3 (chain_version 3). Two datasets, each its rows in storage order " +
-	"(the input line, where it was read, the dataset's columns for the first, the row's origin and seq, B and its link in hex, whether " +
+const vectors3About = "Test vectors of docs/hashchain.md, version 3 (chain_version 3). Three datasets, each its rows in storage order " +
+	"(the input line, where it was read, the dataset's columns for the first and third, the row's origin and seq, B and its link in hex, whether " +
 	"its link is a leaf of the whole dataset's tree) and the checkpoints of some of its prefixes (SIZE rows; the rows whose links are " +
 	"the leaves; the RFC 6962 root of those leaves in hex; the checkpoint's root in base64; the checkpoint body). check.py recomputes " +
 	"every value from the inputs; checkpoint3.note is the second dataset's last checkpoint signed with the test-only key in test.pub."
@@ -337,6 +341,9 @@ func buildVectors3(t *testing.T) (v vectors3, note []byte) {
 			"Its checkpoints cut the first chain inside a segment (1, 63, 65, 100, 128 rows), at a segment's end (64 rows), "+
 			"at its end (130 rows), and cut the second chain (131 rows).",
 			segmentInputs(), false, []int64{0, 1, 63, 64, 65, 100, 128, 130, 131, 133}),
+		buildDataset3(t, "A device back from an outage recording the messages its broker had queued for it: inbound_redelivered and "+
+			"inbound_duplicates (flag bits 15 and 16, after the envelope's), alone, together, with the outbox fields, null, at 0 and at 2^53.",
+			inboundInputs(), true, []int64{0, 2, 5}),
 	}}
 	last := v.Datasets[1].Checkpoints[len(v.Datasets[1].Checkpoints)-1]
 	c, err := ParseCheckpoint([]byte(last.Checkpoint))
@@ -391,7 +398,7 @@ func TestVectors3Cover(t *testing.T) {
 			bigVarint = bigVarint || rec.DeviceSeq >= 1<<53
 		}
 	}
-	if want := flagEnvelope<<1 - 1; flags != want {
+	if want := flagInboundDuplicates<<1 - 1; flags != want {
 		t.Errorf("flags used %#x, want every bit %#x", flags, want)
 	}
 	if len(outcomes) != 8 || len(stages) != 4 || len(failures) != 7 || !negTime || !negOffset || !bigVarint {
@@ -446,6 +453,12 @@ func TestCheckPyCatches3(t *testing.T) {
 			r["input"] = strings.Replace(r["input"].(string), `caf\u00e9`, `café`, 1)
 		}, "v3 gw-d.ndjson:8: B"},
 		{"columns", func(v vec) { row(v, 0, 2)["columns"].(vec)["extra"] = nil }, "v3 gw-b.ndjson:7: columns"},
+		{"inbound column", func(v vec) { row(v, 2, 1)["columns"].(vec)["inbound_redelivered"] = json.Number("1499") }, "v3 dev-inbound.ndjson:2: columns"},
+		{"inbound input", func(v vec) {
+			r := row(v, 2, 2)
+			r["input"] = strings.Replace(r["input"].(string), `"inbound_duplicates": 3`, `"inbound_duplicates": 2`, 1)
+			delete(r, "columns")
+		}, "v3 dev-inbound.ndjson:3: B"},
 		{"genesis", func(v vec) {
 			g := ds(v, 1)["genesis"].(vec)
 			for k := range g {
@@ -497,5 +510,21 @@ func TestCheckPyCatches3(t *testing.T) {
 				t.Errorf("check.py: %v, want it to stop with %q:\n%s", err, c.want, out)
 			}
 		})
+	}
+}
+
+// inboundInputs are the lines of the third version 3 test dataset: one
+// device's reconnect, its records after the connect carrying what it
+// received of the broker's queue (inbound_redelivered) and how many of
+// those its application saw twice (inbound_duplicates).
+func inboundInputs() []vector3Input {
+	const src = "dev-inbound.ndjson"
+	head := `{"client_id": "dev-0301", "clean_session": false, `
+	return []vector3Input{
+		{src, 1, head + `"attempt": 0, "backoff_delay_s": 0, "outcome": "connected", "recorded_at": "2026-12-01T15:01:22.543772+00:00", "session_present": true, "inbound_redelivered": 0}`},
+		{src, 2, head + `"attempt": 0, "backoff_delay_s": 0, "outcome": "disconnected", "recorded_at": "2026-12-01T15:01:27.5Z", "inbound_redelivered": 1500, "outbox_flushed": 12}`},
+		{src, 3, head + `"attempt": 0, "backoff_delay_s": 1.5, "outcome": "backoff_wait", "recorded_at": "2026-12-01T15:01:27.6Z", "inbound_redelivered": 40, "inbound_duplicates": 3, "fw": "2.1"}`},
+		{src, 4, `{"audit": {"client_id": "dev-0301", "clean_session": false, "attempt": 0, "backoff_delay_s": 0, "outcome": "connected", "recorded_at": "2026-12-01T15:01:29.1Z", "inbound_duplicates": 0, "inbound_redelivered": null}, "logger": "mqtt"}`},
+		{src, 5, head + `"attempt": 0, "backoff_delay_s": 0, "outcome": "stopped", "recorded_at": "2026-12-01T15:02:00Z", "inbound_redelivered": 9007199254740992, "inbound_duplicates": 9007199254740992}`},
 	}
 }

@@ -68,8 +68,10 @@ func TestRunRoundTrip(t *testing.T) {
 	recs := testkit.Records(9, 2000)
 	all := recs[0]
 	all.Has = auditfmt.HasSchema | auditfmt.HasDeviceSeq | auditfmt.HasReasonCode | auditfmt.HasCeiling |
-		auditfmt.HasSessionPresent | auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed
+		auditfmt.HasSessionPresent | auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed |
+		auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates
 	all.OutboxDepth, all.OutboxFlushed = 1<<53, 17
+	all.InboundRedelivered, all.InboundDuplicates = 1<<53, 3
 	recs = append(recs, all)
 	prev := ""
 	for i := range recs {

@@ -100,12 +100,15 @@ func appendRun(dst []byte, e *hashed) []byte {
 	if r.SessionPresent {
 		flags |= 2
 	}
-	dst = append(dst, byte(r.Outcome), flags, byte(r.Has), byte(r.Stage), byte(r.FailureClass))
+	dst = append(dst, byte(r.Outcome), flags, byte(r.Stage), byte(r.FailureClass))
+	dst = binary.AppendUvarint(dst, uint64(r.Has))
 	dst = binary.AppendVarint(dst, r.Schema)
 	dst = binary.AppendVarint(dst, r.DeviceSeq)
 	dst = binary.AppendVarint(dst, r.ReasonCode)
 	dst = binary.AppendVarint(dst, r.OutboxDepth)
 	dst = binary.AppendVarint(dst, r.OutboxFlushed)
+	dst = binary.AppendVarint(dst, r.InboundRedelivered)
+	dst = binary.AppendVarint(dst, r.InboundDuplicates)
 	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(r.CeilingS))
 	dst = appendString(dst, r.HostID)
 	dst = appendString(dst, r.AttemptID)
@@ -132,6 +135,16 @@ type runDecoder struct {
 
 func (d *runDecoder) varint() int64 {
 	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *runDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.fail()
 		return 0
@@ -182,25 +195,21 @@ func decodeRun(b []byte, e *hashed, prevClient string) error {
 	r.BackoffDelayS = d.float()
 	r.Attempt = d.varint()
 	r.OffsetMin = int16(d.varint())
-	if len(d.b) < 5 {
+	if len(d.b) < 4 {
 		d.fail()
 		return d.err
 	}
 	r.Outcome, r.CleanSession, r.SessionPresent = auditfmt.Outcome(d.b[0]), d.b[1]&1 != 0, d.b[1]&2 != 0
-	r.Has, r.Stage, r.FailureClass = auditfmt.Presence(d.b[2]), auditfmt.Stage(d.b[3]), auditfmt.FailureClass(d.b[4])
-	d.b = d.b[5:]
+	r.Stage, r.FailureClass = auditfmt.Stage(d.b[2]), auditfmt.FailureClass(d.b[3])
+	d.b = d.b[4:]
+	r.Has = auditfmt.Presence(d.uvarint())
 	r.Schema, r.DeviceSeq, r.ReasonCode = d.varint(), d.varint(), d.varint()
 	r.OutboxDepth, r.OutboxFlushed = d.varint(), d.varint()
+	r.InboundRedelivered, r.InboundDuplicates = d.varint(), d.varint()
 	r.CeilingS = d.float()
 	r.HostID, r.AttemptID, r.RecordID = d.string(), d.string(), d.string()
 	r.Extra, r.Envelope = d.string(), d.string()
-	src, k := binary.Uvarint(d.b)
-	if k <= 0 {
-		d.fail()
-		return d.err
-	}
-	d.b = d.b[k:]
-	r.Source = uint32(src)
+	r.Source = uint32(d.uvarint())
 	r.Line = d.varint()
 	if len(d.b) != 0 {
 		d.fail()

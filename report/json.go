@@ -68,6 +68,10 @@ type jsonFleet struct {
 	Flushed     int64  `json:"flushed"`
 	FlushPeak   int64  `json:"flush_peak"`
 	FlushPeakAt string `json:"flush_peak_at,omitempty"`
+	// the broker's redelivery, beside them, when the log records one
+	Redelivered      int64  `json:"redelivered,omitempty"`
+	RedeliveryPeak   int64  `json:"redelivery_peak,omitempty"`
+	RedeliveryPeakAt string `json:"redelivery_peak_at,omitempty"`
 
 	Incidents    []jsonIncident    `json:"incidents"`
 	ClockOffsets []jsonClockOffset `json:"clock_offsets"`
@@ -127,29 +131,31 @@ type jsonClockOffset struct {
 
 // jsonIncident is one incident of summary.fleet.incidents.
 type jsonIncident struct {
-	LostAt           string              `json:"lost_at"`
-	LostAtEarliest   string              `json:"lost_at_earliest"`
-	LostAtLatest     string              `json:"lost_at_latest"`
-	LostAtBasis      string              `json:"lost_at_basis"`
-	Silent           bool                `json:"silent"`
-	TTRFrom          string              `json:"ttr_from"`
-	FirstLossAt      string              `json:"first_loss_at"`
-	LastLossAt       string              `json:"last_loss_at"`
-	DevicesLost      int                 `json:"devices_lost"`
-	LossInferred     bool                `json:"loss_inferred"`
-	FirstConnectAt   *string             `json:"first_connect_at"`
-	Recovered        int                 `json:"recovered"`
-	RecoveredBefore  int                 `json:"recovered_before_next"`
-	Corrected        int                 `json:"clock_corrected"`
-	TTR50S           float64             `json:"ttr_p50_s"`
-	TTR90S           float64             `json:"ttr_p90_s"`
-	TTR99S           float64             `json:"ttr_p99_s"`
-	TTRMaxS          float64             `json:"ttr_max_s"`
-	ConnectsPeakPerS int                 `json:"connects_peak_per_s"`
-	ConnectsPeakAt   *string             `json:"connects_peak_at"`
-	FlushPeakPerS    int64               `json:"flush_peak_per_s"`
-	FlushPeakAt      *string             `json:"flush_peak_at"`
-	Broker           *jsonIncidentBroker `json:"broker,omitempty"`
+	LostAt             string              `json:"lost_at"`
+	LostAtEarliest     string              `json:"lost_at_earliest"`
+	LostAtLatest       string              `json:"lost_at_latest"`
+	LostAtBasis        string              `json:"lost_at_basis"`
+	Silent             bool                `json:"silent"`
+	TTRFrom            string              `json:"ttr_from"`
+	FirstLossAt        string              `json:"first_loss_at"`
+	LastLossAt         string              `json:"last_loss_at"`
+	DevicesLost        int                 `json:"devices_lost"`
+	LossInferred       bool                `json:"loss_inferred"`
+	FirstConnectAt     *string             `json:"first_connect_at"`
+	Recovered          int                 `json:"recovered"`
+	RecoveredBefore    int                 `json:"recovered_before_next"`
+	Corrected          int                 `json:"clock_corrected"`
+	TTR50S             float64             `json:"ttr_p50_s"`
+	TTR90S             float64             `json:"ttr_p90_s"`
+	TTR99S             float64             `json:"ttr_p99_s"`
+	TTRMaxS            float64             `json:"ttr_max_s"`
+	ConnectsPeakPerS   int                 `json:"connects_peak_per_s"`
+	ConnectsPeakAt     *string             `json:"connects_peak_at"`
+	FlushPeakPerS      int64               `json:"flush_peak_per_s"`
+	FlushPeakAt        *string             `json:"flush_peak_at"`
+	RedeliveryPeakPerS int64               `json:"redelivery_peak_per_s,omitempty"`
+	RedeliveryPeakAt   string              `json:"redelivery_peak_at,omitempty"`
+	Broker             *jsonIncidentBroker `json:"broker,omitempty"`
 }
 
 type jsonRuleEntry struct {
@@ -322,6 +328,9 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 	if st.Flushed > 0 {
 		jf.Flushed, jf.FlushPeak, jf.FlushPeakAt = st.Flushed, st.FlushPeak, Time(st.FlushPeakAt)
 	}
+	if st.Redelivered > 0 {
+		jf.Redelivered, jf.RedeliveryPeak, jf.RedeliveryPeakAt = st.Redelivered, st.RedeliveryPeak, Time(st.RedeliveryPeakAt)
+	}
 	if len(st.TTR) > 0 {
 		jf.Fairness = number(st.Fairness)
 	}
@@ -356,6 +365,9 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 		FlushPeakPerS: in.FlushPeak, FlushPeakAt: optTime(in.FlushPeakAt)}
 	if in.FlushPeak == 0 {
 		ji.FlushPeakAt = nil
+	}
+	if in.RedeliveryPeak > 0 {
+		ji.RedeliveryPeakPerS, ji.RedeliveryPeakAt = in.RedeliveryPeak, Time(in.RedeliveryPeakAt)
 	}
 	if in.Silent {
 		ji.TTRFrom = "lost_at"

@@ -287,6 +287,10 @@ func fleetText(st *analyze.FleetStats) string {
 	if st.Flushed > 0 {
 		s += fmt.Sprintf("\noutbox:   %d messages flushed; the flush peaked at %d messages in 1s at %s", st.Flushed, st.FlushPeak, Time(st.FlushPeakAt))
 	}
+	if st.Redelivered > 0 {
+		s += fmt.Sprintf("\ninbound:  %d messages redelivered by the broker; the redelivery peaked at %d messages in 1s at %s",
+			st.Redelivered, st.RedeliveryPeak, Time(st.RedeliveryPeakAt))
+	}
 	s += fmt.Sprintf("\nrecovery: %d of %d devices that lost the connection recovered", st.Recovered, st.Lost)
 	if len(st.TTR) > 0 {
 		s += fmt.Sprintf("; time to recover p50 %v, p90 %v, p99 %v, max %v; fairness %.2f",
@@ -401,6 +405,9 @@ func IncidentText(in *analyze.Incident) string {
 	}
 	if in.FlushPeak > 0 {
 		s += fmt.Sprintf(", outbox flush at %d messages in 1s at %s", in.FlushPeak, Time(in.FlushPeakAt))
+	}
+	if in.RedeliveryPeak > 0 {
+		s += fmt.Sprintf(", broker redelivery at %d messages in 1s at %s", in.RedeliveryPeak, Time(in.RedeliveryPeakAt))
 	}
 	if in.Corrected > 0 {
 		if in.Corrected == 1 {

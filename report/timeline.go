@@ -118,6 +118,12 @@ func EventExtras(e *analyze.Event) string {
 	if e.Flushed >= 0 {
 		parts = append(parts, fmt.Sprintf("outbox_flushed=%d", e.Flushed))
 	}
+	if e.Redelivered >= 0 {
+		parts = append(parts, fmt.Sprintf("inbound_redelivered=%d", e.Redelivered))
+	}
+	if e.Duplicates >= 0 {
+		parts = append(parts, fmt.Sprintf("inbound_duplicates=%d", e.Duplicates))
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -183,6 +189,8 @@ type timelineEvent struct {
 	SessionPresent *bool    `json:"session_present,omitempty"`
 	Outbox         *int64   `json:"outbox_depth,omitempty"`
 	Flushed        *int64   `json:"outbox_flushed,omitempty"`
+	Redelivered    *int64   `json:"inbound_redelivered,omitempty"`
+	Duplicates     *int64   `json:"inbound_duplicates,omitempty"`
 	SocketOpen     string   `json:"socket_open,omitempty"`
 	jsonRecord              // source, line, and file and row
 }
@@ -303,6 +311,12 @@ func timelineEventOf(res *analyze.Result, e *analyze.Event) timelineEvent {
 	}
 	if e.Flushed >= 0 {
 		te.Flushed = &e.Flushed
+	}
+	if e.Redelivered >= 0 {
+		te.Redelivered = &e.Redelivered
+	}
+	if e.Duplicates >= 0 {
+		te.Duplicates = &e.Duplicates
 	}
 	return te
 }

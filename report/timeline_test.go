@@ -16,7 +16,7 @@ import (
 func device() *analyze.Device {
 	ev := func(at int64, o auditfmt.Outcome, attempt int64, delay float64, line int64) analyze.Event {
 		return analyze.Event{At: t0 + at, Outcome: o, Attempt: attempt, Delay: delay, Ceiling: math.NaN(),
-			Seq: -1, Outbox: -1, Flushed: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Source: 0, Line: line, Row: line - 1}}
+			Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Source: 0, Line: line, Row: line - 1}}
 	}
 	d := &analyze.Device{ID: "dev-0001", Host: "gw-a", Hosts: 1, Events: []analyze.Event{
 		ev(0, auditfmt.Disconnected, 0, 0, 1),
@@ -29,6 +29,7 @@ func device() *analyze.Device {
 	d.Events[1].Ceiling, d.Events[1].Outbox = 4, 12
 	d.Events[3].Fail, d.Events[3].Reason = auditfmt.FailAuth, 135
 	d.Events[5].Presence, d.Events[5].Outbox, d.Events[5].Flushed = 1, 0, 12
+	d.Events[5].Redelivered, d.Events[5].Duplicates = 40, 0
 	d.Build()
 	return d
 }
@@ -46,7 +47,7 @@ time                    outcome            attempt  delay_s  socket-open        
 2026-11-30T14:17:32.5Z  rate_limited_wait  0        0.5                              gw-a.ndjson:3
 2026-11-30T14:17:33.1Z  attempt_failed     1        2.5                              gw-a.ndjson:4  failure_class=auth reason_code=135
 2026-11-30T14:17:33.1Z  backoff_wait       1        4        2026-11-30T14:17:37.1Z  gw-a.ndjson:5
-2026-11-30T14:17:37.2Z  connected          0        4                                gw-a.ndjson:6  session_present=true outbox_depth=0 outbox_flushed=12
+2026-11-30T14:17:37.2Z  connected          0        4                                gw-a.ndjson:6  session_present=true outbox_depth=0 outbox_flushed=12 inbound_redelivered=40 inbound_duplicates=0
 
 sessions:
   up 2026-11-30T14:17:37.2Z, still up at the end
@@ -89,7 +90,7 @@ func TestTimelineJSON(t *testing.T) {
 	if _, ok := doc.Events[0]["ceiling_s"]; ok {
 		t.Errorf("event 0 has a ceiling_s: %v", doc.Events[0])
 	}
-	for _, name := range []string{"outbox_depth", "outbox_flushed"} {
+	for _, name := range []string{"outbox_depth", "outbox_flushed", "inbound_redelivered", "inbound_duplicates"} {
 		if _, ok := doc.Events[0][name]; ok {
 			t.Errorf("event 0 has an %s: %v", name, doc.Events[0])
 		}
@@ -99,6 +100,9 @@ func TestTimelineJSON(t *testing.T) {
 	}
 	if e := doc.Events[5]; e["outbox_depth"] != 0.0 || e["outbox_flushed"] != 12.0 {
 		t.Errorf("event 5: outbox_depth %v, outbox_flushed %v; want 0 (present) and 12", e["outbox_depth"], e["outbox_flushed"])
+	}
+	if e := doc.Events[5]; e["inbound_redelivered"] != 40.0 || e["inbound_duplicates"] != 0.0 {
+		t.Errorf("event 5: inbound_redelivered %v, inbound_duplicates %v; want 40 and 0 (present)", e["inbound_redelivered"], e["inbound_duplicates"])
 	}
 	if e := doc.Events[3]; e["failure_class"] != "auth" || e["reason_code"] != 135.0 {
 		t.Errorf("event 3 = %v", e)

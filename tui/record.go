@@ -16,7 +16,7 @@ func (v *timelineView) details() []string {
 	i := v.list.cur
 	row := &v.recs.Rows[i]
 	r := &row.Record
-	field := func(name, value string) string { return fmt.Sprintf("  %-16s %s", name, value) }
+	field := func(name, value string) string { return fmt.Sprintf("  %-19s %s", name, value) }
 	opt := func(has auditfmt.Presence, s string) string {
 		if r.Has&has == 0 {
 			return "(absent)"
@@ -46,6 +46,8 @@ func (v *timelineView) details() []string {
 		field("ceiling_s", opt(auditfmt.HasCeiling, string(auditfmt.AppendFloat(nil, r.CeilingS)))),
 		field("outbox_depth", opt(auditfmt.HasOutboxDepth, strconv.FormatInt(r.OutboxDepth, 10))),
 		field("outbox_flushed", opt(auditfmt.HasOutboxFlushed, strconv.FormatInt(r.OutboxFlushed, 10))),
+		field("inbound_redelivered", opt(auditfmt.HasInboundRedelivered, strconv.FormatInt(r.InboundRedelivered, 10))),
+		field("inbound_duplicates", opt(auditfmt.HasInboundDuplicates, strconv.FormatInt(r.InboundDuplicates, 10))),
 		field("host_id", str(r.HostID)),
 		field("attempt_id", str(r.AttemptID)),
 		field("record_id", str(r.RecordID)),

@@ -72,6 +72,7 @@ func Records(seed uint64, n int) []auditfmt.Record {
 	// the outbox fields draw from a stream of their own, so that the
 	// records' other values are what they were before those fields
 	outbox := rand.New(rand.NewPCG(seed, 2))
+	inbound := rand.New(rand.NewPCG(seed, 3)) // so too the inbound fields
 	recs := make([]auditfmt.Record, n)
 	base := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC).UnixNano()
 	for i := range recs {
@@ -91,6 +92,7 @@ func Records(seed uint64, n int) []auditfmt.Record {
 		r.Line = int64(i + 1)
 		genOptionals(rng, r)
 		genOutbox(outbox, r)
+		genInbound(inbound, r)
 	}
 	return recs
 }
@@ -105,6 +107,22 @@ func genOutbox(rng *rand.Rand, r *auditfmt.Record) {
 		r.Has |= auditfmt.HasOutboxFlushed
 		if rng.IntN(3) > 0 { // else zero
 			r.OutboxFlushed = rng.Int64N(1<<53 + 1) // up to 2^53, the most canonical bytes hold
+		}
+	}
+}
+
+// genInbound sets inbound_redelivered and inbound_duplicates on some
+// records, the duplicates at most the redeliveries when both are set.
+func genInbound(rng *rand.Rand, r *auditfmt.Record) {
+	if rng.IntN(2) == 0 {
+		r.Has |= auditfmt.HasInboundRedelivered
+		r.InboundRedelivered = rng.Int64N(3) * rng.Int64N(1<<53/2+1) // zero often; up to 2^53
+	}
+	if rng.IntN(2) == 0 {
+		r.Has |= auditfmt.HasInboundDuplicates
+		r.InboundDuplicates = rng.Int64N(4) // small, often zero
+		if r.Has&auditfmt.HasInboundRedelivered != 0 {
+			r.InboundDuplicates = min(r.InboundDuplicates, r.InboundRedelivered)
 		}
 	}
 }

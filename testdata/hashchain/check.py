@@ -5,7 +5,7 @@ import base64, datetime, hashlib, json, os, re, struct, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIELDS = {"client_id", "attempt", "backoff_delay_s", "outcome", "clean_session", "recorded_at", "schema", "host_id",
           "stage", "attempt_id", "record_id", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present",
-          "outbox_depth", "outbox_flushed"}
+          "outbox_depth", "outbox_flushed", "inbound_redelivered", "inbound_duplicates"}
 
 
 def es6(x):  # ECMAScript Number.prototype.toString, as RFC 8785 writes numbers
@@ -155,7 +155,8 @@ OPTIONAL = [  # in flag order: bit 1 << (i + 1) of the flags says that OPTIONAL[
     ("schema", uvarint), ("device_seq", uvarint), ("reason_code", uvarint), ("ceiling_s", lambda v: struct.pack(">d", v)),
     ("session_present", lambda v: bytes([v])), ("outbox_depth", uvarint), ("outbox_flushed", uvarint), ("host_id", string),
     ("stage", lambda v: code(STAGES, v)), ("attempt_id", string), ("record_id", string),
-    ("failure_class", lambda v: code(FAILURES, v)), ("extra", string), ("envelope", string)]
+    ("failure_class", lambda v: code(FAILURES, v)), ("extra", string), ("envelope", string),
+    ("inbound_redelivered", uvarint), ("inbound_duplicates", uvarint)]  # the last two joined after envelope: older B keeps its bytes
 
 
 def record_bytes3(c, seq):  # B of the row whose columns are c (None for null) at seq of its chain
@@ -236,7 +237,7 @@ def check3(v, note, vkey):
             assert base64.b64encode(root).decode() == cp["root"], "v3 %d rows: root" % n
             body = "%s\n%d\n%s\n" % (v["log"], n, cp["root"])
             assert body == cp["checkpoint"], "v3 %d rows: checkpoint body" % n
-    assert check_signed_note(note, vkey) == v["datasets"][-1]["checkpoints"][-1]["checkpoint"], "v3 signed checkpoint"
+    assert check_signed_note(note, vkey) == v["datasets"][1]["checkpoints"][-1]["checkpoint"], "v3 signed checkpoint"
 
 
 def main():

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+)
+
+// TestInboundFieldsEndToEnd takes the inbound fields through every
+// command: the redelivery rule's positive log is ingested, verified
+// intact, exported to Arrow (whose inbound columns hold what the log
+// says, line by line) and checked, with the rule's two findings and the
+// fleet's redelivery figures.
+func TestInboundFieldsEndToEnd(t *testing.T) {
+	in := filepath.Join("..", "..", "analyze", "testdata", "rules", "redelivery", "positive.ndjson")
+	want := inboundByLine(t, in)
+	dir := t.TempDir()
+	ds, arrowOut := filepath.Join(dir, "ds"), filepath.Join(dir, "ds.arrow")
+	for _, args := range [][]string{
+		{"--no-config", "ingest", "-q", "-o", ds, in},
+		{"--no-config", "verify", ds},
+		{"--no-config", "export", "--format", "arrow", "-o", arrowOut, ds},
+	} {
+		if code, _, stderr := runArgs(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
+	if got := arrowInbound(t, arrowOut); len(got) != len(want) {
+		t.Errorf("Arrow export: %d rows, the log %d lines", len(got), len(want))
+	} else {
+		for line, w := range want {
+			if got[line] != w {
+				t.Errorf("Arrow export, line %d: inbound_redelivered, inbound_duplicates %v, the log %v", line, got[line], w)
+			}
+		}
+	}
+	code, stdout, stderr := runArgs(t, "--no-config", "check", "--format", "json", ds)
+	if code != 1 {
+		t.Fatalf("check: exit %d, want 1 (findings)\n%s", code, stderr)
+	}
+	var res struct {
+		Findings []struct{ Rule, Kind, Device string }
+		Summary  struct {
+			Fleet struct {
+				Redelivered    int64 `json:"redelivered"`
+				RedeliveryPeak int64 `json:"redelivery_peak"`
+			}
+		}
+	}
+	if err := json.Unmarshal(stdout, &res); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, f := range res.Findings {
+		if f.Rule == "redelivery" {
+			kinds[f.Kind] = f.Device
+		}
+	}
+	if kinds["redelivery/wave"] != "fleet" || kinds["redelivery/duplicates-delivered"] != "dev-0003" {
+		t.Errorf("redelivery findings (kind: device) %v, want a fleet wave and dev-0003's duplicates", kinds)
+	}
+	var total int64
+	for _, w := range want {
+		total += max(w[0], 0)
+	}
+	if f := res.Summary.Fleet; f.Redelivered != total || f.RedeliveryPeak != 720 {
+		t.Errorf("fleet: redelivered %d, peak %d; want %d (the log's sum) and 720 (12 devices × 60 in one second)", f.Redelivered, f.RedeliveryPeak, total)
+	}
+}
+
+// inboundByLine returns inbound_redelivered and inbound_duplicates of
+// each line of an NDJSON log, -1 for absent, by line number.
+func inboundByLine(t *testing.T, path string) map[int64][2]int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64][2]int64{}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for line := int64(1); dec.More(); line++ {
+		var r struct {
+			Redelivered *int64 `json:"inbound_redelivered"`
+			Duplicates  *int64 `json:"inbound_duplicates"`
+		}
+		if err := dec.Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		v := [2]int64{-1, -1}
+		for i, p := range []*int64{r.Redelivered, r.Duplicates} {
+			if p != nil {
+				v[i] = *p
+			}
+		}
+		out[line] = v
+	}
+	return out
+}
+
+// arrowInbound reads the inbound columns of an Arrow export, by line.
+func arrowInbound(t *testing.T, path string) map[int64][2]int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fr, err := ipc.NewFileReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	col := func(name string) int {
+		idx := fr.Schema().FieldIndices(name)
+		if len(idx) != 1 {
+			t.Fatalf("Arrow export: %d columns named %s", len(idx), name)
+		}
+		return idx[0]
+	}
+	redel, dups, line := col("inbound_redelivered"), col("inbound_duplicates"), col("line")
+	out := map[int64][2]int64{}
+	for i := range fr.NumRecords() {
+		rec, err := fr.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := rec.Column(line).(*array.Int64)
+		for r := range int(rec.NumRows()) {
+			v := [2]int64{-1, -1}
+			for k, c := range []int{redel, dups} {
+				if a := rec.Column(c).(*array.Int64); a.IsValid(r) {
+					v[k] = a.Value(r)
+				}
+			}
+			out[lines.Value(r)] = v
+		}
+	}
+	return out
+}
