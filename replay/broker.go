@@ -76,7 +76,7 @@ func StartEmbedded(opts BrokerOptions) (*Embedded, error) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	if err := opts.validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	b := &Embedded{addr: addr, opts: opts, window: -1}
@@ -86,8 +86,8 @@ func StartEmbedded(opts BrokerOptions) (*Embedded, error) {
 	return b, b.Start()
 }
 
-// validate says what is wrong with o, naming the flag a user sets.
-func (o *BrokerOptions) validate() error {
+// Validate says what is wrong with o, naming the flag a user sets.
+func (o *BrokerOptions) Validate() error {
 	if o.MaxQueued < 0 || o.MaxInflight < 0 || o.MaxQueued+o.MaxInflight > maxStore {
 		return fmt.Errorf("--max-queued %d and --max-inflight %d: expected counts >= 0 that add up to at most %d (a mochi session's store)",
 			o.MaxQueued, o.MaxInflight, maxStore)

@@ -113,10 +113,12 @@ func within(outages []Outage, at time.Duration) bool {
 // connections each allocate buffers and grow goroutine stacks, and at the
 // default pace the collector's work delayed connects by tens of
 // milliseconds (BenchmarkReplay10k: p99 lateness 150 ms with GOGC 100).
-// stormaudit replay calls it.
+// A lower limit the process was given (GOMEMLIMIT) stands: the collector
+// then runs whenever the process reaches it. stormaudit replay calls it.
 func TuneGC() (restore func()) {
 	gc := debug.SetGCPercent(-1)
-	mem := debug.SetMemoryLimit(max(sysmem.Available()/4, 1<<30))
+	mem := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(mem, max(sysmem.Available()/4, 1<<30)))
 	return func() {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(mem)
@@ -191,7 +193,7 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 	r := &run{plan: plan, opts: opts, devs: make([]live, len(plan.Devices)), results: make([]result, len(plan.Connects)),
 		audit: auditLog{w: opts.Audit}, ctx: ctx}
 	if opts.Queue != nil {
-		if err := opts.Queue.validate(); err != nil {
+		if err := opts.Queue.Validate(); err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
 		r.queue = newQueueRun(r)

@@ -29,8 +29,8 @@ type Queue struct {
 	AckDelay time.Duration
 }
 
-// validate says what is wrong with q, naming the flag a user sets.
-func (q *Queue) validate() error {
+// Validate says what is wrong with q, naming the flag a user sets.
+func (q *Queue) Validate() error {
 	if q.Messages <= 0 || q.Messages > maxQueued {
 		return fmt.Errorf("--queued: expected 1 to %d messages a device, found %d", maxQueued, q.Messages)
 	}

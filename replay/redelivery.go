@@ -107,16 +107,17 @@ func (q *queueRun) report(rep *Report, plan *Plan, acceptedAt []time.Duration) {
 // redeliveryRows are the lines of Rows that a replay with a queue adds.
 var redeliveryRows = []Row{
 	{Name: "queued", Value: func(r *Report) string {
-		return fmt.Sprintf("%d a device, QoS %d, ack delay %g ms; %d published", r.Queued, r.QueuedQoS, r.AckDelayMs, r.Published)
+		return fmt.Sprintf("%d/device QoS %d, %d published", r.Queued, r.QueuedQoS, r.Published)
 	}},
-	{Name: "redelivered", Value: func(r *Report) string {
-		return fmt.Sprintf("%d, peak %d/s at +%.0fs", r.Redelivered, r.RedeliveryPeakPerS, r.RedeliveryPeakAtS)
+	{Name: "redelivered", Value: func(r *Report) string { return fmt.Sprint(r.Redelivered) }},
+	{Name: "peak redelivered/s", Value: func(r *Report) string {
+		return fmt.Sprintf("%d at +%.0fs", r.RedeliveryPeakPerS, r.RedeliveryPeakAtS)
 	}},
 	{Name: "DUP flagged", Value: func(r *Report) string { return fmt.Sprint(r.DupFlagged) }},
 	{Name: "duplicates", Value: func(r *Report) string { return fmt.Sprint(r.Duplicates) }},
 	{Name: "lost", Value: func(r *Report) string { return fmt.Sprint(r.Lost) }},
 	{Name: "drain p50/p99", Value: func(r *Report) string {
-		return fmt.Sprintf("%.2f / %.2f s, %d of %d drained", r.DrainP50S, r.DrainP99S, r.Drained, r.Devices)
+		return fmt.Sprintf("%.3f / %.3f s (%d drained)", r.DrainP50S, r.DrainP99S, r.Drained)
 	}},
 }
 
