@@ -128,24 +128,23 @@ func (s *sessionStore) StoredClients() ([]storage.Client, error) {
 func (s *sessionStore) StoredSubscriptions() ([]storage.Subscription, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var v []storage.Subscription
-	for _, m := range s.subs {
-		for _, sub := range m {
-			v = append(v, sub)
-		}
-	}
-	return v, nil
+	return flatten(s.subs), nil
 }
 
 // StoredInflightMessages returns the messages held for a server starting.
 func (s *sessionStore) StoredInflightMessages() ([]storage.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var v []storage.Message
-	for _, m := range s.inflight {
-		for _, msg := range m {
-			v = append(v, msg)
+	return flatten(s.inflight), nil
+}
+
+// flatten returns the values of the maps of m.
+func flatten[K, L comparable, V any](m map[K]map[L]V) []V {
+	var v []V
+	for _, inner := range m {
+		for _, x := range inner {
+			v = append(v, x)
 		}
 	}
-	return v, nil
+	return v
 }
