@@ -12,7 +12,7 @@ import (
 
 // publisherWindow is how many of its messages the publisher has in
 // flight (published, not yet acknowledged by the broker) at most.
-const publisherWindow = 32
+const publisherWindow = 256
 
 // publisher is the connection that puts each device's queued messages on
 // its topic while it is away: message k of N at k/N of the way from the
