@@ -2,7 +2,11 @@ package replay
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/stormaudit/stormaudit/internal/safe"
 )
 
 // Redelivery is what the devices received of the messages queued for
@@ -143,4 +147,75 @@ func RowsOf(reps ...*Report) []Row {
 		}
 	}
 	return rows
+}
+
+// waveColumns is the most columns a text wave takes.
+const waveColumns = 60
+
+// writeWaves writes, under the text report, each replay's connect and
+// redelivery waves on one time axis: a column a second (or a few, so
+// that the longest fits in waveColumns), its height the count against
+// the largest of the replays' columns of its kind, so that a comparison
+// shows which wave is the taller.
+func writeWaves(b *strings.Builder, reps []*Report) {
+	n := 0
+	for _, r := range reps {
+		if r.Waves != nil {
+			n = max(n, len(r.Waves.Connects))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	per := (n + waveColumns - 1) / waveColumns
+	var conn, red [][]int
+	peakConn, peakRed := 0, 0
+	for _, r := range reps {
+		if r.Waves != nil {
+			conn, red = append(conn, columns(r.Waves.Connects, per)), append(red, columns(r.Waves.Redelivered, per))
+			peakConn, peakRed = max(peakConn, slices.Max(conn[len(conn)-1])), max(peakRed, slices.Max(red[len(red)-1]))
+		}
+	}
+	fmt.Fprintf(b, "\nwaves, %d s a column from the start (a full block: %d connects, %d messages):\n", per, peakConn, peakRed)
+	k := 0
+	for _, r := range reps {
+		if r.Waves == nil {
+			continue
+		}
+		fmt.Fprintf(b, "  %s\n", safe.Text(r.Plan))
+		fmt.Fprintf(b, "    %-12s %s\n", "connects", spark(conn[k], peakConn))
+		fmt.Fprintf(b, "    %-12s %s\n", "redelivered", spark(red[k], peakRed))
+		k++
+	}
+}
+
+// columns sums xs per columns of per (at least one column).
+func columns(xs []int, per int) []int {
+	var cols []int
+	for i := 0; i < len(xs); i += per {
+		sum := 0
+		for _, x := range xs[i:min(i+per, len(xs))] {
+			sum += x
+		}
+		cols = append(cols, sum)
+	}
+	if len(cols) == 0 {
+		cols = []int{0}
+	}
+	return cols
+}
+
+// spark draws cols as block characters, from blank (none) to a full
+// block (peak); any count shows.
+func spark(cols []int, peak int) string {
+	blocks := []rune(" ▁▂▃▄▅▆▇█")
+	var s strings.Builder
+	for _, c := range cols {
+		k := 0
+		if c > 0 {
+			k = 1 + c*(len(blocks)-2)/max(peak, 1)
+		}
+		s.WriteRune(blocks[min(k, len(blocks)-1)])
+	}
+	return s.String()
 }

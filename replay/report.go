@@ -265,6 +265,7 @@ func WriteText(w io.Writer, reps ...*Report) error {
 		}
 		b.WriteString("\n")
 	}
+	writeWaves(&b, reps)
 	var out strings.Builder
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
 		out.WriteString(strings.TrimRight(line, " \n"))
