@@ -108,6 +108,7 @@ type eventRow struct {
 type replayView struct {
 	Plans []string
 	Rows  []replayRow
+	Waves []chartView // with queued messages: each replay's connect and redelivery waves
 }
 
 type replayRow struct {
@@ -147,7 +148,11 @@ func build(rep *Report, o Options) (*page, error) {
 			pg.Timelines = append(pg.Timelines, timelineOf(d, res, anchors[id], o.Rows, rep.Dataset))
 		}
 	}
-	pg.Replay = replayOf(rep)
+	replayed, err := replayOf(rep)
+	if err != nil {
+		return nil, err
+	}
+	pg.Replay = replayed
 	if o.Redact != nil {
 		redactPage(pg, o.Redact)
 	}
@@ -321,20 +326,29 @@ func devicesOf(pg *page, ov *analyze.Overview, n int, anchors map[string]string)
 	}
 }
 
-func replayOf(rep *Report) *replayView {
+func replayOf(rep *Report) (*replayView, error) {
 	if len(rep.Replay) == 0 {
-		return nil
+		return nil, nil
 	}
 	v := &replayView{}
 	for _, r := range rep.Replay {
 		v.Plans = append(v.Plans, r.Plan)
 	}
-	for _, row := range replay.Rows {
+	for _, row := range replay.RowsOf(rep.Replay...) {
 		rr := replayRow{Name: row.Name}
 		for _, r := range rep.Replay {
 			rr.Values = append(rr.Values, row.Value(r))
 		}
 		v.Rows = append(v.Rows, rr)
 	}
-	return v
+	for _, r := range rep.Replay {
+		c, err := wavesChart(r)
+		if err != nil {
+			return nil, err
+		}
+		if c.SVG != "" {
+			v.Waves = append(v.Waves, c)
+		}
+	}
+	return v, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,7 +56,9 @@ func hostileReport(t testing.TB) (string, *Report) {
 	}
 	rep.Title, rep.Generated, rep.Version = "Sample incident", time.Unix(1e9, 0), "test"
 	rep.Replay = []*replay.Report{
-		{Plan: `recorded <b>bold</b>`, Broker: "embedded", Protocol: "3.1.1", Devices: 48, ConnectsAccepted: 48, Held: true, Verdict: "held"},
+		{Plan: `recorded <b>bold</b>`, Broker: "embedded", Protocol: "3.1.1", Devices: 48, ConnectsAccepted: 48, Held: true, Verdict: "held",
+			Redelivery: replay.Redelivery{Queued: 5, QueuedQoS: 1, Published: 240, Redelivered: 240, RedeliveryPeakPerS: 200, RedeliveryPeakAtS: 1,
+				Waves: &replay.Waves{Connects: []int{0, 48, 0}, Redelivered: []int{0, 200, 40}}}},
 		{Plan: "what-if full-jitter", Broker: "embedded", Protocol: "3.1.1", Devices: 48, ConnectsAccepted: 47, ConnectsRefused: 1,
 			RefusedByCode: map[string]int{"0x9f": 1}, Verdict: "refused 1"},
 	}
@@ -172,5 +175,28 @@ func TestReportContents(t *testing.T) {
 	}
 	if rep.Verify == nil || rep.Verify.Problem != nil || !strings.Contains(page, `<span class="ok">intact</span>`) {
 		t.Error("the page does not say the dataset is intact")
+	}
+}
+
+// TestReplayWaves: a replay with queued messages adds its redelivery
+// rows to the replay section, for every replay compared (a replay without
+// a queue shows them as zeros), and a chart of its connect and redelivery
+// waves on one time axis; one without a queue adds no chart.
+func TestReplayWaves(t *testing.T) {
+	_, rep := hostileReport(t)
+	v, err := replayOf(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, r := range v.Rows {
+		rows[r.Name] = r.Values
+	}
+	if got, want := rows["peak redelivered/s"], []string{"200 at +1s", "0 at +0s"}; !slices.Equal(got, want) {
+		t.Errorf("peak redelivered/s: %q, want %q", got, want)
+	}
+	if len(v.Waves) != 1 || !strings.Contains(string(v.Waves[0].SVG), "connects accepted and queued messages received per second") ||
+		!strings.Contains(v.Waves[0].Caption, "redelivery peak 200/s at +1 s") {
+		t.Errorf("waves: %d charts, %+v", len(v.Waves), v.Waves)
 	}
 }

@@ -12,7 +12,6 @@ import (
 
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
-	"github.com/mochi-mqtt/server/v2/listeners"
 	"github.com/mochi-mqtt/server/v2/packets"
 )
 
@@ -27,7 +26,26 @@ type BrokerOptions struct {
 	// refuses with "server busy" (5) or "server unavailable" (3.1.1). 0:
 	// no limit.
 	MaxClients int
+	// MaxQueued bounds the messages a session holds beyond those in
+	// flight (Mosquitto's max_queued_messages, EMQX's max_mqueue_len):
+	// mochi keeps both in one store per session, which is made to hold
+	// MaxQueued plus MaxInflight; beyond, new messages are dropped. 0:
+	// mochi's own bound, 8,192.
+	MaxQueued int
+	// MaxInflight bounds the QoS 1 and 2 messages sent to a client and
+	// not yet acknowledged (Mosquitto's max_inflight_messages, EMQX's
+	// max_inflight); the next waits for an acknowledgement. 0: no bound,
+	// mochi's own way, which sends a returning session's whole store at
+	// once.
+	MaxInflight int
+	// Persistent keeps the sessions, their subscriptions and the messages
+	// they hold across Stop and Start, as Mosquitto's persistence does;
+	// without it a restarted broker has forgotten them.
+	Persistent bool
 }
+
+// maxStore is the most messages mochi's store of a session holds.
+const maxStore = 65535
 
 // Embedded is an MQTT broker in this process (mochi-mqtt/server/v2) on a
 // loopback port, with the capacity model of BrokerOptions. It can be
@@ -43,7 +61,9 @@ type Embedded struct {
 	capMu    sync.Mutex
 	window   int64 // the capacity's current second, and the connects it let through
 	used     int
-	accepted atomic.Int64 // connects accepted, refused by the capacity
+	setup    atomic.Bool   // connects are the replay's set-up: not counted, not limited
+	store    *sessionStore // with Persistent; it outlives each mochi server
+	accepted atomic.Int64  // connects accepted, refused by the capacity
 	refused  atomic.Int64
 	wills    atomic.Int64 // wills sent
 }
@@ -56,9 +76,28 @@ func StartEmbedded(opts BrokerOptions) (*Embedded, error) {
 	}
 	addr := l.Addr().String()
 	l.Close()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	b := &Embedded{addr: addr, opts: opts, window: -1}
+	if opts.Persistent {
+		b.store = newSessionStore()
+	}
 	return b, b.Start()
 }
+
+// Validate says what is wrong with o, naming the flag a user sets.
+func (o *BrokerOptions) Validate() error {
+	if o.MaxQueued < 0 || o.MaxInflight < 0 || o.MaxQueued+o.MaxInflight > maxStore {
+		return fmt.Errorf("--max-queued %d and --max-inflight %d: expected counts >= 0 that add up to at most %d (a mochi session's store)",
+			o.MaxQueued, o.MaxInflight, maxStore)
+	}
+	return nil
+}
+
+// Setup makes the broker neither count nor limit connects while on: the
+// replay's set-up of the devices' sessions (Options.Setup).
+func (b *Embedded) Setup(on bool) { b.setup.Store(on) }
 
 // Addr returns the broker's host:port.
 func (b *Embedded) Addr() string { return b.addr }
@@ -88,6 +127,12 @@ func (b *Embedded) Start() error {
 	if b.opts.MaxClients > 0 {
 		caps.MaximumClients = int64(b.opts.MaxClients)
 	}
+	if b.opts.MaxQueued > 0 {
+		caps.MaximumInflight = uint16(b.opts.MaxQueued + b.opts.MaxInflight)
+		// what a session holds can be sent to it at once while it is
+		// connected: mochi drops what its outbound queue has no room for
+		caps.MaximumClientWritesPending = int32(max(64, int(caps.MaximumInflight)))
+	}
 	srv := mqtt.New(&mqtt.Options{Capabilities: caps, InlineClient: false,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := srv.AddHook(new(auth.AllowHook), nil); err != nil {
@@ -96,7 +141,16 @@ func (b *Embedded) Start() error {
 	if err := srv.AddHook(&capacityHook{b: b, srv: srv}, nil); err != nil {
 		return err
 	}
-	if err := srv.AddListener(listeners.NewTCP(listeners.Config{ID: "tcp", Address: b.addr})); err != nil {
+	if b.store != nil {
+		if err := srv.AddHook(b.store, nil); err != nil {
+			return err
+		}
+	}
+	l, err := b.listener()
+	if err == nil {
+		err = srv.AddListener(l)
+	}
+	if err != nil {
 		return fmt.Errorf("embedded broker: listen on %s: %w", b.addr, err)
 	}
 	if err := srv.Serve(); err != nil {
@@ -142,7 +196,7 @@ func (h *capacityHook) Provides(b byte) bool {
 // itself and returns an error, which makes mochi drop the connection.
 func (h *capacityHook) OnConnect(cl *mqtt.Client, pk packets.Packet) error {
 	b := h.b
-	if b.opts.Capacity <= 0 || isObserver(cl.ID) {
+	if b.opts.Capacity <= 0 || isObserver(cl.ID) || b.setup.Load() {
 		return nil
 	}
 	b.capMu.Lock()
@@ -165,7 +219,7 @@ func (h *capacityHook) OnConnect(cl *mqtt.Client, pk packets.Packet) error {
 }
 
 func (h *capacityHook) OnSessionEstablished(cl *mqtt.Client, _ packets.Packet) {
-	if !isObserver(cl.ID) {
+	if !isObserver(cl.ID) && !h.b.setup.Load() {
 		h.b.accepted.Add(1)
 	}
 }

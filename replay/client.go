@@ -54,6 +54,11 @@ type connectParams struct {
 	password   []byte
 }
 
+// sessionExpiry is the Session Expiry Interval of an MQTT 5 CONNECT
+// without clean start: the session never expires, as a 3.1.1 session
+// without clean_session does not.
+const sessionExpiry = 0xFFFFFFFF
+
 // dial opens the socket to addr (TLS when tlsConf is set) before
 // deadline.
 func dial(ctx context.Context, addr string, tlsConf *tls.Config, deadline time.Time) (net.Conn, error) {
@@ -73,6 +78,9 @@ func connect(nc net.Conn, proto byte, p connectParams, deadline time.Time) (*cli
 		Connect: packets.ConnectParams{ProtocolName: []byte("MQTT"), ClientIdentifier: p.clientID, Clean: p.clean,
 			Keepalive: p.keepalive, WillFlag: p.willTopic != "", WillTopic: p.willTopic, WillPayload: p.willOnline, WillRetain: p.willTopic != "",
 			UsernameFlag: p.username != nil, Username: p.username, PasswordFlag: p.password != nil, Password: p.password}}
+	if proto == MQTT5 && !p.clean {
+		pk.Properties.SessionExpiryInterval, pk.Properties.SessionExpiryIntervalFlag = sessionExpiry, true
+	}
 	var buf bytes.Buffer
 	if err := pk.ConnectEncode(&buf); err != nil {
 		return nil, false, err
@@ -139,18 +147,64 @@ func (c *client) publish(topic string, payload []byte, retain bool) error {
 		TopicName: topic, Payload: payload}, (*packets.Packet).PublishEncode)
 }
 
-// subscribe subscribes to filter at QoS 0.
-func (c *client) subscribe(filter string) error {
+// subscribe subscribes to filter at QoS qos.
+func (c *client) subscribe(filter string, qos byte) error {
 	return c.write(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Subscribe, Qos: 1}, ProtocolVersion: c.proto, PacketID: 1,
-		Filters: packets.Subscriptions{{Filter: filter}}}, (*packets.Packet).SubscribeEncode)
+		Filters: packets.Subscriptions{{Filter: filter, Qos: qos}}}, (*packets.Packet).SubscribeEncode)
+}
+
+// publishQoS sends a PUBLISH of QoS 1 or 2 with packet id id; dup marks a
+// resend.
+func (c *client) publishQoS(topic string, payload []byte, qos byte, id uint16, dup bool) error {
+	return c.write(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Publish, Qos: qos, Dup: dup}, ProtocolVersion: c.proto,
+		TopicName: topic, Payload: payload, PacketID: id}, (*packets.Packet).PublishEncode)
+}
+
+// ackEncoders encode the acknowledgements of a QoS 1 or 2 flow.
+var ackEncoders = map[byte]func(*packets.Packet, *bytes.Buffer) error{
+	packets.Puback: (*packets.Packet).PubackEncode, packets.Pubrec: (*packets.Packet).PubrecEncode,
+	packets.Pubrel: (*packets.Packet).PubrelEncode, packets.Pubcomp: (*packets.Packet).PubcompEncode,
+}
+
+// sendAck sends a PUBACK, PUBREC, PUBREL or PUBCOMP (typ) for packet id id.
+func (c *client) sendAck(typ byte, id uint16) error {
+	var qos byte
+	if typ == packets.Pubrel {
+		qos = 1 // [MQTT-3.6.1-1]
+	}
+	return c.write(packets.Packet{FixedHeader: packets.FixedHeader{Type: typ, Qos: qos}, ProtocolVersion: c.proto, PacketID: id}, ackEncoders[typ])
+}
+
+// packetID returns the packet identifier that begins an acknowledgement's
+// body, 0 if it is too short.
+func packetID(body []byte) uint16 {
+	if len(body) < 2 {
+		return 0
+	}
+	return uint16(body[0])<<8 | uint16(body[1])
+}
+
+// await reads packets until one of type typ arrives, before deadline.
+func (c *client) await(typ byte, deadline time.Time) error {
+	c.nc.SetReadDeadline(deadline)
+	defer c.nc.SetReadDeadline(time.Time{})
+	for {
+		fh, _, err := c.readPacket()
+		if err != nil {
+			return err
+		}
+		if fh.Type == typ {
+			return nil
+		}
+	}
 }
 
 // keep reads what the broker sends, and pings it whenever keepalive/2
 // passes without a packet from it, until the connection ends; lost is
-// called once if the broker ends it (not on close), and message with
-// every PUBLISH received. One goroutine a connection: the read deadline is
-// the ping timer.
-func (c *client) keep(keepalive uint16, lost func(error), message func(packets.Packet)) {
+// called once if the broker ends it (not on close), and on with every
+// packet received but PINGRESP. One goroutine a connection: the read
+// deadline is the ping timer.
+func (c *client) keep(keepalive uint16, lost func(error), on func(packets.FixedHeader, []byte)) {
 	c.eof = make(chan struct{})
 	ping := time.Duration(keepalive) * time.Second / 2
 	go func() {
@@ -172,14 +226,17 @@ func (c *client) keep(keepalive uint16, lost func(error), message func(packets.P
 				}
 				return
 			}
-			if fh.Type == packets.Publish && message != nil {
-				pk := packets.Packet{FixedHeader: fh, ProtocolVersion: c.proto}
-				if pk.PublishDecode(body) == nil {
-					message(pk)
-				}
+			if fh.Type != packets.Pingresp && on != nil {
+				on(fh, body)
 			}
 		}
 	}()
+}
+
+// decodePublish decodes a PUBLISH's body.
+func (c *client) decodePublish(fh packets.FixedHeader, body []byte) (packets.Packet, bool) {
+	pk := packets.Packet{FixedHeader: fh, ProtocolVersion: c.proto}
+	return pk, fh.Type == packets.Publish && pk.PublishDecode(body) == nil
 }
 
 // stopped reports whether the connection was ended.

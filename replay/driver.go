@@ -48,6 +48,17 @@ type Options struct {
 	// Restart, when set, is a broker restart to carry out during the
 	// replay.
 	Restart *Restart
+	// LinkDown, when set, is an outage of the devices' link: a connect
+	// due within it fails at once, without a socket, as one over a dead
+	// link does, while the broker (and the publisher of Queue) stay up.
+	LinkDown *Outage
+	// Queue, when set, gives every device a persistent session holding
+	// queued messages on its return (see Queue and docs/replay.md).
+	Queue *Queue
+	// Setup, when set, is called with true before the replay sets up the
+	// devices' sessions for Queue and with false after: the embedded
+	// broker neither counts nor limits those connects (Embedded.Setup).
+	Setup func(on bool)
 	// LostAtStart writes a disconnected record for every device at the
 	// start of the audit log: the plan starts at an incident's loss, and
 	// so the replay's log shows the loss that check infers the incident
@@ -70,16 +81,44 @@ type Restart struct {
 	Stop, Start func() error
 }
 
+// Outage is a span of plan time: from At for Down.
+type Outage struct{ At, Down time.Duration }
+
+// down returns the outages the replay schedules: its broker restart and
+// its link outage.
+func (o *Options) down() []Outage {
+	var d []Outage
+	if o.Restart != nil {
+		d = append(d, Outage{o.Restart.At, o.Restart.Down})
+	}
+	if o.LinkDown != nil {
+		d = append(d, *o.LinkDown)
+	}
+	return d
+}
+
+// within reports whether plan time at falls in one of the outages.
+func within(outages []Outage, at time.Duration) bool {
+	for _, o := range outages {
+		if at >= o.At && at < o.At+o.Down {
+			return true
+		}
+	}
+	return false
+}
+
 // TuneGC sets the garbage collector for a replay and returns the function
 // that restores it: no collection until the process's memory reaches a
 // quarter of what the system has available (at least 1 GiB). Thousands of
 // connections each allocate buffers and grow goroutine stacks, and at the
 // default pace the collector's work delayed connects by tens of
 // milliseconds (BenchmarkReplay10k: p99 lateness 150 ms with GOGC 100).
-// stormaudit replay calls it.
+// A lower limit the process was given (GOMEMLIMIT) stands: the collector
+// then runs whenever the process reaches it. stormaudit replay calls it.
 func TuneGC() (restore func()) {
 	gc := debug.SetGCPercent(-1)
-	mem := debug.SetMemoryLimit(max(sysmem.Available()/4, 1<<30))
+	mem := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(mem, max(sysmem.Available()/4, 1<<30)))
 	return func() {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(mem)
@@ -106,7 +145,8 @@ const (
 	accepted
 	refused
 	timedOutKind
-	failed // the socket could not be opened, or the connection ended before a CONNACK
+	failed   // the socket could not be opened, or the connection ended before a CONNACK
+	linkDown // due while Options.LinkDown held the link down: no socket was opened
 )
 
 // live is a device's state during a replay.
@@ -127,6 +167,7 @@ type run struct {
 	audit   auditLog
 	wills   atomic.Int64
 	ctx     context.Context
+	queue   *queueRun // nil without Options.Queue
 }
 
 // Run plays the plan against the broker: one connection per scheduled
@@ -151,6 +192,12 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 	}
 	r := &run{plan: plan, opts: opts, devs: make([]live, len(plan.Devices)), results: make([]result, len(plan.Connects)),
 		audit: auditLog{w: opts.Audit}, ctx: ctx}
+	if opts.Queue != nil {
+		if err := opts.Queue.Validate(); err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		r.queue = newQueueRun(r)
+	}
 	observerDone := make(chan struct{})
 	stopObserver := func() {}
 	var wills0 int64
@@ -161,7 +208,16 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 		wills0 = opts.Wills()
 	}
 	growFDTable(2*len(plan.Devices) + 256) // each device's end and the embedded broker's
+	if err := r.setUp(); err != nil {
+		stopObserver()
+		<-observerDone
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	r.start = time.Now()
+	if r.queue != nil {
+		r.queue.last.Store(r.start.UnixNano())
+		r.queue.pub = startPublisher(r, r.queue)
+	}
 	if opts.LostAtStart {
 		for i := range r.devs {
 			r.audit.record(&r.devs[i], &plan.Devices[i], auditfmt.Disconnected, 0, 0, r.start, nil)
@@ -176,7 +232,13 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 	if !interrupted {
 		sleepCtx(ctx, opts.Hold)
 	}
+	if r.queue != nil {
+		r.queue.settle(ctx, max(opts.Hold, time.Second))
+	}
 	r.disconnectAll()
+	if r.queue != nil {
+		r.queue.pub.stop()
+	}
 	time.Sleep(100 * time.Millisecond) // the wills in flight reach the observer
 	stopObserver()
 	<-observerDone
@@ -189,6 +251,18 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 		return rep, fmt.Errorf("replay: audit log: %w", err)
 	}
 	return rep, nil
+}
+
+// setUp gives the devices their sessions for Options.Queue, if any.
+func (r *run) setUp() error {
+	if r.queue == nil {
+		return nil
+	}
+	if r.opts.Setup != nil {
+		r.opts.Setup(true)
+		defer r.opts.Setup(false)
+	}
+	return r.prime()
 }
 
 // workers is how many goroutines make the connects: each takes the next
@@ -278,6 +352,13 @@ func (r *run) attempt(i int, due time.Time) {
 	started := time.Now()
 	res := &r.results[i]
 	res.attempted, res.lateness, res.opened = true, started.Sub(due), started.Sub(r.start)
+	if r.opts.LinkDown != nil && within([]Outage{*r.opts.LinkDown}, c.At) {
+		res.kind = linkDown
+		r.audit.record(dev, d, auditfmt.AttemptFailed, c.Attempt+1, wait.Seconds(), time.Now(), func(rec *auditfmt.Record) {
+			rec.FailureClass = auditfmt.FailTransient
+		})
+		return
+	}
 	deadline := started.Add(r.opts.ConnectTimeout)
 	nc, err := dial(r.ctx, r.opts.Broker, r.opts.TLS, deadline)
 	var cl *client
@@ -299,7 +380,7 @@ func (r *run) attempt(i int, due time.Time) {
 		})
 		cl.publish(StatusTopic(d.ID), []byte("online"), true)
 		dev.cl = cl
-		cl.keep(d.Keepalive, func(error) { r.lost(dev, d, cl) }, nil)
+		cl.keep(d.Keepalive, func(error) { r.lost(dev, d, cl) }, r.handler(c.Device, cl, present))
 	case errors.As(err, &ref):
 		res.kind, res.code = refused, ref.code
 		r.audit.record(dev, d, auditfmt.Refused, c.Attempt+1, wait.Seconds(), time.Now(), func(rec *auditfmt.Record) {
@@ -318,6 +399,22 @@ func (r *run) attempt(i int, due time.Time) {
 			rec.FailureClass = auditfmt.FailTransient
 		})
 	}
+}
+
+// handler returns what an accepted connect of device k does with what
+// the broker sends it: with Options.Queue, it notes the return, counts
+// and acknowledges the queued messages, and subscribes again when the
+// broker kept no session (present false), as a device does.
+func (r *run) handler(k int32, cl *client, present bool) func(packets.FixedHeader, []byte) {
+	if r.queue == nil {
+		return nil
+	}
+	r.queue.accepted(k, time.Since(r.start))
+	topic := QueueTopic(r.plan.Devices[k].ID)
+	if !present {
+		cl.subscribe(topic, r.queue.q.QoS)
+	}
+	return r.queue.handler(k, topic, cl)
 }
 
 // ended reports whether the replay's context has ended, or reached its
@@ -465,12 +562,12 @@ func (r *run) observe(done chan struct{}) func() {
 				continue
 			}
 			ended := make(chan struct{})
-			cl.keep(30, func(error) { close(ended) }, func(pk packets.Packet) {
-				if !pk.FixedHeader.Retain && string(pk.Payload) == "offline" {
+			cl.keep(30, func(error) { close(ended) }, func(fh packets.FixedHeader, body []byte) {
+				if pk, ok := cl.decodePublish(fh, body); ok && !pk.FixedHeader.Retain && string(pk.Payload) == "offline" {
 					r.wills.Add(1)
 				}
 			})
-			cl.subscribe(StatusTopic("+"))
+			cl.subscribe(StatusTopic("+"), 0)
 			select {
 			case <-ctx.Done():
 				cl.disconnect()

@@ -38,3 +38,22 @@ func TestReadJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTextWaves: the text report draws each replay's connect and
+// redelivery waves on one axis, a column a second up to 60 columns, and
+// a wave's peak is a full block.
+func TestWriteTextWaves(t *testing.T) {
+	r := &Report{Plan: "recorded", Redelivery: Redelivery{Queued: 2, Waves: &Waves{Connects: []int{0, 8, 1, 0}, Redelivered: []int{0, 0, 16, 2}}}}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"waves, 1 s a column from the start (a full block: 8 connects, 16 messages)", "    connects      █▁\n", "    redelivered    █▁\n"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the text report has no %q:\n%s", want, buf.String())
+		}
+	}
+	if got := columns(make([]int, 130), 3); len(got) != 44 {
+		t.Errorf("130 seconds at 3 a column: %d columns", len(got))
+	}
+}

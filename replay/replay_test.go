@@ -175,26 +175,8 @@ func TestAuditLog(t *testing.T) {
 // loopback port, and holds the replay's counts to the broker's own log. It
 // is skipped when Mosquitto is not installed, except under CI.
 func TestMosquitto(t *testing.T) {
-	const mosquitto = "/usr/sbin/mosquitto"
-	if _, err := exec.LookPath(mosquitto); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI needs Debian's mosquitto")
-		}
-		t.Skip("needs", mosquitto)
-	}
-	port, err := realcorpus.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "mosquitto.conf")
-	os.WriteFile(conf, []byte(realcorpus.MosquittoConf(port)), 0o644)
 	var logBuf bytes.Buffer
-	log := realcorpus.NewStampedLog(&syncWriter{b: &logBuf})
-	broker, err := realcorpus.StartBroker(mosquitto, conf, log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := startMosquitto(t, "", &logBuf)
 	plan := spread(100, 500*time.Millisecond)
 	// every tenth device connects a second time: the first connection is
 	// dropped without DISCONNECT, and the broker sends its will
@@ -202,7 +184,7 @@ func TestMosquitto(t *testing.T) {
 		plan.Connects = append(plan.Connects, Connect{At: 600*time.Millisecond + time.Duration(i)*time.Millisecond, Device: int32(i)})
 	}
 	for _, proto := range []byte{MQTT311, MQTT5} {
-		rep, err := Run(context.Background(), plan, Options{Broker: fmt.Sprintf("127.0.0.1:%d", port), Protocol: proto, Hold: 200 * time.Millisecond})
+		rep, err := Run(context.Background(), plan, Options{Broker: m.Addr(), Protocol: proto, Hold: 200 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +193,7 @@ func TestMosquitto(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond)
-	broker.Stop()
+	m.Stop()
 	connects, wills := 0, 0
 	sc := bufio.NewScanner(strings.NewReader(logBuf.String()))
 	for sc.Scan() {
@@ -223,6 +205,65 @@ func TestMosquitto(t *testing.T) {
 	if connects != 220 {
 		t.Errorf("the broker's log shows %d device connects, the replays made 220 (wills %d)", connects, wills)
 	}
+}
+
+// mosquittoBroker is a Mosquitto a test started on a free loopback port.
+type mosquittoBroker struct {
+	port   int
+	conf   string
+	log    *realcorpus.StampedLog
+	broker *realcorpus.Broker
+}
+
+// mosquitto is Debian's Mosquitto.
+const mosquitto = "/usr/sbin/mosquitto"
+
+// startMosquitto starts Mosquitto with realcorpus.MosquittoConf and the
+// lines of extra after it (a later line wins), its log to logBuf; it
+// skips the test when Mosquitto is not installed, except under CI.
+func startMosquitto(t *testing.T, extra string, logBuf *bytes.Buffer) *mosquittoBroker {
+	t.Helper()
+	if _, err := exec.LookPath(mosquitto); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI needs Debian's mosquitto")
+		}
+		t.Skip("needs", mosquitto)
+	}
+	port, err := realcorpus.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &mosquittoBroker{port: port, conf: filepath.Join(t.TempDir(), "mosquitto.conf"), log: realcorpus.NewStampedLog(&syncWriter{b: logBuf})}
+	if err := os.WriteFile(m.conf, []byte(realcorpus.MosquittoConf(port)+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Stop() })
+	return m
+}
+
+// Addr returns the broker's host:port.
+func (m *mosquittoBroker) Addr() string { return fmt.Sprintf("127.0.0.1:%d", m.port) }
+
+// Start starts the broker, if it is stopped.
+func (m *mosquittoBroker) Start() error {
+	if m.broker != nil {
+		return nil
+	}
+	b, err := realcorpus.StartBroker(mosquitto, m.conf, m.log)
+	m.broker = b
+	return err
+}
+
+// Stop stops it with SIGTERM: with persistence it saves its sessions.
+func (m *mosquittoBroker) Stop() error {
+	if m.broker != nil {
+		m.broker.Stop()
+		m.broker = nil
+	}
+	return nil
 }
 
 // syncWriter is a bytes.Buffer safe for one writer and a final reader.

@@ -34,6 +34,9 @@ type Report struct {
 	// opened or whose connection ended before a CONNACK (a broker down).
 	ConnectsFailed int            `json:"connects_failed"`
 	RefusedByCode  map[string]int `json:"refused_by_code"` // "0x9f" -> count
+	// ConnectsLinkDown counts the connects due while Options.LinkDown
+	// held the devices' link down: they failed without a socket.
+	ConnectsLinkDown int `json:"connects_link_down"`
 
 	// OpenedS is the wall time from the first socket-open to the last;
 	// ConnectsPerS the socket-opens per second over it: the rate the
@@ -61,9 +64,14 @@ type Report struct {
 
 	WillsDelivered int `json:"wills_delivered"`
 
+	Redelivery
+
 	// RestartScheduled says the replay took the broker down on purpose
 	// (Options.Restart): connects that failed then are the outage's.
 	RestartScheduled bool `json:"restart_scheduled"`
+	// LinkDownScheduled says the replay held the devices' link down
+	// (Options.LinkDown).
+	LinkDownScheduled bool `json:"link_down_scheduled"`
 
 	// Held says whether the broker held: no refusal, no timeout, no
 	// failed connect unless a restart was scheduled, CONNACK p99 within
@@ -80,7 +88,7 @@ const DefaultConnackSLO = time.Second
 func (r *run) report(interrupted bool) *Report {
 	rep := &Report{Plan: r.plan.Name, Speed: r.opts.Speed, Interrupted: interrupted, Devices: len(r.plan.Devices),
 		ConnectsScheduled: len(r.plan.Connects), RefusedByCode: map[string]int{}, WillsDelivered: int(r.wills.Load()),
-		RestartScheduled: r.opts.Restart != nil}
+		RestartScheduled: r.opts.Restart != nil, LinkDownScheduled: r.opts.LinkDown != nil}
 	rep.Protocol = "3.1.1"
 	if r.opts.Protocol == MQTT5 {
 		rep.Protocol = "5"
@@ -116,6 +124,8 @@ func (r *run) report(interrupted bool) *Report {
 			rep.ConnectsTimedOut++
 		case failed:
 			rep.ConnectsFailed++
+		case linkDown:
+			rep.ConnectsLinkDown++
 		}
 	}
 	rep.LatenessP50Ms, rep.LatenessP99Ms, rep.LatenessMaxMs = ms(rank(late, 0.5)), ms(rank(late, 0.99)), ms(rank(late, 1))
@@ -132,6 +142,9 @@ func (r *run) report(interrupted bool) *Report {
 	}
 	rep.Recovered = len(rec)
 	rep.RecoverP50S, rep.RecoverP99S = rank(rec, 0.5).Seconds(), rank(rec, 0.99).Seconds()
+	if r.queue != nil {
+		r.queue.report(rep, r.plan, acceptedAt)
+	}
 	n, at := peakPerSecond(acceptedAt)
 	rep.PeakConnectsPerS, rep.PeakAtS = n, at.Seconds()
 	return rep
@@ -245,13 +258,14 @@ func WriteText(w io.Writer, reps ...*Report) error {
 	} else {
 		fmt.Fprintf(&b, "%-20s  %s (speed %gx)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed)
 	}
-	for _, row := range Rows {
+	for _, row := range RowsOf(reps...) {
 		fmt.Fprintf(&b, "%-20s", row.Name+":")
 		for _, r := range reps {
 			fmt.Fprintf(&b, "  %-34s", row.Value(r))
 		}
 		b.WriteString("\n")
 	}
+	writeWaves(&b, reps)
 	var out strings.Builder
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
 		out.WriteString(strings.TrimRight(line, " \n"))

@@ -36,6 +36,12 @@ stormaudit/replay/CLIENT_ID/status, a DISCONNECT at the end. --policy redraws
 the same devices' schedule from the same incident under another policy
 (simulate's model); --compare replays both, one after the other.
 
+--queued N gives every device a persistent session that a publisher fills
+with N messages while the device is away, and measures their redelivery on
+its return: received per second, DUP-flagged, duplicates, lost, drain time
+(--link-down incident fails the devices' connects during the incident while
+the broker stays up and queues).
+
 The broker is embedded (mochi-mqtt, on a free loopback port) unless --broker
 mqtt://HOST:PORT or mqtts://HOST:PORT names one; credentials come from
 STORMAUDIT_MQTT_USERNAME and STORMAUDIT_MQTT_PASSWORD or --credentials FILE
@@ -62,6 +68,13 @@ interrupted (the partial report is still printed).`,
 			&cli.StringFlag{Name: "capacity", Usage: "embedded broker: accept at most N connects per second (N/s), refusing the rest"},
 			&cli.IntFlag{Name: "max-clients", Usage: "embedded broker: at most N clients connected at once"},
 			&cli.StringFlag{Name: "broker-restart", Usage: "embedded broker: take it down at AT for DOWN (plan time), AT:DOWN, e.g. 5s:20s; or \"incident\": from the start for the incident's outage"},
+			&cli.BoolFlag{Name: "persistence", Usage: "embedded broker: keep sessions and the messages they hold across --broker-restart (Mosquitto's persistence true)"},
+			&cli.IntFlag{Name: "max-queued", Value: 1000, Usage: "embedded broker: messages a session holds beyond those in flight, at most; the rest are dropped (Mosquitto's default; 0: mochi's 8192)"},
+			&cli.IntFlag{Name: "max-inflight", Usage: "embedded broker: QoS 1 and 2 messages sent to a client and not yet acknowledged, at most (0: no limit)"},
+			&cli.StringFlag{Name: "link-down", Usage: "hold the devices' link down at AT for DOWN (plan time), AT:DOWN, or \"incident\": their connects then fail without a socket, while the broker stays up"},
+			&cli.IntFlag{Name: "queued", Usage: "give every device a persistent session and N messages queued for it while it is away, and measure their redelivery"},
+			&cli.IntFlag{Name: "queued-qos", Value: 1, Usage: "with --queued: the QoS of the subscriptions and messages, 1 or 2"},
+			&cli.DurationFlag{Name: "ack-delay", Usage: "with --queued: how long a device takes to acknowledge each message"},
 			&cli.DurationFlag{Name: "connect-timeout", Value: replay.DefaultConnectTimeout, Usage: "socket-open to CONNACK, at most"},
 			&cli.DurationFlag{Name: "connack-slo", Value: replay.DefaultConnackSLO, Usage: "the CONNACK p99 the broker must keep to hold"},
 			&cli.StringFlag{Name: "audit", Usage: "write the replay's own audit log (a collector log, chained per device) to this file"},
@@ -92,6 +105,12 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 			return usageErr("replay: --broker-restart incident: no incident with a first connect after it at --from")
 		}
 		setup.restart.Down = outage
+	}
+	if setup.opts.LinkDown != nil && setup.opts.LinkDown.Down < 0 { // --link-down incident
+		if outage <= 0 {
+			return usageErr("replay: --link-down incident: no incident with a first connect after it at --from")
+		}
+		setup.opts.LinkDown.Down = outage
 	}
 	defer replay.TuneGC()()
 	var reps []*replay.Report
@@ -162,14 +181,19 @@ func replaySetup(cmd *cli.Command) (*replaySettings, error) {
 	default:
 		return nil, usageErr("replay: --protocol: expected 3.1.1 or 5, found %q", cmd.String("protocol"))
 	}
+	if err := queueFlags(cmd, s); err != nil {
+		return nil, err
+	}
 	user, pass, err := mqttCredentials(cmd.String("credentials"))
 	if err != nil {
 		return nil, usageErr("replay: --credentials: %v", err)
 	}
 	o.Username, o.Password = user, pass
 	if b := cmd.String("broker"); b != "" {
-		if cmd.IsSet("capacity") || cmd.IsSet("max-clients") || cmd.IsSet("broker-restart") {
-			return nil, usageErr("replay: --capacity, --max-clients and --broker-restart model the embedded broker; --broker names another")
+		for _, f := range []string{"capacity", "max-clients", "broker-restart", "persistence", "max-queued", "max-inflight"} {
+			if cmd.IsSet(f) {
+				return nil, usageErr("replay: --%s models the embedded broker; --broker names another (set its own limits there)", f)
+			}
 		}
 		if err := brokerURL(b, cmd.String("ca"), o); err != nil {
 			return nil, usageErr("replay: --broker: %v", err)
@@ -185,18 +209,64 @@ func replaySetup(cmd *cli.Command) (*replaySettings, error) {
 		s.broker.Capacity = n
 	}
 	s.broker.MaxClients = int(cmd.Int("max-clients"))
-	if r := cmd.String("broker-restart"); r == "incident" {
-		s.restart = &replay.Restart{Down: -1} // at the start, for the incident's outage: set once it is known
-	} else if r != "" {
-		at, down, ok := strings.Cut(r, ":")
-		a, err1 := time.ParseDuration(at)
-		d, err2 := time.ParseDuration(down)
-		if !ok || err1 != nil || err2 != nil || a < 0 || d <= 0 {
-			return nil, usageErr("replay: --broker-restart: expected AT:DOWN, two durations, e.g. 5s:20s, found %q", r)
-		}
-		s.restart = &replay.Restart{At: a, Down: d}
+	s.broker.MaxQueued, s.broker.MaxInflight = int(cmd.Int("max-queued")), int(cmd.Int("max-inflight"))
+	s.broker.Persistent = cmd.Bool("persistence")
+	if err := s.broker.Validate(); err != nil {
+		return nil, usageErr("replay: %v", err)
+	}
+	restart, err := outageFlag(cmd, "broker-restart")
+	if err != nil {
+		return nil, err
+	}
+	if restart != nil {
+		s.restart = &replay.Restart{At: restart.At, Down: restart.Down}
 	}
 	return s, nil
+}
+
+// outageFlag reads --broker-restart or --link-down: AT:DOWN, or
+// "incident", from the start for the incident's outage (Down -1 until it
+// is known); nil when not given.
+func outageFlag(cmd *cli.Command, name string) (*replay.Outage, error) {
+	r := cmd.String(name)
+	switch r {
+	case "":
+		return nil, nil
+	case "incident":
+		return &replay.Outage{Down: -1}, nil
+	}
+	at, down, ok := strings.Cut(r, ":")
+	a, err1 := time.ParseDuration(at)
+	d, err2 := time.ParseDuration(down)
+	if !ok || err1 != nil || err2 != nil || a < 0 || d <= 0 {
+		return nil, usageErr("replay: --%s: expected AT:DOWN, two durations, e.g. 5s:20s, or incident, found %q", name, r)
+	}
+	return &replay.Outage{At: a, Down: d}, nil
+}
+
+// queueFlags reads --queued, --queued-qos, --ack-delay and --link-down
+// into s.
+func queueFlags(cmd *cli.Command, s *replaySettings) error {
+	link, err := outageFlag(cmd, "link-down")
+	if err != nil {
+		return err
+	}
+	s.opts.LinkDown = link
+	if !cmd.IsSet("queued") {
+		if cmd.IsSet("queued-qos") || cmd.IsSet("ack-delay") {
+			return usageErr("replay: --queued-qos and --ack-delay need --queued, the messages queued for each device")
+		}
+		return nil
+	}
+	q := &replay.Queue{Messages: int(cmd.Int("queued")), QoS: byte(cmd.Int("queued-qos")), AckDelay: cmd.Duration("ack-delay")}
+	if n := cmd.Int("queued-qos"); n != 1 && n != 2 {
+		return usageErr("replay: --queued-qos: expected 1 or 2, found %d", n)
+	}
+	if err := q.Validate(); err != nil {
+		return usageErr("replay: %v", err)
+	}
+	s.opts.Queue = q
+	return nil
 }
 
 // brokerURL reads mqtt://HOST:PORT or mqtts://HOST:PORT into o. A URL
@@ -363,7 +433,7 @@ func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *repl
 			return nil, &exitError{code: 2, err: fmt.Errorf("replay: embedded broker: %w", err)}
 		}
 		defer b.Close()
-		o.Broker, o.BrokerName, o.Wills = b.Addr(), "embedded", b.Wills
+		o.Broker, o.BrokerName, o.Wills, o.Setup = b.Addr(), "embedded", b.Wills, b.Setup
 		if s.restart != nil {
 			o.Restart = &replay.Restart{At: s.restart.At, Down: s.restart.Down, Stop: b.Stop, Start: b.Start}
 		}
