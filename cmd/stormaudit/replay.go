@@ -39,8 +39,9 @@ the same devices' schedule from the same incident under another policy
 --queued N gives every device a persistent session that a publisher fills
 with N messages while the device is away, and measures their redelivery on
 its return: received per second, DUP-flagged, duplicates, lost, drain time
-(--link-down incident fails the devices' connects during the incident while
-the broker stays up and queues).
+(--link-down incident, the default with --queued when there is an incident
+and no --broker-restart, fails the devices' connects during the incident
+while the broker stays up and queues; --link-down none replays without).
 
 The broker is embedded (mochi-mqtt, on a free loopback port) unless --broker
 mqtt://HOST:PORT or mqtts://HOST:PORT names one; credentials come from
@@ -67,11 +68,11 @@ interrupted (the partial report is still printed).`,
 			&cli.StringFlag{Name: "protocol", Value: "3.1.1", Usage: "MQTT 3.1.1 or 5"},
 			&cli.StringFlag{Name: "capacity", Usage: "embedded broker: accept at most N connects per second (N/s), refusing the rest"},
 			&cli.IntFlag{Name: "max-clients", Usage: "embedded broker: at most N clients connected at once"},
-			&cli.StringFlag{Name: "broker-restart", Usage: "embedded broker: take it down at AT for DOWN (plan time), AT:DOWN, e.g. 5s:20s; or \"incident\": from the start for the incident's outage"},
+			&cli.StringFlag{Name: "broker-restart", Usage: "embedded broker: take it down at AT for DOWN (plan time), AT:DOWN, e.g. 5s:20s; or \"incident\": from the start for the incident's outage; or \"none\""},
 			&cli.BoolFlag{Name: "persistence", Usage: "embedded broker: keep sessions and the messages they hold across --broker-restart (Mosquitto's persistence true)"},
 			&cli.IntFlag{Name: "max-queued", Value: 1000, Usage: "embedded broker: messages a session holds beyond those in flight, at most; the rest are dropped (Mosquitto's default; 0: mochi's 8192)"},
 			&cli.IntFlag{Name: "max-inflight", Usage: "embedded broker: QoS 1 and 2 messages sent to a client and not yet acknowledged, at most (0: no limit)"},
-			&cli.StringFlag{Name: "link-down", Usage: "hold the devices' link down at AT for DOWN (plan time), AT:DOWN, or \"incident\": their connects then fail without a socket, while the broker stays up"},
+			&cli.StringFlag{Name: "link-down", Usage: "hold the devices' link down at AT for DOWN (plan time), AT:DOWN, or \"incident\": their connects then fail without a socket, while the broker stays up (with --queued, incident unless --broker-restart is given; \"none\" for no outage)"},
 			&cli.IntFlag{Name: "queued", Usage: "give every device a persistent session and N messages queued for it while it is away, and measure their redelivery"},
 			&cli.IntFlag{Name: "queued-qos", Value: 1, Usage: "with --queued: the QoS of the subscriptions and messages, 1 or 2"},
 			&cli.DurationFlag{Name: "ack-delay", Usage: "with --queued: how long a device takes to acknowledge each message"},
@@ -105,6 +106,15 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 			return usageErr("replay: --broker-restart incident: no incident with a first connect after it at --from")
 		}
 		setup.restart.Down = outage
+	}
+	if setup.opts.Queue != nil && !cmd.IsSet("link-down") && setup.restart == nil && outage > 0 {
+		// Against a broker that is up, the devices would be back at their
+		// first retry, which failed in the incident, and nothing would
+		// queue for the outage's length: --queued means them away for it.
+		setup.opts.LinkDown = &replay.Outage{Down: -1}
+		if !cmd.Bool("quiet") {
+			fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: replay: --queued: the devices' link is down for the incident's outage (%v), as --link-down incident; --link-down none replays without\n", outage.Round(time.Millisecond))
+		}
 	}
 	if setup.opts.LinkDown != nil && setup.opts.LinkDown.Down < 0 { // --link-down incident
 		if outage <= 0 {
@@ -230,7 +240,7 @@ func replaySetup(cmd *cli.Command) (*replaySettings, error) {
 func outageFlag(cmd *cli.Command, name string) (*replay.Outage, error) {
 	r := cmd.String(name)
 	switch r {
-	case "":
+	case "", "none":
 		return nil, nil
 	case "incident":
 		return &replay.Outage{Down: -1}, nil
