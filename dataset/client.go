@@ -169,7 +169,7 @@ func (r *FileReader) readSpan(g parquet.RowGroup, first, from, to int64, id stri
 		if i < 0 {
 			continue
 		}
-		r.cols[c] = parquet.NewColumnChunkValueReader(chunks[i])
+		r.cols[c] = newColumnReader(chunks[i])
 		if err := r.cols[c].SeekToRow(a); err != nil {
 			return fmt.Errorf("%s: row %d: %s: %w", r.path, first+a, columnNames[c], err)
 		}

@@ -305,7 +305,7 @@ type FileReader struct {
 	pf     *parquet.File
 	index  [numColumns]int // leaf column index of each of our columns; -1 for absent chain columns
 	groups []parquet.RowGroup
-	cols   [numColumns]parquet.ColumnChunkValueReader // of the current row group
+	cols   [numColumns]*columnReader // of the current row group
 	left   int64                                      // rows left in the current row group
 	vals   []parquet.Value
 	dec    decoder
@@ -512,8 +512,14 @@ func (r *FileReader) fill() error {
 // point into a page that the next read releases.
 func (r *FileReader) fillColumn(c int) error {
 	for done := 0; done < len(r.batch); {
-		k, err := r.cols[c].ReadValues(r.vals[:len(r.batch)-done])
-		r.dec.decodeColumn(c, r.batch[done:done+k], r.chain[done:done+k], r.errs[done:done+k], r.vals[:k])
+		k, null, err := r.cols[c].read(r.vals[:len(r.batch)-done])
+		if null && (columnTypes[c].required || isChainColumn(c)) {
+			clear(r.vals[:k]) // null Values, for decodeColumn to refuse
+			null = false
+		}
+		if !null { // null rows of an optional column are what fill cleared
+			r.dec.decodeColumn(c, r.batch[done:done+k], r.chain[done:done+k], r.errs[done:done+k], r.vals[:k])
+		}
 		done += k
 		switch {
 		case err == io.EOF && done < len(r.batch):
@@ -547,7 +553,7 @@ func (r *FileReader) nextGroup() error {
 	chunks := g.ColumnChunks()
 	for c, i := range r.index {
 		if i >= 0 && (!isChainColumn(c) || r.mode == readChained) {
-			r.cols[c] = parquet.NewColumnChunkValueReader(chunks[i])
+			r.cols[c] = newColumnReader(chunks[i])
 		}
 	}
 	r.left = g.NumRows()
