@@ -7,8 +7,7 @@
 // stdin, FIFOs, and collector logs of hashchain.Writer, which it verifies
 // first) a block of lines at a time; decodes and validates each line in
 // parallel (auditfmt); sorts the records by client_id, recorded_at and
-// content in chunks (grouped by client id, each device's records sorted
-// only when they did not come in time order) that spill to run files in
+// content in chunks that spill to run files in
 // the output's stage, so memory stays bounded whatever the input size;
 // then splits the sorted records into ranges of client ids (partitions,
 // one per core at most, from marks the runs carry) and, for each range in

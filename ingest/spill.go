@@ -23,10 +23,9 @@ import (
 // encoded is a sequence of records in run encoding, back to back, with
 // the sort key of each. Until sorted, keys[i] is the key of record i.
 type encoded struct {
-	buf       []byte
-	ends      []int // the end of each record in buf
-	keys      []sortKey
-	spareKeys []sortKey // sort's other buffer
+	buf  []byte
+	ends []int // the end of each record in buf
+	keys []sortKey
 }
 
 // newEncoded returns an empty encoded with room for n records of size
