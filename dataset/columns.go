@@ -64,6 +64,13 @@ func (b *colBatch) optBytes(c int, s string) {
 	b.size += len(s)
 }
 
+// optInt64 appends v to the optional INT64 column c if has, else a null.
+func (b *colBatch) optInt64(c int, has bool, v int64) {
+	if b.present(c, has) {
+		b.i64[c] = append(b.i64[c], v)
+	}
+}
+
 // present appends the definition level of column c: 1 if has.
 func (b *colBatch) present(c int, has bool) bool {
 	var d uint8
@@ -151,9 +158,7 @@ func (b *colBatch) addOptionals(rec *auditfmt.Record) {
 	b.optBytes(colHostID, rec.HostID)
 	b.optBytes(colAttemptID, rec.AttemptID)
 	b.optBytes(colRecordID, rec.RecordID)
-	if b.present(colDeviceSeq, has&auditfmt.HasDeviceSeq != 0) {
-		b.i64[colDeviceSeq] = append(b.i64[colDeviceSeq], rec.DeviceSeq)
-	}
+	b.optInt64(colDeviceSeq, has&auditfmt.HasDeviceSeq != 0, rec.DeviceSeq)
 	if b.present(colReasonCode, has&auditfmt.HasReasonCode != 0) {
 		b.i32[colReasonCode] = append(b.i32[colReasonCode], int32(rec.ReasonCode))
 	}
@@ -163,18 +168,10 @@ func (b *colBatch) addOptionals(rec *auditfmt.Record) {
 	if b.present(colSessionPresent, has&auditfmt.HasSessionPresent != 0) {
 		b.bools[colSessionPresent] = append(b.bools[colSessionPresent], rec.SessionPresent)
 	}
-	if b.present(colOutboxDepth, has&auditfmt.HasOutboxDepth != 0) {
-		b.i64[colOutboxDepth] = append(b.i64[colOutboxDepth], rec.OutboxDepth)
-	}
-	if b.present(colOutboxFlushed, has&auditfmt.HasOutboxFlushed != 0) {
-		b.i64[colOutboxFlushed] = append(b.i64[colOutboxFlushed], rec.OutboxFlushed)
-	}
-	if b.present(colInboundRedelivered, has&auditfmt.HasInboundRedelivered != 0) {
-		b.i64[colInboundRedelivered] = append(b.i64[colInboundRedelivered], rec.InboundRedelivered)
-	}
-	if b.present(colInboundDuplicates, has&auditfmt.HasInboundDuplicates != 0) {
-		b.i64[colInboundDuplicates] = append(b.i64[colInboundDuplicates], rec.InboundDuplicates)
-	}
+	b.optInt64(colOutboxDepth, has&auditfmt.HasOutboxDepth != 0, rec.OutboxDepth)
+	b.optInt64(colOutboxFlushed, has&auditfmt.HasOutboxFlushed != 0, rec.OutboxFlushed)
+	b.optInt64(colInboundRedelivered, has&auditfmt.HasInboundRedelivered != 0, rec.InboundRedelivered)
+	b.optInt64(colInboundDuplicates, has&auditfmt.HasInboundDuplicates != 0, rec.InboundDuplicates)
 	b.optBytes(colExtra, rec.Extra)
 	b.optBytes(colEnvelope, rec.Envelope)
 }
