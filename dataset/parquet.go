@@ -306,7 +306,7 @@ type FileReader struct {
 	index  [numColumns]int // leaf column index of each of our columns; -1 for absent chain columns
 	groups []parquet.RowGroup
 	cols   [numColumns]*columnReader // of the current row group
-	left   int64                                      // rows left in the current row group
+	left   int64                     // rows left in the current row group
 	vals   []parquet.Value
 	dec    decoder
 
