@@ -161,6 +161,11 @@ func TestReportInBrowser(t *testing.T) {
 	chromium(t)
 	path, rep := hostileReport(t)
 	want := 4 + min(len(rep.Overview.Result.Summary.Fleet.Incidents), DefaultOptions.Incidents) // activity, TTR, strip, rules, incidents
+	for _, r := range rep.Replay {
+		if r.Waves != nil {
+			want++ // its connect and redelivery waves
+		}
+	}
 	for _, offline := range []bool{false, true} {
 		t.Run(map[bool]string{false: "online", true: "offline"}[offline], func(t *testing.T) {
 			got := load(t, path, offline, true)
