@@ -30,17 +30,8 @@ func newColumnReader(chunk parquet.ColumnChunk) *columnReader {
 // returned, so the values read stay valid until the next read.
 func (r *columnReader) read(vals []parquet.Value) (n int, null bool, err error) {
 	for {
-		if r.page == nil {
-			p, err := r.pages.ReadPage()
-			if err != nil {
-				return 0, false, err
-			}
-			r.page = p
-			if p.NumNulls() == p.NumRows() {
-				r.nulls = p.NumRows()
-			} else {
-				r.values = p.Values()
-			}
+		if err := r.load(); err != nil {
+			return 0, false, err
 		}
 		if r.values == nil {
 			if r.nulls > 0 {
@@ -58,6 +49,52 @@ func (r *columnReader) read(vals []parquet.Value) (n int, null bool, err error) 
 			case err != io.EOF:
 				return 0, false, err
 			}
+		}
+		r.release()
+	}
+}
+
+// load reads the next page if the last one is done.
+func (r *columnReader) load() error {
+	if r.page != nil {
+		return nil
+	}
+	p, err := r.pages.ReadPage()
+	if err != nil {
+		return err
+	}
+	r.page = p
+	if p.NumNulls() == p.NumRows() {
+		r.nulls = p.NumRows()
+	} else {
+		r.values = p.Values()
+	}
+	return nil
+}
+
+// typed reads values through read, which reads them from a page's values
+// into a typed buffer of the caller's when the page's values offer that
+// (parquet.Int64Reader and its kin: a PLAIN page of a required column),
+// and says ok false otherwise. typed says ok false too at a page of nulls:
+// read then reads the values, which decodeColumn judges.
+func (r *columnReader) typed(read func(parquet.ValueReader) (n int, ok bool, err error)) (n int, ok bool, err error) {
+	for {
+		if err := r.load(); err != nil {
+			return 0, false, err
+		}
+		if r.values == nil {
+			return 0, false, nil
+		}
+		n, ok, err := read(r.values)
+		switch {
+		case !ok:
+			return 0, false, nil
+		case n > 0:
+			return n, true, nil
+		case err == nil:
+			return 0, false, io.ErrNoProgress
+		case err != io.EOF:
+			return 0, false, err
 		}
 		r.release()
 	}

@@ -308,6 +308,7 @@ type FileReader struct {
 	cols   [numColumns]*columnReader // of the current row group
 	left   int64                     // rows left in the current row group
 	vals   []parquet.Value
+	typed  typedBufs
 	dec    decoder
 
 	batch []auditfmt.Record // decoded rows; batch[pos:] not yet returned
@@ -369,6 +370,7 @@ func openFile(path string, f *os.File) (_ *FileReader, err error) {
 		index:  index,
 		groups: pf.RowGroups(),
 		vals:   make([]parquet.Value, readBatch),
+		typed:  newTypedBufs(),
 		batch:  make([]auditfmt.Record, 0, readBatch),
 		chain:  make([]hashchain.Pos, readBatch),
 		errs:   make([]error, readBatch),
@@ -512,6 +514,13 @@ func (r *FileReader) fill() error {
 // point into a page that the next read releases.
 func (r *FileReader) fillColumn(c int) error {
 	for done := 0; done < len(r.batch); {
+		if k, ok, err := r.fillTyped(c, done); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			done += k
+			continue
+		}
 		k, null, err := r.cols[c].read(r.vals[:len(r.batch)-done])
 		if null && (columnTypes[c].required || isChainColumn(c)) {
 			clear(r.vals[:k]) // null Values, for decodeColumn to refuse

@@ -407,11 +407,7 @@ func (d *decoder) set(rec *auditfmt.Record, c int, v *parquet.Value) (err error)
 	case colClientID:
 		rec.ClientID = d.str(c, v)
 	case colRecordedAt:
-		t := v.Int64()
-		if t > math.MaxInt64/d.atScale || t < math.MinInt64/d.atScale {
-			return &auditfmt.FieldError{Field: columnNames[c], Expected: "a time from 1678 to 2261 (Unix nanoseconds)", Found: fmt.Sprintf("%d units of %d ns", t, d.atScale)}
-		}
-		rec.RecordedAt = t * d.atScale
+		err = d.setRecordedAt(rec, v.Int64())
 	case colRecordedAtNs: // after recorded_at: columns decode in order
 		ns := v.Int32()
 		if ns < 1 || ns > 999 || d.atScale != 1000 {
@@ -454,6 +450,15 @@ func (d *decoder) set(rec *auditfmt.Record, c int, v *parquet.Value) (err error)
 		setOptional(rec, c, v)
 	}
 	return err
+}
+
+// setRecordedAt stores t, in units of the file's recorded_at, in rec.
+func (d *decoder) setRecordedAt(rec *auditfmt.Record, t int64) error {
+	if t > math.MaxInt64/d.atScale || t < math.MinInt64/d.atScale {
+		return &auditfmt.FieldError{Field: columnNames[colRecordedAt], Expected: "a time from 1678 to 2261 (Unix nanoseconds)", Found: fmt.Sprintf("%d units of %d ns", t, d.atScale)}
+	}
+	rec.RecordedAt = t * d.atScale
+	return nil
 }
 
 // setOptional stores the value of an optional numeric or boolean column.
