@@ -243,10 +243,12 @@ func keyOf(r *auditfmt.Record, i int) sortKey {
 }
 
 // sort puts the keys of b in dataset order, leaving the records where
-// they are.
+// they are. Keys already in order (input that arrived sorted) stay; a
+// chunk of few devices (at most one id in 8 records) is grouped by client
+// id (sortGrouped); any other is sorted by comparison.
 func (b *encoded) sort() {
 	var x, y hashed // records decoded for keys that tie
-	slices.SortFunc(b.keys, func(k, l sortKey) int {
+	compare := func(k, l sortKey) int {
 		if c := cmp.Compare(k.bucket, l.bucket); c != 0 {
 			return c
 		}
@@ -266,7 +268,108 @@ func (b *encoded) sort() {
 			return c // one id is the other with NUL bytes appended
 		}
 		return cmp.Compare(k.at, l.at)
+	}
+	if slices.IsSortedFunc(b.keys, compare) || b.sortGrouped(len(b.keys)/8, compare) {
+		return
+	}
+	slices.SortFunc(b.keys, compare)
+}
+
+// sortGrouped sorts the keys of b, in input order, by grouping them by
+// client id (a hash lookup a record and a counting sort) and sorting only
+// the devices whose times do not strictly increase in input order: input
+// order is (source, line) order, compare's last tie-break. It gives up,
+// returning false with the keys as they were, when the chunk holds more
+// than most client ids, where the lookups cost more than comparing (on
+// 20M lines of 200,000 devices a chunk holds 150,000).
+func (b *encoded) sortGrouped(most int, compare func(k, l sortKey) int) bool {
+	var g grouping
+	if !g.group(b, most) {
+		return false
+	}
+	keys := g.place(b.keys)
+	for start := 0; start < len(keys); {
+		end := start + int(g.size[g.gid[keys[start].i]])
+		dev := keys[start:end]
+		for i := 1; i < len(dev); i++ {
+			if dev[i].at <= dev[i-1].at {
+				slices.SortFunc(dev, compare)
+				break
+			}
+		}
+		start = end
+	}
+	b.keys = keys
+	return true
+}
+
+// grouping is a chunk's records grouped by client id.
+type grouping struct {
+	gid    []int32 // by record: its group
+	size   []int32 // by group: its records
+	rank   []int32 // by group: its place in dataset order
+	ids    []string
+	bucket []uint32
+}
+
+// group finds the group of each record of b, whose keys are in input
+// order, and ranks the groups by bucket and client id; false if there
+// are more than most groups.
+func (g *grouping) group(b *encoded, most int) bool {
+	index := make(map[string]int32)
+	g.gid = make([]int32, len(b.keys))
+	for k := range b.keys {
+		rec := b.record(k)
+		l, w := binary.Uvarint(rec) // the client id comes first
+		id := rec[w : w+int(l)]
+		n, ok := index[string(id)]
+		if !ok {
+			if len(g.ids) == most {
+				return false
+			}
+			n = int32(len(g.ids))
+			g.ids = append(g.ids, string(id))
+			g.bucket = append(g.bucket, b.keys[k].bucket)
+			g.size = append(g.size, 0)
+			index[g.ids[n]] = n
+		}
+		g.gid[k] = n
+		g.size[n]++
+	}
+	order := make([]int32, len(g.ids))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(g.bucket[a], g.bucket[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(g.ids[a], g.ids[b])
 	})
+	g.rank = make([]int32, len(order))
+	for r, n := range order {
+		g.rank[n] = int32(r)
+	}
+	return true
+}
+
+// place returns keys (in input order) grouped, the groups in rank order
+// and each group's keys in input order.
+func (g *grouping) place(keys []sortKey) []sortKey {
+	start := make([]int, len(g.rank)+1) // by rank
+	for n, r := range g.rank {
+		start[r+1] = int(g.size[n])
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	out := make([]sortKey, len(keys))
+	for _, k := range keys {
+		r := g.rank[g.gid[k.i]]
+		out[start[r]] = k
+		start[r]++
+	}
+	return out
 }
 
 type runCursor struct{ rr *runReader }

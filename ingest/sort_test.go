@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"testing"
@@ -85,5 +86,54 @@ func TestRunRoundTrip(t *testing.T) {
 			t.Fatalf("record %d:\n got %+v\nwant %+v", i, got, e)
 		}
 		prev = got.rec.ClientID
+	}
+}
+
+// TestSortPaths sorts chunks down each of sort's three paths, already in
+// order, grouped by client id (few devices, some with times out of order
+// or tied) and by comparison (a device a record or two), against
+// compareRows; and sortGrouped gives up, leaving the keys as they were,
+// on a chunk of more ids than it may hold.
+func TestSortPaths(t *testing.T) {
+	recs := testkit.Records(3, 4000)
+	for i := range recs {
+		recs[i].Source, recs[i].Line = uint32(i/2000), int64(i+1)
+	}
+	few := slices.Clone(recs)
+	for i := range few {
+		few[i].ClientID = "dev-" + string(rune('a'+i%5))
+		if i%7 == 3 {
+			few[i].RecordedAt = few[max(i-5, 0)].RecordedAt // out of order, or tied
+		}
+	}
+	many := slices.Clone(recs)
+	for i := range many {
+		many[i].ClientID = fmt.Sprintf("dev-%06d", (i*7919)%3000)
+	}
+	sorted := slices.Clone(recs)
+	slices.SortFunc(sorted, func(a, b auditfmt.Record) int { return compareRows(&a, &b) })
+	for name, in := range map[string][]auditfmt.Record{"few": few, "many": many, "sorted": sorted} {
+		var b encoded
+		for i := range in {
+			b.add(&hashed{rec: in[i]})
+		}
+		if name == "many" {
+			before := slices.Clone(b.keys)
+			if b.sortGrouped(len(b.keys)/8, nil) || !slices.Equal(before, b.keys) {
+				t.Errorf("many: sortGrouped took 3,000 ids in 4,000 records, or moved the keys")
+			}
+		}
+		b.sort()
+		want := slices.Clone(in)
+		slices.SortFunc(want, func(a, b auditfmt.Record) int { return compareRows(&a, &b) })
+		for i, k := range b.keys {
+			var e hashed
+			if err := decodeRun(b.record(int(k.i)), &e, ""); err != nil {
+				t.Fatal(err)
+			}
+			if e.rec != want[i] {
+				t.Fatalf("%s: record %d: got line %d, want line %d", name, i, e.rec.Line, want[i].Line)
+			}
+		}
 	}
 }
