@@ -7,7 +7,9 @@
 // stdin, FIFOs, and collector logs of hashchain.Writer, which it verifies
 // first) a block of lines at a time; decodes and validates each line in
 // parallel (auditfmt); sorts the records by client_id, recorded_at and
-// content in chunks that spill to run files in
+// content in chunks (left as they are when already in order, grouped by
+// client id when they hold few devices, else sorted by comparison) that
+// spill to run files in
 // the output's stage, so memory stays bounded whatever the input size;
 // then splits the sorted records into ranges of client ids (partitions,
 // one per core at most, from marks the runs carry) and, for each range in
