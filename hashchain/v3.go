@@ -204,78 +204,100 @@ func b2u(b bool) byte {
 // the next chain begins (a row at seq 0) or at the end: until then its
 // link is pending. The zero value is empty; a Tree3 holds no pointers.
 type Tree3 struct {
-	tree    Tree
-	pending tlog.Hash
-	has     bool // pending holds the current chain's last link
+	tree Tree
+	seg  segments3
+}
+
+// segments3 applies the leaf rule (IsLeaf3) to rows in storage order: a
+// row is a leaf at the end of its segment, or at the end of its chain,
+// which is known when the next chain's first row comes (or at the end).
+type segments3 struct {
+	pending tlog.Hash // the current chain's last link, while has
+	has     bool
 	rows    int64
+}
+
+// add takes the row at seq of its chain whose link is link, and returns
+// the leaves it completes, in order: the last link of the chain before,
+// ended by a row at seq 0 (ended), and the row's own link (leaf).
+func (s *segments3) add(seq int64, link tlog.Hash) (ended, leaf tlog.Hash, isEnded, isLeaf bool) {
+	if seq == 0 && s.has {
+		ended, isEnded = s.pending, true
+	}
+	s.has = !IsLeaf3(seq, false)
+	if s.has {
+		s.pending = link
+	} else {
+		leaf, isLeaf = link, true
+	}
+	s.rows++
+	return ended, leaf, isEnded, isLeaf
+}
+
+// end ends the current chain, returning its last link if it is not a
+// leaf yet.
+func (s *segments3) end() (tlog.Hash, bool) {
+	h, ok := s.pending, s.has
+	s.has = false
+	return h, ok
 }
 
 // Add appends the row at seq of its chain whose link is link.
 func (t *Tree3) Add(seq int64, link tlog.Hash) {
-	if seq == 0 && t.has {
-		t.tree.Append(t.pending) // the chain before ended
+	ended, leaf, isEnded, isLeaf := t.seg.add(seq, link)
+	if isEnded {
+		t.tree.Append(ended)
 	}
-	t.has = !IsLeaf3(seq, false)
-	if t.has {
-		t.pending = link
-	} else {
-		t.tree.Append(link)
+	if isLeaf {
+		t.tree.Append(leaf)
 	}
-	t.rows++
 }
 
 // Rows returns the number of rows added.
-func (t *Tree3) Rows() int64 { return t.rows }
+func (t *Tree3) Rows() int64 { return t.seg.rows }
 
 // AddChains appends the rows of whole chains whose leaves l collected:
 // the chain before them, if any, ends. Tree3s of consecutive ranges of
 // chains, built apart (in parallel), make one tree this way.
 func (t *Tree3) AddChains(l *Leaves3) {
-	if t.has {
-		t.tree.Append(t.pending)
-		t.has = false
+	if h, ok := t.seg.end(); ok {
+		t.tree.Append(h)
 	}
 	for _, h := range l.hashes {
 		t.tree.Append(h)
 	}
-	t.rows += l.rows
+	t.seg.rows += l.seg.rows
 }
 
 // Leaves3 collects the tree leaves of rows of whole chains, in order,
 // for Tree3.AddChains: Add each row as Tree3.Add would, then End.
 type Leaves3 struct {
-	hashes  []tlog.Hash
-	pending tlog.Hash
-	has     bool
-	rows    int64
+	hashes []tlog.Hash
+	seg    segments3
 }
 
 // Add adds the row at seq of its chain whose link is link.
 func (l *Leaves3) Add(seq int64, link tlog.Hash) {
-	if seq == 0 && l.has {
-		l.hashes = append(l.hashes, l.pending) // the chain before ended
+	ended, leaf, isEnded, isLeaf := l.seg.add(seq, link)
+	if isEnded {
+		l.hashes = append(l.hashes, ended)
 	}
-	l.has = !IsLeaf3(seq, false)
-	if l.has {
-		l.pending = link
-	} else {
-		l.hashes = append(l.hashes, link)
+	if isLeaf {
+		l.hashes = append(l.hashes, leaf)
 	}
-	l.rows++
 }
 
 // End ends the last chain added.
 func (l *Leaves3) End() {
-	if l.has {
-		l.hashes = append(l.hashes, l.pending)
-		l.has = false
+	if h, ok := l.seg.end(); ok {
+		l.hashes = append(l.hashes, h)
 	}
 }
 
 // Leaves returns the number of leaves of the tree of the rows added so
 // far, each chain ending at the last row added.
 func (t *Tree3) Leaves() int64 {
-	if t.has {
+	if t.seg.has {
 		return t.tree.Size() + 1
 	}
 	return t.tree.Size()
@@ -284,11 +306,11 @@ func (t *Tree3) Leaves() int64 {
 // MerkleRoot returns the RFC 6962 root of the tree of the rows added so
 // far, each chain ending at the last row added.
 func (t *Tree3) MerkleRoot() tlog.Hash {
-	if !t.has {
+	if !t.seg.has {
 		return t.tree.Root()
 	}
 	tree := t.tree
-	tree.Append(t.pending)
+	tree.Append(t.seg.pending)
 	return tree.Root()
 }
 

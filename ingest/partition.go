@@ -30,7 +30,7 @@ func (k *splitKey) compare(bucket uint32, id string) int {
 func (k splitKey) compareKey(l splitKey) int { return k.compare(l.bucket, l.id) }
 
 // keyAt returns the key of the n-th record of b in sorted order.
-func (b *encoded) keyAt(n, buckets int) splitKey {
+func (b *encoded) keyAt(n int) splitKey {
 	rec := b.record(int(b.keys[n].i))
 	l, w := binary.Uvarint(rec) // the client id comes first
 	return splitKey{bucket: b.keys[n].bucket, id: string(rec[w : w+int(l)])}
@@ -38,11 +38,11 @@ func (b *encoded) keyAt(n, buckets int) splitKey {
 
 // lowerBound returns the place in sorted order of b's first record at
 // or above lo.
-func (b *encoded) lowerBound(lo splitKey, buckets int) int {
+func (b *encoded) lowerBound(lo splitKey) int {
 	i, j := 0, len(b.keys)
 	for i < j {
 		h := int(uint(i+j) >> 1)
-		if k := b.keyAt(h, buckets); k.compareKey(lo) < 0 {
+		if k := b.keyAt(h); k.compareKey(lo) < 0 {
 			i = h + 1
 		} else {
 			j = h
@@ -72,7 +72,7 @@ func (s *sorter) splits(n int, most int64) []splitKey {
 		}
 	}
 	for i := 0; i < s.chunk.len(); i += markEvery {
-		samples = append(samples, s.chunk.keyAt(i, s.buckets))
+		samples = append(samples, s.chunk.keyAt(i))
 	}
 	slices.SortFunc(samples, splitKey.compareKey)
 	var keys []splitKey

@@ -105,7 +105,7 @@ func (s *sorter) spill() error {
 	s.pending = make(chan spillResult, 1)
 	go func(done chan<- spillResult) {
 		full.sort()
-		run, err := writeRun(s.dir, full, s.buckets)
+		run, err := writeRun(s.dir, full)
 		done <- spillResult{run: run, chunk: full, err: err}
 	}(s.pending)
 	return nil
@@ -170,7 +170,7 @@ func (s *sorter) merge(lo *splitKey, merges int) (*merger, error) {
 	m := &merger{h: mergeHeap{buckets: s.buckets}, lo: lo}
 	mem := &memCursor{c: s.chunk}
 	if lo != nil {
-		mem.i = s.chunk.lowerBound(*lo, s.buckets)
+		mem.i = s.chunk.lowerBound(*lo)
 	}
 	if err := m.push(mem); err != nil {
 		return nil, err

@@ -233,7 +233,7 @@ const markEvery = 1024
 
 // writeRun writes the records of b in the order of its keys to a
 // temporary run file.
-func writeRun(dir string, b *encoded, buckets int) (run runFile, err error) {
+func writeRun(dir string, b *encoded) (run runFile, err error) {
 	f, err := os.CreateTemp(dir, "stormaudit-run-*")
 	if err != nil {
 		return run, fmt.Errorf("spill: %w", err)
@@ -249,7 +249,7 @@ func writeRun(dir string, b *encoded, buckets int) (run runFile, err error) {
 	for n, k := range b.keys {
 		rec := b.buf[b.start(int(k.i)):b.ends[k.i]]
 		if n%markEvery == 0 {
-			run.marks = append(run.marks, runMark{key: b.keyAt(n, buckets), off: off})
+			run.marks = append(run.marks, runMark{key: b.keyAt(n), off: off})
 		}
 		if _, err := w.Write(rec); err != nil {
 			return run, fmt.Errorf("spill: %w", err)
