@@ -180,7 +180,7 @@ func TestArrowInterop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := newLeakAllocator()
 	r.mem = mem
 	want := all
 	batches := 0
@@ -209,7 +209,7 @@ func TestArrowInterop(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	mem.AssertSize(t, 0)
+	mem.assertFreed(t)
 }
 
 // TestArrowAllNullColumns reads a dataset whose first row group has only
@@ -240,7 +240,7 @@ func TestArrowAllNullColumns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := newLeakAllocator()
 		r.mem = mem
 		want := recs
 		if p != nil {
@@ -276,7 +276,7 @@ func TestArrowAllNullColumns(t *testing.T) {
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
-		mem.AssertSize(t, 0)
+		mem.assertFreed(t)
 	}
 }
 
@@ -293,7 +293,7 @@ func TestArrowMemoryBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := newLeakAllocator()
 	r.mem = mem
 	var peak, rows int
 	for {

@@ -47,8 +47,12 @@ func (w *columnWriter) flush(out io.Writer, offset int64) (format.ColumnChunk, c
 			{PageType: format.DataPage, Encoding: format.RLEDictionary, Count: w.chunk.dataPages},
 		}
 	} else {
-		md.Encoding = []format.Encoding{format.Plain}
-		md.EncodingStats = []format.PageEncodingStats{{PageType: format.DataPage, Encoding: format.Plain, Count: w.chunk.dataPages}}
+		enc := format.Plain
+		if w.delta {
+			enc = format.DeltaBinaryPacked
+		}
+		md.Encoding = []format.Encoding{enc}
+		md.EncodingStats = []format.PageEncodingStats{{PageType: format.DataPage, Encoding: enc, Count: w.chunk.dataPages}}
 	}
 	if w.optional {
 		md.Encoding = append(md.Encoding, format.RLE)

@@ -77,10 +77,12 @@
 //
 // The files are written with version 1 data pages, zstd compression,
 // dictionary encoding for the columns marked dict and for origin (one
-// chain a device: a few distinct values a row group), PLAIN for the other
-// columns, and row groups of at most DefaultRowGroupRows rows. link is
-// stored uncompressed (hashes: zstd cannot shrink them), and so is any
-// other PLAIN column whose first page zstd shrinks by less than a tenth
+// chain a device: a few distinct values a row group), DELTA_BINARY_PACKED
+// for the other INT32 and INT64 columns (recorded_at, line and seq climb
+// in small steps in sorted rows), PLAIN for the rest, and row groups of at
+// most DefaultRowGroupRows rows. link is stored uncompressed (hashes: zstd
+// cannot shrink them), and so is any other column not dictionary-encoded
+// whose first page zstd shrinks by less than a tenth
 // (random doubles, such as most backoff_delay_s): the first page decides
 // for the whole file, so a column has one codec in every row group. Every
 // row group declares the sorting columns client_id, recorded_at
