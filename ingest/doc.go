@@ -5,13 +5,20 @@
 //
 // Run reads its sources (NDJSON, logging envelopes, CSV, Parquet, gzip,
 // stdin, FIFOs, and collector logs of hashchain.Writer, which it verifies
-// first) a block of lines at a time; decodes and validates each line in
-// parallel (auditfmt); sorts the records by client_id, recorded_at and
-// content in chunks (left as they are when already in order, grouped by
-// client id when they hold few devices, else sorted by comparison) that
-// spill to run files in
-// the output's stage, so memory stays bounded whatever the input size;
-// then splits the sorted records into ranges of client ids (partitions,
+// first) a block of lines at a time and decodes and validates each line in
+// parallel (auditfmt).
+//
+// While the records arrive in dataset order (each device's records
+// together, the devices in client id order, as when per-device files are
+// concatenated), they stream: de-duplicated, linked and written to
+// Parquet as they are read, with no sort (stream.go). The first record
+// out of order ends the stream; what it wrote is read back as one more
+// sorted source of the merge below, so the dataset is the same either way.
+// Otherwise, and from there on, Run sorts the records by client_id,
+// recorded_at and content in chunks (left as they are when already in
+// order, grouped by client id when they hold few devices, else sorted by
+// comparison) that spill to run files in the output's stage, so memory
+// stays bounded whatever the input size; then splits the sorted records into ranges of client ids (partitions,
 // one per core at most, from marks the runs carry) and, for each range in
 // parallel, merges the runs, keeping the first of identical records and
 // logging the others, chains the records of each device (hashchain

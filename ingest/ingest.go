@@ -77,6 +77,11 @@ type Options struct {
 	Partitions int
 	// partitionRows replaces that least number of records, in tests.
 	partitionRows int64
+	// noStream makes every ingest sort, as input out of order does
+	// (stream.go), and streamEnded hears how many records a stream had
+	// kept when a record out of order ended it: in tests.
+	noStream    bool
+	streamEnded func(kept int64)
 	// Verifiers check the signed checkpoints of collector logs given as
 	// inputs. Without them a collector log's chains and tree are still
 	// verified, and its signature is reported unchecked.
@@ -189,6 +194,7 @@ func (o *Options) setDefaults() {
 }
 
 func (ing *ingest) run(sources []Source) (*dataset.Manifest, error) {
+	defer ing.abortStream()
 	if err := ing.read(sources); err != nil {
 		return nil, err
 	}
@@ -199,11 +205,20 @@ func (ing *ingest) run(sources []Source) (*dataset.Manifest, error) {
 // the directory's rejects.ndjson: what Run and Scan share.
 func (ing *ingest) read(sources []Source) error {
 	ing.total = totalSize(sources)
+	for _, s := range sources {
+		ing.allNames = append(ing.allNames, s.Name)
+	}
 	rejects, err := newQuarantine(filepath.Join(ing.dir, dataset.RejectsName))
 	if err != nil {
 		return err
 	}
 	ing.rejects = rejects
+	if ing.streams() {
+		if err := ing.startStream(); err != nil {
+			rejects.close()
+			return err
+		}
+	}
 	err = ing.readAll(sources)
 	if cerr := rejects.close(); err == nil {
 		err = cerr
@@ -227,6 +242,10 @@ type ingest struct {
 	written int64
 	last    time.Time
 	scan    bool // Scan: no hashes, chains or files
+
+	allNames []string    // the sources' names, known from the start
+	inOrder  *stream     // the stream, while the input is in order (stream.go)
+	listing  atomic.Bool // the decoders decode into lists, for the stream
 }
 
 // checkOutputDir checks that the output directory is new or empty.
@@ -307,38 +326,87 @@ func (ing *ingest) readInput(source uint32, in *opened) error {
 	return ing.readNDJSON(source, in)
 }
 
-var batchPool = sync.Pool{New: func() any { return new(lineBatch) }}
+// batchPool holds line batches, each with room for the lines of a
+// typical batch, so that a new one does not grow its buffer by copying.
+var batchPool = sync.Pool{New: func() any { return &lineBatch{buf: make([]byte, 0, 1<<20)} }}
 
 func (ing *ingest) readNDJSON(source uint32, in *opened) error {
 	lines := make(chan *lineBatch, 4)
 	decoded := make(chan *lineBatch, 8)
 	stop := make(chan struct{})
 	go readLines(in.r, lines, &batchPool, stop)
-	go decodeBatches(source, ing.names[source], true, lines, decoded) // version 3 links in order: decoding only validates
+	go decodeBatches(source, ing.names[source], true, &ing.listing, lines, decoded) // version 3 links in order: decoding only validates
 	var err error
 	for b := range decoded {
+		b.refs.Store(1)
+		readErr := b.err
 		if err == nil {
-			err = ing.accept(source, int64(len(b.ends)), &b.recs, b.rejects)
+			err = ing.acceptBatch(source, b)
 		}
-		if err == nil && b.err != nil && b.err != io.EOF {
-			err = b.err
+		if err == nil && readErr != nil && readErr != io.EOF {
+			err = readErr
 		}
 		if err != nil && stop != nil {
 			close(stop) // the reader stops at its next batch; drain what is in flight
 			stop = nil
 		}
-		batchPool.Put(b)
+		b.release()
 	}
 	return err
 }
 
+// acceptBatch accepts the records of a decoded batch: to the stream while
+// it lasts, else to the sort.
+func (ing *ingest) acceptBatch(source uint32, b *lineBatch) error {
+	if ing.inOrder == nil && len(b.list) > 0 {
+		encodeList(b.list, &b.recs) // decoded before the stream ended
+		b.list = b.list[:0]
+	}
+	if ing.inOrder == nil || len(b.list) == 0 {
+		return ing.accept(source, int64(len(b.ends)), &b.recs, b.rejects)
+	}
+	if err := ing.count(source, int64(len(b.ends)), int64(len(b.list)), b.rejects); err != nil {
+		return err
+	}
+	rest, err := ing.inOrder.add(b)
+	if err == nil && rest != nil {
+		var sorted encoded
+		encodeList(rest, &sorted)
+		if err = ing.endStream(); err == nil {
+			err = ing.sort.add(&sorted)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	ing.progress("read", false)
+	return ing.ctx.Err()
+}
+
 // accept counts lines and passes records to the sorter and rejects to
-// the quarantine.
+// the quarantine. Records that come so end the stream, if it lasts.
 func (ing *ingest) accept(source uint32, lines int64, recs *encoded, rejects []reject) error {
+	if err := ing.count(source, lines, int64(recs.len()), rejects); err != nil {
+		return err
+	}
+	if ing.inOrder != nil && recs.len() > 0 {
+		if err := ing.endStream(); err != nil {
+			return err
+		}
+	}
+	if err := ing.sort.add(recs); err != nil {
+		return err
+	}
+	ing.progress("read", false)
+	return ing.ctx.Err()
+}
+
+// count counts lines and records and passes rejects to the quarantine.
+func (ing *ingest) count(source uint32, lines, records int64, rejects []reject) error {
 	c := &ing.inputs[source].Counts
 	c.Lines += lines
 	c.Rejected += int64(len(rejects))
-	ing.records += int64(recs.len())
+	ing.records += records
 	for i := range rejects {
 		r := &rejects[i]
 		if ing.opts.Strict {
@@ -351,11 +419,7 @@ func (ing *ingest) accept(source uint32, lines int64, recs *encoded, rejects []r
 	if n := ing.rejected(); ing.opts.MaxRejects > 0 && n > ing.opts.MaxRejects {
 		return &TooManyRejectsError{Rejected: n, Lines: ing.lines(), Max: ing.opts.MaxRejects}
 	}
-	if err := ing.sort.add(recs); err != nil {
-		return err
-	}
-	ing.progress("read", false)
-	return ing.ctx.Err()
+	return nil
 }
 
 func (ing *ingest) readCSV(source uint32, in *opened) error {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/internal/ordered"
@@ -24,6 +25,25 @@ type lineBatch struct {
 
 	recs    encoded
 	rejects []reject
+
+	// While the input streams (stream.go), the records are decoded into
+	// list instead of recs, their strings the lines' own bytes; rows is
+	// what of them the stream keeps, on its way to Parquet, and refs
+	// counts the holders of the batch, the last of whom returns it to the
+	// pool.
+	list []auditfmt.Record
+	rows rowBatch
+	refs atomic.Int32
+}
+
+// hold adds a holder of b.
+func (b *lineBatch) hold() { b.refs.Add(1) }
+
+// release drops a holder of b, returning it to the pool after the last.
+func (b *lineBatch) release() {
+	if b.refs.Add(-1) == 0 {
+		batchPool.Put(b)
+	}
 }
 
 // reject is a line that did not decode.
@@ -114,26 +134,29 @@ func readLine(r *bufio.Reader) (s []byte, full int64, err error) {
 
 // decodeBatches decodes and hashes batches from in, the lines of the input
 // source named name, on all cores, and passes them on to out in input
-// order. It closes out.
-func decodeBatches(source uint32, name string, validateOnly bool, in <-chan *lineBatch, out chan<- *lineBatch) {
+// order. It closes out. While asList (if not nil) is true, the records go
+// to each batch's list, else to its recs.
+func decodeBatches(source uint32, name string, validateOnly bool, asList *atomic.Bool, in <-chan *lineBatch, out chan<- *lineBatch) {
 	n := runtime.GOMAXPROCS(0)
 	decoders, hashers := make([]auditfmt.Decoder, n), make([]hasher, n)
 	for i := range decoders {
-		decoders[i].Borrow = true // the batch keeps its lines until b.recs holds copies
+		decoders[i].Borrow = true // the batch keeps its lines until b.recs holds copies, or its list is written
 	}
 	for i := range hashers {
 		hashers[i].validateOnly = validateOnly
 	}
-	ordered.Run(n, in, out, func(w int, b *lineBatch) { b.decode(&decoders[w], &hashers[w], source, name) })
+	ordered.Run(n, in, out, func(w int, b *lineBatch) {
+		b.decode(&decoders[w], &hashers[w], source, name, asList != nil && asList.Load())
+	})
 }
 
-// decode decodes the batch's lines, computes the record hashes and
-// encodes the records for the sort. A
-// record must also have canonical bytes (docs/hashchain.md): one whose
-// numbers RFC 8785 cannot write exactly is rejected here, where the line
-// is still at hand.
-func (b *lineBatch) decode(d *auditfmt.Decoder, h *hasher, source uint32, name string) {
+// decode decodes the batch's lines and encodes the records for the sort
+// or, asList, keeps them in b.list. A record must have canonical bytes
+// (docs/hashchain.md): one whose numbers RFC 8785 cannot write exactly is
+// rejected here, where the line is still at hand.
+func (b *lineBatch) decode(d *auditfmt.Decoder, h *hasher, source uint32, name string, asList bool) {
 	b.recs.reset()
+	b.list = b.list[:0]
 	b.rejects = b.rejects[:0]
 	start := 0
 	var e hashed
@@ -147,9 +170,12 @@ func (b *lineBatch) decode(d *auditfmt.Decoder, h *hasher, source uint32, name s
 		} else if err = d.Decode(s, &e.rec); err == nil {
 			err = e.hash(h, name)
 		}
-		if err == nil {
+		switch {
+		case err == nil && asList:
+			b.list = append(b.list, e.rec)
+		case err == nil:
 			b.recs.add(&e)
-		} else {
+		default:
 			b.rejects = append(b.rejects, reject{source: source, line: b.first + int64(i), err: err,
 				raw: append([]byte(nil), s...), rawLength: b.long[i]})
 		}

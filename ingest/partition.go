@@ -71,6 +71,7 @@ func (s *sorter) splits(n int, most int64) []splitKey {
 			samples = append(samples, m.key)
 		}
 	}
+	samples = append(samples, s.prefixMarks...)
 	for i := 0; i < s.chunk.len(); i += markEvery {
 		samples = append(samples, s.chunk.keyAt(i))
 	}

@@ -38,6 +38,9 @@ type sorter struct {
 	spare    *encoded
 	runs     []runFile
 	pending  chan spillResult // the spill in flight, if any
+
+	prefix      []string   // the files of a stream that ended (stream.go), in order
+	prefixMarks []splitKey // the client id of every markEvery-th row of prefix
 }
 
 type spillResult struct {
@@ -175,6 +178,14 @@ func (s *sorter) merge(lo *splitKey, merges int) (*merger, error) {
 	if err := m.push(mem); err != nil {
 		return nil, err
 	}
+	if len(s.prefix) > 0 {
+		pc := &prefixCursor{paths: s.prefix}
+		m.closers = append(m.closers, pc)
+		if err := m.push(pc); err != nil {
+			m.close()
+			return nil, err
+		}
+	}
 	bufSize := readBufSize(len(s.runs) * merges)
 	for _, run := range s.runs {
 		rr, err := openRun(run, lo, bufSize)
@@ -190,13 +201,16 @@ func (s *sorter) merge(lo *splitKey, merges int) (*merger, error) {
 	return m, nil
 }
 
-// discard removes the run files.
+// discard removes the run files and the prefix.
 func (s *sorter) discard() {
 	s.wait()
 	for _, run := range s.runs {
 		os.Remove(run.path)
 	}
-	s.runs = nil
+	for _, path := range s.prefix {
+		os.Remove(path)
+	}
+	s.runs, s.prefix = nil, nil
 }
 
 // cursor is one sorted source of a merge.
@@ -378,8 +392,9 @@ func (c *runCursor) next(e *hashed) error { return c.rr.next(e) }
 
 // merger is a k-way merge of sorted cursors.
 type merger struct {
-	h      mergeHeap
-	runs   []*runReader
+	h       mergeHeap
+	runs    []*runReader
+	closers []io.Closer
 	lo     *splitKey // records below are skipped
 	after  func()    // called by close, if set
 	bucket uint32    // the bucket of the record next returned last, with Options.Buckets
@@ -467,6 +482,12 @@ func (m *merger) close() error {
 		}
 	}
 	m.runs = nil
+	for _, c := range m.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	m.closers = nil
 	if m.after != nil {
 		m.after()
 		m.after = nil

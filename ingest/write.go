@@ -24,8 +24,9 @@ const (
 
 // rowBatch is a run of rows on their way to a Parquet file.
 type rowBatch struct {
-	recs []auditfmt.Record
-	pos  []hashchain.Pos
+	recs  []auditfmt.Record
+	pos   []hashchain.Pos
+	owner *lineBatch // the lines the records' strings are, when streaming
 }
 
 // write merges the sorted records, drops and logs duplicates, and writes
@@ -34,6 +35,17 @@ type rowBatch struct {
 // two goroutines passing batches of rows: dedup (merge, de-duplicate,
 // link) and writeFiles (the tree's leaves, Parquet).
 func (ing *ingest) write() (*dataset.Manifest, error) {
+	if s := ing.inOrder; s != nil { // the input came in order: written already
+		ing.inOrder = nil
+		err := s.finish()
+		for _, r := range s.runs {
+			os.Remove(r.path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return ing.conclude([]*partition{s.p})
+	}
 	if err := ing.sort.finishSort(); err != nil {
 		return nil, err
 	}
@@ -59,6 +71,12 @@ func (ing *ingest) write() (*dataset.Manifest, error) {
 			return nil, p.err
 		}
 	}
+	return ing.conclude(parts)
+}
+
+// conclude puts the partitions' files in place and writes the
+// checkpoint and the manifest.
+func (ing *ingest) conclude(parts []*partition) (*dataset.Manifest, error) {
 	ing.progress("write", true)
 	files, tree, err := ing.assemble(parts)
 	if err != nil {
@@ -80,6 +98,15 @@ type partition struct {
 	leaves hashchain.Leaves3
 	dups   string // the file of its duplicates
 	err    error
+	stream bool // written from the input as it streamed (stream.go)
+}
+
+// name names p's temporary files.
+func (p *partition) name() string {
+	if p.stream {
+		return "stream"
+	}
+	return fmt.Sprintf("%03d", p.index)
 }
 
 // partFile is a Parquet file a partition wrote, under a name of its own
@@ -97,7 +124,7 @@ func (ing *ingest) writePartition(p *partition, parts int) error {
 	if err != nil {
 		return err
 	}
-	p.dups = filepath.Join(ing.dir, fmt.Sprintf("duplicates-%03d.tmp", p.index))
+	p.dups = filepath.Join(ing.dir, "duplicates-"+p.name()+".tmp")
 	dups, err := newDupLog(p.dups)
 	if err != nil {
 		m.close()
@@ -106,12 +133,12 @@ func (ing *ingest) writePartition(p *partition, parts int) error {
 	linked := make(chan *rowBatch, writeBatches)
 	free := make(chan *rowBatch, writeBatches)
 	for range writeBatches {
-		free <- &rowBatch{make([]auditfmt.Record, 0, writeBatch), make([]hashchain.Pos, 0, writeBatch)}
+		free <- &rowBatch{recs: make([]auditfmt.Record, 0, writeBatch), pos: make([]hashchain.Pos, 0, writeBatch)}
 	}
 	ch := hashchain.NewChains3(ing.opts.Log, true)
 	mergeErr := make(chan error, 1)
 	go func() { mergeErr <- ing.dedup(p, m, dups, ch, linked, free) }()
-	werr := ing.writeFiles(p, linked, free)
+	werr := ing.writeFiles(p, linked, func(b *rowBatch) { free <- b })
 	err = <-mergeErr
 	if err == nil {
 		err = werr
@@ -176,14 +203,14 @@ func (ing *ingest) dedup(p *partition, m *merger, dups *dupLog, ch *hashchain.Ch
 // writeFiles adds the rows of the batches to p's leaves and writes them
 // to p's part files, starting a new file at the first change of
 // client_id after FileRows rows, and, with buckets, at each change of
-// bucket.
-func (ing *ingest) writeFiles(p *partition, in <-chan *rowBatch, free chan<- *rowBatch) (err error) {
+// bucket. It hands each batch to done once written.
+func (ing *ingest) writeFiles(p *partition, in <-chan *rowBatch, done func(*rowBatch)) (err error) {
 	var fw *dataset.FileWriter
 	var path, lastClient string
 	bucket := -1
 	drain := func() {
 		for b := range in {
-			free <- b
+			done(b)
 		}
 	}
 	defer drain()
@@ -209,8 +236,8 @@ func (ing *ingest) writeFiles(p *partition, in <-chan *rowBatch, free chan<- *ro
 				}
 			}
 			if fw == nil {
-				path = filepath.Join(ing.dir, fmt.Sprintf("part-%03d-%05d.tmp", p.index, len(p.files)))
-				if fw, err = dataset.CreateFile(path, ing.names); err != nil {
+				path = filepath.Join(ing.dir, fmt.Sprintf("part-%s-%05d.tmp", p.name(), len(p.files)))
+				if fw, err = dataset.CreateFile(path, ing.allNames); err != nil {
 					return err
 				}
 				bucket = b
@@ -223,8 +250,10 @@ func (ing *ingest) writeFiles(p *partition, in <-chan *rowBatch, free chan<- *ro
 			lastClient = batch[n-1].ClientID
 			batch, pos = batch[n:], pos[n:]
 		}
-		free <- full
-		ing.wrote(int64(len(full.recs)))
+		done(full)
+		if !p.stream {
+			ing.wrote(int64(len(full.pos)))
+		}
 	}
 	if fw != nil {
 		return closeFile()
@@ -312,6 +341,9 @@ func (ing *ingest) partName(b, k int) (string, error) {
 // file: all of them, or those up to the first change of client_id once
 // the file has FileRows rows, or to the first of another bucket.
 func (ing *ingest) splitAt(batch []auditfmt.Record, rows int64, last string, bucket int) int {
+	if ing.opts.Buckets <= 1 && rows+int64(len(batch)) <= ing.opts.FileRows {
+		return len(batch) // no file ends in it
+	}
 	for i := range batch {
 		if batch[i].ClientID != last && i > 0 && (rows+int64(i) >= ing.opts.FileRows || ing.bucket(batch[i].ClientID) != bucket) {
 			return i
