@@ -395,9 +395,9 @@ type merger struct {
 	h       mergeHeap
 	runs    []*runReader
 	closers []io.Closer
-	lo     *splitKey // records below are skipped
-	after  func()    // called by close, if set
-	bucket uint32    // the bucket of the record next returned last, with Options.Buckets
+	lo      *splitKey // records below are skipped
+	after   func()    // called by close, if set
+	bucket  uint32    // the bucket of the record next returned last, with Options.Buckets
 }
 
 type mergeItem struct {

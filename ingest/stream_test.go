@@ -49,7 +49,7 @@ func TestStreamMatchesSort(t *testing.T) {
 	base := testkit.GenLines(24000, 97, 3)
 	sorted := sortedLines(t, base, func(i int) bool { return i%37 == 0 || i == batchLines-1 })
 	sorted = slices.Insert(sorted, 5000, `{"client_id": "dev-0001", "attempt": -1}`) // rejected
-	late := append(slices.Clone(sorted), base[:3000]...)                          // duplicates of records streamed long before
+	late := append(slices.Clone(sorted), base[:3000]...)                             // duplicates of records streamed long before
 	late = append(late, testkit.GenLines(3000, 50, 4)...)                            // new records of early devices
 	half := len(sorted) / 2
 	cases := []struct {
