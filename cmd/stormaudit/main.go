@@ -143,6 +143,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		Flags: append(slices.Clone(rootConfigFlags), colorFlag,
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to this file (for development)", Hidden: true},
 			&cli.StringFlag{Name: "trace", Usage: "write an execution trace to this file (for development)", Hidden: true},
+			&cli.StringFlag{Name: "memprofile", Usage: "write an allocation profile to this file when done (for development)", Hidden: true},
 		),
 		Before: startProfile,
 		After:  stopProfile,
@@ -169,7 +170,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 }
 
 // startProfile starts the CPU profile and the execution trace that
-// --cpuprofile and --trace ask for.
+// --cpuprofile and --trace ask for; stopProfile stops them and writes the
+// allocation profile --memprofile asks for.
 func startProfile(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 	if path := cmd.String("cpuprofile"); path != "" {
 		f, err := os.Create(path)
@@ -198,6 +200,14 @@ func stopProfile(ctx context.Context, cmd *cli.Command) error {
 	}
 	if cmd.String("trace") != "" {
 		trace.Stop()
+	}
+	if path := cmd.String("memprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return usageErr("--memprofile: %v", err)
+		}
+		defer f.Close()
+		return pprof.Lookup("allocs").WriteTo(f, 0)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package safe
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -39,10 +40,9 @@ func (e *escaper) Write(p []byte) (int, error) {
 	}
 	out := e.buf[:0]
 	for i := 0; i < len(p); {
-		c := p[i]
-		if c < utf8.RuneSelf {
-			out = append(out, c)
-			i++
+		if j := i + asciiPrefix(p[i:]); j > i {
+			out = append(out, p[i:j]...)
+			i = j
 			continue
 		}
 		if !utf8.FullRune(p[i:]) {
@@ -66,6 +66,21 @@ func (e *escaper) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// asciiPrefix returns the length of the ASCII bytes p begins with, eight
+// at a time: most of a report is ASCII.
+func asciiPrefix(p []byte) int {
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		if binary.LittleEndian.Uint64(p[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(p) && p[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 // Close writes what is left of a split character as it was.

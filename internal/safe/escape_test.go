@@ -3,7 +3,9 @@ package safe
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestEscapeWriter: C1 and bidirectional controls leave as escapes, a
@@ -31,4 +33,35 @@ func TestEscapeWriter(t *testing.T) {
 	if out.String() != `<t n="a&#x202E;b"/>` {
 		t.Errorf("XML: %q", out.String())
 	}
+}
+
+// FuzzEscapeWriter: whatever the bytes and however they are split across
+// writes, the output is the input with each control replaced by its
+// escape, rune by rune, as a reference that looks at every byte writes it.
+func FuzzEscapeWriter(f *testing.F) {
+	f.Add([]byte("plain ASCII text, longer than eight bytes"), uint8(3))
+	f.Add([]byte("a\u202eb\u009bc é and \u2066 after sixteen bytes"), uint8(5))
+	f.Add([]byte("\xff\xfe broken \xc2"), uint8(1))
+	f.Fuzz(func(t *testing.T, in []byte, split uint8) {
+		var out bytes.Buffer
+		w := EscapeWriter(&out, JSONEscape)
+		step := int(split%16) + 1
+		for i := 0; i < len(in); i += step {
+			w.Write(in[i:min(i+step, len(in))])
+		}
+		w.Close()
+		var want []byte
+		for i := 0; i < len(in); {
+			r, size := utf8.DecodeRune(in[i:])
+			if r >= 0x80 && r < 0xa0 || bidi(r) {
+				want = fmt.Appendf(want, `\u%04x`, r)
+			} else {
+				want = append(want, in[i:i+size]...)
+			}
+			i += size
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("%q in writes of %d: %q, want %q", in, step, out.Bytes(), want)
+		}
+	})
 }
