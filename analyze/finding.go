@@ -144,7 +144,7 @@ func (c *Context) Report(f Finding) {
 	if len(f.Records) > MaxRefs {
 		f.Records = f.Records[:MaxRefs]
 	}
-	c.findings = append(c.findings, f)
+	c.findings = push(c.findings, f)
 }
 
 // Param returns the value of a policy key for rule, and whether it is

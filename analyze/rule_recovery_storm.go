@@ -94,7 +94,7 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 		} else {
 			l.Device = strings.Clone(d.ID)
 		}
-		r.Losses = append(r.Losses, l)
+		r.Losses = push(r.Losses, l)
 	}
 }
 

@@ -108,7 +108,7 @@ func (r *resync) Info() RuleInfo {
 
 func (r *resync) Device(c *Context, d *Device) {
 	dev := int32(len(r.Names))
-	r.Names = append(r.Names, d.ID)
+	r.Names = push(r.Names, d.ID)
 	capS, jittered := r.cap(c)
 	var fired uint16 // bit a: the device has a fire at attempt number a
 	for i := range d.Attempts {
@@ -119,7 +119,7 @@ func (r *resync) Device(c *Context, d *Device) {
 		if jittered && a.Delay == capS {
 			continue // a jittered draw clamped to the cap: the cap is no evidence of a shared timer
 		}
-		r.Fires[a.Number] = append(r.Fires[a.Number], fire{Delay: a.Delay, At: a.Start + nanos(a.Delay), Dev: dev, Ref: d.Events[a.Backoff].Ref})
+		r.Fires[a.Number] = push(r.Fires[a.Number], fire{Delay: a.Delay, At: a.Start + nanos(a.Delay), Dev: dev, Ref: d.Events[a.Backoff].Ref})
 		fired |= 1 << a.Number
 	}
 	for a := range r.FireDevices {
