@@ -458,11 +458,27 @@ func (m *merger) push(c cursor) error {
 
 // next stores the smallest remaining record in e; io.EOF at the end.
 func (m *merger) next(e *hashed) error {
-	if m.h.Len() == 0 {
-		return io.EOF
+	top, err := m.top()
+	if err != nil {
+		return err
 	}
+	*e = *top
+	return m.pop()
+}
+
+// top returns the smallest remaining record, valid until pop, and sets
+// m.bucket to its bucket; io.EOF at the end.
+func (m *merger) top() (*hashed, error) {
+	if m.h.Len() == 0 {
+		return nil, io.EOF
+	}
+	m.bucket = m.h.items[0].bucket
+	return &m.h.items[0].e, nil
+}
+
+// pop moves past the record top returned.
+func (m *merger) pop() error {
 	top := m.h.items[0]
-	*e, m.bucket = top.e, top.bucket
 	switch err := m.h.advance(top); err {
 	case nil:
 		heap.Fix(&m.h, 0)

@@ -159,11 +159,11 @@ func (ing *ingest) writePartition(p *partition, parts int) error {
 func (ing *ingest) dedup(p *partition, m *merger, dups *dupLog, ch *hashchain.Chains, out chan<- *rowBatch, free <-chan *rowBatch) error {
 	defer close(out)
 	batch := <-free
-	var prev, e hashed
-	have := false
-	var b []byte // the record's canonical bytes B
+	var held auditfmt.Record  // the last kept, once its batch has gone on
+	var last *auditfmt.Record // the record kept last
+	var b []byte              // the record's canonical bytes B
 	for {
-		err := m.next(&e)
+		e, err := m.top()
 		if err == io.EOF {
 			break
 		}
@@ -171,24 +171,29 @@ func (ing *ingest) dedup(p *partition, m *merger, dups *dupLog, ch *hashchain.Ch
 			return err
 		}
 		rec := &e.rec
-		if p.hi != nil && (!have || rec.ClientID != prev.rec.ClientID) && p.hi.compare(m.bucket, rec.ClientID) <= 0 {
+		if p.hi != nil && (last == nil || rec.ClientID != last.ClientID) && p.hi.compare(m.bucket, rec.ClientID) <= 0 {
 			break // the next partition's
 		}
-		if have && auditfmt.SameRecord(&prev.rec, rec) {
+		if last != nil && auditfmt.SameRecord(last, rec) {
 			p.counts[rec.Source].Duplicates++
-			if err := dups.add(ing.names, rec, &prev.rec); err != nil {
+			if err := dups.add(ing.names, rec, last); err != nil {
 				return err
 			}
-			continue
+		} else {
+			p.counts[rec.Source].Accepted++
+			batch.recs = append(batch.recs, *rec) // the one copy of a record the merge makes
+			last = &batch.recs[len(batch.recs)-1]
+			batch.pos = append(batch.pos, ch.Append3(last.ClientID, func(seq int64) []byte {
+				b = hashchain.AppendRecordBytes3(b[:0], last, seq, ing.names[last.Source])
+				return b
+			}))
 		}
-		prev, have = e, true
-		p.counts[rec.Source].Accepted++
-		batch.recs = append(batch.recs, *rec)
-		batch.pos = append(batch.pos, ch.Append3(rec.ClientID, func(seq int64) []byte {
-			b = hashchain.AppendRecordBytes3(b[:0], rec, seq, ing.names[rec.Source])
-			return b
-		}))
+		if err := m.pop(); err != nil {
+			return err
+		}
 		if len(batch.recs) == writeBatch {
+			held = *last
+			last = &held
 			out <- batch
 			batch = <-free
 			batch.recs, batch.pos = batch.recs[:0], batch.pos[:0]
