@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/internal/testkit"
 )
 
@@ -30,4 +31,31 @@ func BenchmarkIngest(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkDecodeRun decodes records from their run encoding, as the
+// merge does for every record of an ingest that spilled.
+func BenchmarkDecodeRun(b *testing.B) {
+	lines := testkit.GenLines(1<<14, 500, 9)
+	var enc encoded
+	var d auditfmt.Decoder
+	for i, l := range lines {
+		var e hashed
+		if err := d.Decode([]byte(l), &e.rec); err != nil {
+			b.Fatal(err)
+		}
+		e.rec.Line = int64(i + 1)
+		enc.add(&e)
+	}
+	var e hashed
+	for b.Loop() {
+		prev := ""
+		for i := range enc.len() {
+			if err := decodeRun(enc.record(i), &e, prev); err != nil {
+				b.Fatal(err)
+			}
+			prev = e.rec.ClientID
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*enc.len()), "ns/record")
 }

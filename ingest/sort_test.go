@@ -137,3 +137,22 @@ func TestSortPaths(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRunRoundTrip: any integers, negative ones and those of several
+// bytes included, read back as appendRun wrote them, and decodeRun of
+// arbitrary bytes returns an error rather than panicking.
+func FuzzRunRoundTrip(f *testing.F) {
+	f.Add(int64(3), int16(-60), int64(-1), int64(1), int64(1764512250000000000), []byte{0, 1, 0x80})
+	f.Add(int64(-64), int16(63), int64(64), int64(-65), int64(-1), []byte{})
+	base := testkit.Records(3, 1)[0]
+	f.Fuzz(func(t *testing.T, attempt int64, off int16, seq, line, at int64, junk []byte) {
+		e := hashed{rec: base}
+		e.rec.Attempt, e.rec.OffsetMin, e.rec.DeviceSeq, e.rec.Line, e.rec.RecordedAt = attempt, off, seq, line, at
+		b := appendRun(nil, &e)
+		var got hashed
+		if err := decodeRun(b[4:], &got, ""); err != nil || got != e {
+			t.Fatalf("%+v read back as %+v, %v", e.rec, got.rec, err)
+		}
+		decodeRun(junk, &got, "")
+	})
+}

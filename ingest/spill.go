@@ -133,6 +133,11 @@ type runDecoder struct {
 }
 
 func (d *runDecoder) varint() int64 {
+	if len(d.b) > 0 && d.b[0] < 0x80 { // one byte: most fields are small or absent
+		x := d.b[0]
+		d.b = d.b[1:]
+		return int64(x>>1) ^ -int64(x&1)
+	}
 	v, n := binary.Varint(d.b)
 	if n <= 0 {
 		d.fail()
@@ -143,6 +148,11 @@ func (d *runDecoder) varint() int64 {
 }
 
 func (d *runDecoder) uvarint() uint64 {
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		x := d.b[0]
+		d.b = d.b[1:]
+		return uint64(x)
+	}
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.fail()
@@ -163,6 +173,10 @@ func (d *runDecoder) float() float64 {
 }
 
 func (d *runDecoder) bytes() []byte {
+	if len(d.b) > 0 && d.b[0] == 0 { // an absent string
+		d.b = d.b[1:]
+		return nil
+	}
 	n, k := binary.Uvarint(d.b)
 	if k <= 0 || uint64(len(d.b)-k) < n {
 		d.fail()
