@@ -250,6 +250,11 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		}()
 	}
 	wg.Wait()
+	n := len(c.findings)
+	for _, rc := range k.ctxs {
+		n += len(rc.findings)
+	}
+	c.findings = slices.Grow(c.findings, n-len(c.findings))
 	for i, rc := range k.ctxs {
 		if sev, ok := k.opts.Severity[k.rules[i].Info().ID]; ok {
 			for j := range rc.findings {

@@ -114,11 +114,11 @@ func (ic *incidentCounter) add(d *Device) {
 			continue // a device counts once in a window
 		}
 		last = ep.Lost
-		ic.Losses = append(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Dev: dev, Explicit: !ep.Inferred})
+		ic.Losses = push(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Dev: dev, Explicit: !ep.Inferred})
 	}
 	for i := range d.Sessions {
-		ic.Connects = append(ic.Connects, d.Sessions[i].Up)
-		ic.ConnDevs = append(ic.ConnDevs, dev)
+		ic.Connects = push(ic.Connects, d.Sessions[i].Up)
+		ic.ConnDevs = push(ic.ConnDevs, dev)
 	}
 	if last != NoTime {
 		if ic.Names == nil {

@@ -346,7 +346,9 @@ func (p *part) decode(dir string, sources *sourceTable) {
 			p.err = fmt.Errorf("%s: %w", dir, err)
 			return
 		}
-		last := -1
+		last, first := -1, len(p.events)
+		p.events = b.fill(p.events, int32(p.p.File), row)
+		hosts, secrets := hasValues(b.host.a), b.hasStrings()
 		for i := range int(rec.NumRows()) {
 			if k := b.client.index(i); k != last {
 				last = k
@@ -355,14 +357,15 @@ func (p *part) decode(dir string, sources *sourceTable) {
 					cur = &p.runs[len(p.runs)-1]
 				}
 			}
-			if b.host.a.IsValid(i) {
+			if hosts && b.host.a.IsValid(i) {
 				if h := b.host.value(i); len(cur.hosts) == 0 || cur.hosts[len(cur.hosts)-1] != h {
 					cur.hosts = append(slices.DeleteFunc(cur.hosts, func(x string) bool { return x == h }), strings.Clone(h))
 				}
 			}
 			cur.n++
-			p.events = append(p.events, b.event(i, int32(p.p.File), row))
-			b.scanSecrets(i, &p.events[len(p.events)-1], &cur.secrets, sink)
+			if secrets {
+				b.scanSecrets(i, &p.events[first+i], &cur.secrets, sink)
+			}
 			row++
 		}
 		rec.Release()
@@ -378,49 +381,57 @@ func (b *batch) attemptKey(i int) uint64 {
 	return b.lastAttemptKey
 }
 
-// event returns row i of the batch as an Event.
-func (b *batch) event(i int, file int32, row int64) Event {
-	e := Event{At: int64(b.at.Value(i)), Attempt: b.attempt.Value(i), Delay: b.delay.Value(i),
-		Clean: b.clean.Value(i), Ceiling: math.NaN(), Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1,
-		Reason: -1, Presence: -1, Outcome: b.outcomes[b.outcome.index(i)],
-		Ref: Ref{File: file, Row: row, Source: b.sourceIndex[b.source.index(i)], Line: b.line.Value(i)}}
-	if b.stage.a.IsValid(i) {
-		e.Stage = b.stages[b.stage.index(i)]
+// fill appends the rows of the batch to dst as Events, the first being
+// row of file: the required columns row by row, then each optional
+// column that holds a value (most hold none, and cost nothing a row).
+func (b *batch) fill(dst []Event, file int32, row int64) []Event {
+	start := len(dst)
+	dst = slices.Grow(dst, b.at.Len())[:start+b.at.Len()]
+	evs := dst[start:]
+	for i := range evs {
+		evs[i] = Event{At: int64(b.at.Value(i)), Attempt: b.attempt.Value(i), Delay: b.delay.Value(i),
+			Clean: b.clean.Value(i), Ceiling: math.NaN(), Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1,
+			Reason: -1, Presence: -1, Outcome: b.outcomes[b.outcome.index(i)],
+			Ref: Ref{File: file, Row: row + int64(i), Source: b.sourceIndex[b.source.index(i)], Line: b.line.Value(i)}}
 	}
-	if b.fail.a.IsValid(i) {
-		e.Fail = b.fails[b.fail.index(i)]
-	}
-	if b.seq.IsValid(i) {
-		e.Seq = b.seq.Value(i)
-	}
-	if b.attemptID.IsValid(i) {
-		e.AttemptKey = b.attemptKey(i)
-	}
-	if b.outbox.IsValid(i) {
-		e.Outbox = b.outbox.Value(i)
-	}
-	if b.flushed.IsValid(i) {
-		e.Flushed = b.flushed.Value(i)
-	}
-	if b.redelivered.IsValid(i) {
-		e.Redelivered = b.redelivered.Value(i)
-	}
-	if b.dups.IsValid(i) {
-		e.Duplicates = b.dups.Value(i)
-	}
-	if b.reason.IsValid(i) {
-		e.Reason = b.reason.Value(i)
-	}
-	if b.ceiling.IsValid(i) {
-		e.Ceiling = b.ceiling.Value(i)
-	}
-	if b.present.IsValid(i) {
-		e.Presence = 0
-		if b.present.Value(i) {
-			e.Presence = 1
+	each := func(a arrow.Array, set func(e *Event, i int)) {
+		if !hasValues(a) {
+			return
+		}
+		for i := range evs {
+			if a.IsValid(i) {
+				set(&evs[i], i)
+			}
 		}
 	}
-	return e
+	each(b.stage.a, func(e *Event, i int) { e.Stage = b.stages[b.stage.index(i)] })
+	each(b.fail.a, func(e *Event, i int) { e.Fail = b.fails[b.fail.index(i)] })
+	each(b.seq, func(e *Event, i int) { e.Seq = b.seq.Value(i) })
+	each(b.attemptID, func(e *Event, i int) { e.AttemptKey = b.attemptKey(i) })
+	each(b.outbox, func(e *Event, i int) { e.Outbox = b.outbox.Value(i) })
+	each(b.flushed, func(e *Event, i int) { e.Flushed = b.flushed.Value(i) })
+	each(b.redelivered, func(e *Event, i int) { e.Redelivered = b.redelivered.Value(i) })
+	each(b.dups, func(e *Event, i int) { e.Duplicates = b.dups.Value(i) })
+	each(b.reason, func(e *Event, i int) { e.Reason = b.reason.Value(i) })
+	each(b.ceiling, func(e *Event, i int) { e.Ceiling = b.ceiling.Value(i) })
+	each(b.present, func(e *Event, i int) { e.Presence = int8(b2i(b.present.Value(i))) })
+	return dst
+}
+
+// hasValues reports whether a holds a value that is not null.
+func hasValues(a arrow.Array) bool { return a.NullN() < a.Len() }
+
+// hasStrings reports whether any of the strings scanSecrets looks into
+// holds a value in the batch.
+func (b *batch) hasStrings() bool {
+	return hasValues(b.attemptID) || hasValues(b.recordID) || hasValues(b.extra) || hasValues(b.envelope) || hasValues(b.host.a)
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // scanSecrets adds to out what row i holds in its strings that looks like

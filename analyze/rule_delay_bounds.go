@@ -313,7 +313,7 @@ func (t *tally) span(at int64) {
 
 // finding returns a finding over the tally with the lead records first.
 func (t *tally) finding(rule string, sev Severity, d *Device, lead ...Ref) Finding {
-	refs := append([]Ref(nil), lead...)
+	refs := append(make([]Ref, 0, min(MaxRefs, len(lead)+len(t.refs))), lead...)
 	for _, r := range t.refs {
 		if len(refs) < MaxRefs && !containsRef(refs, r) {
 			refs = append(refs, r)
