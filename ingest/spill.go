@@ -16,9 +16,11 @@ import (
 
 // A run is a temporary file of sorted records, written when the records of
 // an ingest do not fit in memory and merged back afterwards. Its encoding is
-// private to this package: each record is a uvarint length followed by the
+// private to this package: each record is a 4-byte length followed by the
 // fields in a fixed order (strings as uvarint length and bytes, integers as
-// varints, floats as 8 little-endian bytes), then the 32-byte record hash.
+// varints, floats as 8 little-endian bytes); an optional number is there
+// only when the record's Has says so, an optional string only when a byte
+// of bits before the strings says it is not empty.
 
 // encoded is a sequence of records in run encoding, back to back, with
 // the sort key of each. Until sorted, keys[i] is the key of record i.
@@ -101,23 +103,45 @@ func appendRun(dst []byte, e *hashed) []byte {
 	}
 	dst = append(dst, byte(r.Outcome), flags, byte(r.Stage), byte(r.FailureClass))
 	dst = binary.AppendUvarint(dst, uint64(r.Has))
-	dst = binary.AppendVarint(dst, r.Schema)
-	dst = binary.AppendVarint(dst, r.DeviceSeq)
-	dst = binary.AppendVarint(dst, r.ReasonCode)
-	dst = binary.AppendVarint(dst, r.OutboxDepth)
-	dst = binary.AppendVarint(dst, r.OutboxFlushed)
-	dst = binary.AppendVarint(dst, r.InboundRedelivered)
-	dst = binary.AppendVarint(dst, r.InboundDuplicates)
-	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(r.CeilingS))
-	dst = appendString(dst, r.HostID)
-	dst = appendString(dst, r.AttemptID)
-	dst = appendString(dst, r.RecordID)
-	dst = appendString(dst, r.Extra)
-	dst = appendString(dst, r.Envelope)
+	for i, v := range runInts(r) {
+		if r.Has&runIntBits[i] != 0 {
+			dst = binary.AppendVarint(dst, *v)
+		}
+	}
+	if r.Has&auditfmt.HasCeiling != 0 {
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(r.CeilingS))
+	}
+	var strs byte // which of the optional strings are there
+	for i, v := range runStrings(r) {
+		if *v != "" {
+			strs |= 1 << i
+		}
+	}
+	dst = append(dst, strs)
+	for i, v := range runStrings(r) {
+		if strs&(1<<i) != 0 {
+			dst = appendString(dst, *v)
+		}
+	}
 	dst = binary.AppendUvarint(dst, uint64(r.Source))
 	dst = binary.AppendVarint(dst, r.Line)
 	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst
+}
+
+// runInts are the optional integers of r in run encoding order, each
+// written only when r.Has has its bit in runIntBits.
+func runInts(r *auditfmt.Record) [7]*int64 {
+	return [7]*int64{&r.Schema, &r.DeviceSeq, &r.ReasonCode, &r.OutboxDepth, &r.OutboxFlushed, &r.InboundRedelivered, &r.InboundDuplicates}
+}
+
+var runIntBits = [7]auditfmt.Presence{auditfmt.HasSchema, auditfmt.HasDeviceSeq, auditfmt.HasReasonCode,
+	auditfmt.HasOutboxDepth, auditfmt.HasOutboxFlushed, auditfmt.HasInboundRedelivered, auditfmt.HasInboundDuplicates}
+
+// runStrings are the optional strings of r in run encoding order, each
+// written only when not empty, as a byte of bits before them says.
+func runStrings(r *auditfmt.Record) [5]*string {
+	return [5]*string{&r.HostID, &r.AttemptID, &r.RecordID, &r.Extra, &r.Envelope}
 }
 
 func appendString(dst []byte, s string) []byte {
@@ -216,12 +240,28 @@ func decodeRun(b []byte, e *hashed, prevClient string) error {
 	r.Stage, r.FailureClass = auditfmt.Stage(d.b[2]), auditfmt.FailureClass(d.b[3])
 	d.b = d.b[4:]
 	r.Has = auditfmt.Presence(d.uvarint())
-	r.Schema, r.DeviceSeq, r.ReasonCode = d.varint(), d.varint(), d.varint()
-	r.OutboxDepth, r.OutboxFlushed = d.varint(), d.varint()
-	r.InboundRedelivered, r.InboundDuplicates = d.varint(), d.varint()
-	r.CeilingS = d.float()
-	r.HostID, r.AttemptID, r.RecordID = d.string(), d.string(), d.string()
-	r.Extra, r.Envelope = d.string(), d.string()
+	for i, v := range runInts(r) {
+		*v = 0
+		if r.Has&runIntBits[i] != 0 {
+			*v = d.varint()
+		}
+	}
+	r.CeilingS = 0
+	if r.Has&auditfmt.HasCeiling != 0 {
+		r.CeilingS = d.float()
+	}
+	var strs byte
+	if len(d.b) > 0 {
+		strs, d.b = d.b[0], d.b[1:]
+	} else {
+		d.fail()
+	}
+	for i, v := range runStrings(r) {
+		*v = ""
+		if strs&(1<<i) != 0 {
+			*v = d.string()
+		}
+	}
 	r.Source = uint32(d.uvarint())
 	r.Line = d.varint()
 	if len(d.b) != 0 {
