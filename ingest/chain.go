@@ -22,3 +22,20 @@ type hasher struct {
 // hash checks that e.rec has canonical bytes; it fails as
 // hashchain.CheckRecord does.
 func (e *hashed) hash(hs *hasher, source string) error { return hs.Check(&e.rec, source) }
+
+// linker links records into their chains, in dataset order, reusing one
+// buffer for their canonical bytes B: what the stream and each
+// partition's merge do with every record they keep.
+type linker struct {
+	chains *hashchain.Chains
+	names  []string // Record.Source's names
+	b      []byte
+}
+
+// link appends rec to its device's chain and returns its place there.
+func (l *linker) link(rec *auditfmt.Record) hashchain.Pos {
+	return l.chains.Append3(rec.ClientID, func(seq int64) []byte {
+		l.b = hashchain.AppendRecordBytes3(l.b[:0], rec, seq, l.names[rec.Source])
+		return l.b
+	})
+}

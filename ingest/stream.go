@@ -32,7 +32,7 @@ import (
 type stream struct {
 	ing     *ingest
 	p       *partition
-	chains  *hashchain.Chains
+	linker  linker
 	dups    *dupLog
 	dropped *encoded  // duplicates dropped, in run encoding, for the merge if the stream ends
 	runs    []runFile // dropped spilled
@@ -40,7 +40,6 @@ type stream struct {
 	prev    *auditfmt.Record // the record kept last
 	holds   *lineBatch       // the batch prev is in
 	kept    int64
-	b       []byte // canonical bytes B
 	out     chan *rowBatch
 	written chan error
 }
@@ -61,7 +60,7 @@ func (ing *ingest) startStream() error {
 	if err != nil {
 		return err
 	}
-	s := &stream{ing: ing, p: p, chains: hashchain.NewChains3(ing.opts.Log, true), dups: dups,
+	s := &stream{ing: ing, p: p, linker: linker{chains: hashchain.NewChains3(ing.opts.Log, true), names: ing.allNames}, dups: dups,
 		dropped: newEncoded(0, 0), out: make(chan *rowBatch, writeBatches), written: make(chan error, 1)}
 	go func() {
 		s.written <- ing.writeFiles(p, s.out, func(b *rowBatch) { b.owner.release() })
@@ -75,7 +74,6 @@ func (ing *ingest) startStream() error {
 // first that is out of order: it returns those from it on, which the
 // stream did not take (nil if it took them all).
 func (s *stream) add(b *lineBatch) (rest []auditfmt.Record, err error) {
-	names := s.ing.allNames
 	kept := b.list[:0] // the records kept move down over those dropped
 	b.rows = rowBatch{pos: b.rows.pos[:0], owner: b}
 	for i := range b.list {
@@ -94,10 +92,7 @@ func (s *stream) add(b *lineBatch) (rest []auditfmt.Record, err error) {
 			}
 		}
 		s.p.counts[rec.Source].Accepted++
-		b.rows.pos = append(b.rows.pos, s.chains.Append3(rec.ClientID, func(seq int64) []byte {
-			s.b = hashchain.AppendRecordBytes3(s.b[:0], rec, seq, names[rec.Source])
-			return s.b
-		}))
+		b.rows.pos = append(b.rows.pos, s.linker.link(rec))
 		if s.kept%markEvery == 0 {
 			s.marks = append(s.marks, splitKey{id: strings.Clone(rec.ClientID)})
 		}

@@ -161,7 +161,7 @@ func (ing *ingest) dedup(p *partition, m *merger, dups *dupLog, ch *hashchain.Ch
 	batch := <-free
 	var held auditfmt.Record  // the last kept, once its batch has gone on
 	var last *auditfmt.Record // the record kept last
-	var b []byte              // the record's canonical bytes B
+	l := linker{chains: ch, names: ing.names}
 	for {
 		e, err := m.top()
 		if err == io.EOF {
@@ -183,10 +183,7 @@ func (ing *ingest) dedup(p *partition, m *merger, dups *dupLog, ch *hashchain.Ch
 			p.counts[rec.Source].Accepted++
 			batch.recs = append(batch.recs, *rec) // the one copy of a record the merge makes
 			last = &batch.recs[len(batch.recs)-1]
-			batch.pos = append(batch.pos, ch.Append3(last.ClientID, func(seq int64) []byte {
-				b = hashchain.AppendRecordBytes3(b[:0], last, seq, ing.names[last.Source])
-				return b
-			}))
+			batch.pos = append(batch.pos, l.link(last))
 		}
 		if err := m.pop(); err != nil {
 			return err
