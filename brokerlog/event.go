@@ -16,6 +16,7 @@ const (
 	BrokerUp                   // the broker said it is running
 	BrokerDown                 // the broker said it is terminating, or the recorder killed it
 	Mark                       // a note the recorder wrote into the log; Detail holds it
+	Refused                    // the broker answered a CONNECT with a refusal: a CONNACK whose reason code (Code) is not 0
 )
 
 var kindNames = [...]string{
@@ -24,6 +25,7 @@ var kindNames = [...]string{
 	BrokerUp:   "broker-up",
 	BrokerDown: "broker-down",
 	Mark:       "mark",
+	Refused:    "refused",
 }
 
 // String returns the kind's name, for example "broker-up".
@@ -170,6 +172,9 @@ type Event struct {
 	// clean start (MQTT 5), -1 when it did not, and 0 when the log does
 	// not say.
 	Clean int8
+	// Code is the reason code of a Refused event's CONNACK (MQTT 3.1.1:
+	// 1 to 5; MQTT 5: 128 and above); 0 for other kinds.
+	Code uint8
 	// Line is where the event was read: the 1-based line of the file, or
 	// for a JSON array the line on which its element starts.
 	Line int

@@ -140,6 +140,10 @@ func isMosquitto(s string) bool {
 }
 
 func (p *parser) mosquitto(s string, out *outcome) {
+	if strings.HasPrefix(s, "\t") {
+		out.skip = true // a continuation without a stamp of its own
+		return
+	}
 	l, ok := splitMosquitto(s, p.tz)
 	if !ok {
 		out.reject("stamp", "expected a Mosquitto stamp (\"EPOCH: \", a log_timestamp_format "+
@@ -155,7 +159,35 @@ func (p *parser) mosquitto(s string, out *outcome) {
 		}
 		return
 	}
+	if p.mosquittoAfter(l.msg) {
+		out.skip = true
+		return
+	}
 	mosquittoMessage(l.msg, out)
+}
+
+// mosquittoAfter reports whether msg belongs to the message before it.
+// Mosquitto writes some messages over several log lines, each with its
+// own stamp (log_type all or debug): a will's topic after "Will message
+// specified (N bytes) (rR, qQ).", each topic of a SUBSCRIBE or UNSUBSCRIBE
+// after "Received SUBSCRIBE from ID", each on a line that begins with a
+// tab; and with log_type subscribe, "ID QOS TOPIC" (or "ID TOPIC" for an
+// unsubscribe) for each topic. Those lines are counted as skipped, as the
+// line they continue is.
+func (p *parser) mosquittoAfter(msg string) bool {
+	if strings.HasPrefix(msg, "\t") {
+		return true
+	}
+	if p.subscriber != "" && strings.HasPrefix(msg, p.subscriber) && strings.HasPrefix(msg[len(p.subscriber):], " ") {
+		return true
+	}
+	p.subscriber = ""
+	for _, prefix := range []string{"Received SUBSCRIBE from ", "Received UNSUBSCRIBE from "} {
+		if id, ok := strings.CutPrefix(msg, prefix); ok {
+			p.subscriber = id
+		}
+	}
+	return false
 }
 
 // mosquittoClosed maps the endings of Mosquitto's "Client ID ..." lines
@@ -263,6 +295,12 @@ func mosquittoMessage(msg string, out *outcome) {
 			return
 		}
 	}
+	if rest, ok := strings.CutPrefix(msg, "Sending CONNACK to "); ok {
+		if mosquittoConnack(rest, ev) {
+			ev.Detail = msg
+			return
+		}
+	}
 	if rest, ok := strings.CutPrefix(msg, "Socket error on client "); ok {
 		if id, ok := strings.CutSuffix(rest, ", disconnecting."); ok {
 			closed(ev, id, SocketError, msg)
@@ -286,6 +324,28 @@ func mosquittoMessage(msg string, out *outcome) {
 		return
 	}
 	out.reject("message", "expected one of Mosquitto's messages")
+}
+
+// mosquittoConnack reads "ID (SP, RC)" of Mosquitto's "Sending CONNACK
+// to ID (SP, RC)" (log_type debug, src/send_connack.c) into ev as a
+// Refused event when RC is not 0, and reports whether it did. Mosquitto
+// names the client's address instead of its id when the id is not set
+// yet (a refusal for a bad password): Client is then that address.
+func mosquittoConnack(rest string, ev *Event) bool {
+	i := strings.LastIndex(rest, " (")
+	if i < 0 || !strings.HasSuffix(rest, ")") {
+		return false
+	}
+	sp, rc, ok := strings.Cut(rest[i+2:len(rest)-1], ", ")
+	if !ok || (sp != "0" && sp != "1") {
+		return false
+	}
+	code, n := smallNumber(rc)
+	if n != len(rc) || n == 0 || code == 0 || code > 255 {
+		return false
+	}
+	ev.Kind, ev.Client, ev.Code = Refused, rest[:i], uint8(code)
+	return true
 }
 
 // closed fills ev as a Closed event.

@@ -243,3 +243,59 @@ func TestMosquittoMessagesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestMosquittoLogTypeAll reads a real Mosquitto 2.0.11 log written with
+// log_type all (testdata/mosquitto-logtype-all.log): the lines that
+// continue a message (a will's topic, each topic of a SUBSCRIBE or
+// UNSUBSCRIBE, on a line that begins with a tab, and log_type subscribe's
+// "ID QOS TOPIC") belong to the message before them and are no rejects.
+func TestMosquittoLogTypeAll(t *testing.T) {
+	log := readFile(t, "testdata/mosquitto-logtype-all.log", Options{})
+	checkAccounting(t, log)
+	if log.Rejected != 0 {
+		t.Fatalf("%d rejects: %v", log.Rejected, log.Rejects)
+	}
+	counts := map[Kind]int{}
+	for _, e := range log.Events {
+		counts[e.Kind]++
+	}
+	if counts[Accepted] != 3 || counts[Closed] != 5 || counts[Refused] != 2 || counts[BrokerUp] != 1 || counts[BrokerDown] != 1 {
+		t.Errorf("events %v, want 3 accepted, 5 closed, 2 refused, the broker up and down", counts)
+	}
+	var codes []uint8
+	for _, e := range log.Events {
+		if e.Kind == Refused {
+			codes = append(codes, e.Code)
+			if e.Client != "127.0.0.1" {
+				t.Errorf("refused %q, want the address Mosquitto names", e.Client)
+			}
+		}
+	}
+	if len(codes) != 2 || codes[0] != 5 || codes[1] != 135 {
+		t.Errorf("refusal codes %v, want [5 135]", codes)
+	}
+}
+
+// TestMosquittoContinuations pins which lines continue the one before.
+func TestMosquittoContinuations(t *testing.T) {
+	p := &parser{format: Mosquitto, tz: time.UTC}
+	for _, tc := range []struct {
+		line string
+		want want
+	}{
+		{"1796613059: Received SUBSCRIBE from d 0", want{skip: true}},
+		{"1796613059: \tcmd/a (QoS 1)", want{skip: true}},
+		{"1796613059: d 0 1 cmd/a", want{skip: true}},
+		{"\tcmd/b", want{skip: true}},
+		{"1796613059: d 0 0 cmd/b", want{skip: true}},
+		{"1796613059: Sending SUBACK to d 0", want{skip: true}},
+		// the subscription is over: a line that begins with the id is read for itself
+		{"1796613059: d 0 0 cmd/b", want{reject: "message"}},
+		{"1796613059: New client connected from 127.0.0.1:1 as d (p2, c1, k5).",
+			want{kind: Accepted, client: "d", peer: "127.0.0.1:1", keepalive: 5, clean: 1}},
+	} {
+		var out outcome
+		p.parse([]byte(tc.line), &out)
+		check(t, tc.line, out, tc.want)
+	}
+}

@@ -259,6 +259,10 @@ func (o *outcome) reject(field, why string) { o.field, o.why = field, why }
 type parser struct {
 	format Format
 	tz     *time.Location
+
+	// subscriber is the client of the Mosquitto SUBSCRIBE or UNSUBSCRIBE
+	// whose lines are being read (see mosquittoAfter); "" otherwise.
+	subscriber string
 }
 
 func (p *parser) parse(text []byte, out *outcome) {
