@@ -336,7 +336,7 @@ func timelineOf(dr *analyze.DeviceRecords, res *analyze.Result, anchor string, r
 		if s.Down == analyze.NoTime {
 			v.Sessions = append(v.Sessions, "up "+report.Time(s.Up)+", still up at the end")
 		} else {
-			v.Sessions = append(v.Sessions, fmt.Sprintf("up %s, down %s (%v)", report.Time(s.Up), report.Time(s.Down), time.Duration(s.Down-s.Up)))
+			v.Sessions = append(v.Sessions, fmt.Sprintf("up %s, down %s (%s)", report.Time(s.Up), report.Time(s.Down), report.Span(s.Up, s.Down)))
 		}
 	}
 	v.MoreOutages = max(0, len(d.Episodes)-maxListed)
@@ -345,8 +345,8 @@ func timelineOf(dr *analyze.DeviceRecords, res *analyze.Result, anchor string, r
 		if e.End == analyze.NoTime {
 			v.Outages = append(v.Outages, fmt.Sprintf("%s from %s, not recovered; %d attempts", kind, report.Time(e.Start), e.Attempts))
 		} else {
-			v.Outages = append(v.Outages, fmt.Sprintf("%s from %s to %s (%v); %d attempts", kind, report.Time(e.Start), report.Time(e.End),
-				time.Duration(e.End-e.Start), e.Attempts))
+			v.Outages = append(v.Outages, fmt.Sprintf("%s from %s to %s (%s); %d attempts", kind, report.Time(e.Start), report.Time(e.End),
+				report.Span(e.Start, e.End), e.Attempts))
 		}
 	}
 	return v

@@ -12,6 +12,15 @@ import (
 // "Evidence of a loss").
 const PromptConnect = time.Second
 
+// evidence is what an inferred loss rests on, weakest first.
+type evidence uint8
+
+const (
+	noEvidence   evidence = iota // none: churn
+	slowConnect                  // its one attempt did not connect within PromptConnect
+	failedOrMany                 // an attempt failed, was refused or gave up, or more than one was made
+)
+
 // judgeLosses weighs the evidence of each inferred loss of one stage's
 // episodes (in Events' order) and sets Churn and Lost.
 //
@@ -19,25 +28,32 @@ const PromptConnect = time.Second
 // that failed or was refused, a give-up, more than one attempt, or an
 // attempt that did not connect within PromptConnect of its socket-open
 // while the device went on writing. Without any, the episode is churn.
-// A device with churn chose its backoff_waits: its inferred losses are
-// dated from their first socket-open, not from the backoff_wait.
+// A device with churn chose some of its backoff_waits: its inferred
+// losses whose only evidence is a slow connect are dated from their first
+// socket-open, not from the backoff_wait. A loss with failed attempts (or
+// several) is dated by its own evidence, from its backoff_wait, whatever
+// the device did elsewhere.
 func (d *Device) judgeLosses(eps []Episode) {
 	churner := false
+	var slow []int // the inferred losses that rest on a slow connect alone
 	for i := range eps {
 		ep := &eps[i]
 		ep.Lost, ep.Churn = ep.Start, false
-		if ep.Inferred && !d.evidenced(ep) {
+		if !ep.Inferred {
+			continue
+		}
+		switch d.evidenced(ep) {
+		case noEvidence:
 			ep.Churn, churner = true, true
+		case slowConnect:
+			slow = append(slow, i)
 		}
 	}
 	if !churner {
 		return
 	}
-	for i := range eps {
+	for _, i := range slow {
 		ep := &eps[i]
-		if !ep.Inferred || ep.Churn {
-			continue
-		}
 		if a := d.attemptOf(ep.First); a != nil && a.Open > ep.Start {
 			ep.Lost = a.Open
 			if ep.End != NoTime {
@@ -47,14 +63,14 @@ func (d *Device) judgeLosses(eps []Episode) {
 	}
 }
 
-// evidenced reports whether an inferred loss has evidence (see judgeLosses).
-func (d *Device) evidenced(ep *Episode) bool {
+// evidenced says what an inferred loss rests on (see judgeLosses).
+func (d *Device) evidenced(ep *Episode) evidence {
 	if ep.Attempts > 1 {
-		return true
+		return failedOrMany
 	}
 	a := d.attemptOf(ep.First)
 	if a == nil {
-		return true
+		return failedOrMany
 	}
 	stage := d.Events[ep.First].Stage
 	last := len(d.Events) - 1
@@ -68,18 +84,25 @@ func (d *Device) evidenced(ep *Episode) bool {
 		}
 		switch e.Outcome {
 		case auditfmt.AttemptFailed, auditfmt.Refused, auditfmt.GaveUp:
-			return true
+			return failedOrMany
 		case auditfmt.Stopped:
 			// stopped before its attempt could tell, or after it had not
 			// connected in time
-			return e.At > addSat(a.Open, int64(PromptConnect))
+			if e.At > addSat(a.Open, int64(PromptConnect)) {
+				return slowConnect
+			}
+			return noEvidence
 		}
 	}
 	prompt := addSat(a.Open, int64(PromptConnect))
+	end := d.Events[len(d.Events)-1].At
 	if ep.End != NoTime {
-		return ep.End > prompt
+		end = ep.End
 	}
-	return d.Events[len(d.Events)-1].At > prompt
+	if end > prompt {
+		return slowConnect
+	}
+	return noEvidence
 }
 
 // attemptOf returns the attempt whose backoff_wait is event i, or nil.

@@ -90,3 +90,33 @@ func TestRecoveryStormCountsAttemptsInFlight(t *testing.T) {
 		t.Fatalf("incidents %+v, want one silent outage of 100 devices", incs)
 	}
 }
+
+// TestLossWithFailuresDatedByItsOwnEvidence pins the seed's fixed-timer
+// fleet whose broker died: every device noticed at once and failed five
+// times on a 5 s timer. Two of them churned once, long after they had
+// recovered; that does not move their real loss to its first socket-open
+// (5 s late, outside the incident).
+func TestLossWithFailuresDatedByItsOwnEvidence(t *testing.T) {
+	log := evidenceLog(20, func(_ *strings.Builder, id string, rec func(string, float64, int, float64)) {
+		at := 10.0
+		for k := range 5 {
+			rec("backoff_wait", at, k+1, 5)
+			at += 5
+			rec("attempt_failed", at, k+2, 0)
+		}
+		rec("backoff_wait", at, 6, 5)
+		rec("connected", at+5.1, 0, 0)
+		if id == "dev-03" || id == "dev-11" {
+			rec("backoff_wait", 100, 0, 0.1)
+			rec("connected", 100.15, 0, 0)
+		}
+	})
+	res := checkLog(t, log, nil)
+	incs := res.Summary.Fleet.Incidents
+	if len(incs) != 1 || incs[0].DevicesLost != 20 {
+		t.Fatalf("incidents %+v, want one of all 20 devices", incs)
+	}
+	if got := time.Unix(0, incs[0].LostAt).UTC().Format("15:04:05.000"); got != "12:00:10.000" {
+		t.Errorf("lost at %s, want 12:00:10.000 (the first backoff_wait)", got)
+	}
+}

@@ -13,6 +13,18 @@ func Time(t int64) string {
 	return time.Unix(0, t).UTC().Format(time.RFC3339Nano)
 }
 
+// Span says how long it was from one record's time to a later record's,
+// from and to Unix ns: "1.5s". Records a device wrote out of order (two
+// threads, a clock stepped back) can stamp the later one earlier; a span
+// is never shown negative: "0s (stamped 109µs earlier: written out of
+// order)".
+func Span(from, to int64) string {
+	if to >= from {
+		return time.Duration(to - from).String()
+	}
+	return "0s (stamped " + time.Duration(from-to).String() + " earlier: written out of order)"
+}
+
 // seconds formats s without an exponent and without trailing zeros.
 func seconds(s float64) string {
 	return strconv.FormatFloat(s, 'f', -1, 64)

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/hashchain"
@@ -139,7 +138,7 @@ func timelineSessions(w io.Writer, stage string, sessions []analyze.Session) {
 			fmt.Fprintf(w, "  up %s, still up at the end\n", Time(s.Up))
 			continue
 		}
-		fmt.Fprintf(w, "  up %s, down %s (%v)\n", Time(s.Up), Time(s.Down), time.Duration(s.Down-s.Up))
+		fmt.Fprintf(w, "  up %s, down %s (%s)\n", Time(s.Up), Time(s.Down), Span(s.Up, s.Down))
 	}
 }
 
@@ -154,7 +153,7 @@ func timelineEpisodes(w io.Writer, stage string, episodes []analyze.Episode) {
 			fmt.Fprintf(w, "  %s from %s, not recovered; %s\n", kind, Time(e.Start), plural(e.Attempts, "attempt"))
 			continue
 		}
-		fmt.Fprintf(w, "  %s from %s to %s (%v); %s\n", kind, Time(e.Start), Time(e.End), time.Duration(e.End-e.Start),
+		fmt.Fprintf(w, "  %s from %s to %s (%s); %s\n", kind, Time(e.Start), Time(e.End), Span(e.Start, e.End),
 			plural(e.Attempts, "attempt"))
 	}
 }

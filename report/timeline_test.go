@@ -124,3 +124,16 @@ func TestTimelineJSON(t *testing.T) {
 		t.Errorf("NaN in JSON:\n%s", b.Bytes())
 	}
 }
+
+// TestSpanNeverNegative: two records a device wrote out of order (a
+// connected record and the backoff_wait after it, 109 µs apart in reverse
+// line order) make a session that ends before it began; it is shown as no
+// time, with the reason, never as a negative duration.
+func TestSpanNeverNegative(t *testing.T) {
+	if got := Span(1000, 2500); got != "1.5µs" {
+		t.Errorf("Span(1000, 2500) = %q", got)
+	}
+	if got, want := Span(109_000, 0), "0s (stamped 109µs earlier: written out of order)"; got != want {
+		t.Errorf("Span(109000, 0) = %q, want %q", got, want)
+	}
+}

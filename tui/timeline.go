@@ -304,7 +304,7 @@ func (v *timelineView) header() string {
 		if ep.Loss() {
 			losses++
 			if ep.End != analyze.NoTime {
-				longest = max(longest, time.Duration(ep.End-ep.Start))
+				longest = max(longest, time.Duration(max(0, ep.End-ep.Start)))
 			}
 		}
 	}
