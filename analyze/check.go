@@ -226,6 +226,7 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		k.fc.Inc.keepalive = seconds(p.KeepaliveS)
 	}
 	k.fc.broker = k.opts.Broker // a decoded partial's fleet counter has none
+	k.fc.Inc.end = c.End
 	c.Fleet = k.fc.stats()
 	if w := c.Fleet.Witness; w != nil {
 		for _, l := range w.Logs {

@@ -96,7 +96,8 @@ func newFleetCounter(window time.Duration) *fleetCounter {
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &fleetCounter{St: FleetStats{Window: window, FlushPeakAt: NoTime, RedeliveryPeakAt: NoTime}, Window: int64(window), Opens: map[int64]int64{}}
+	return &fleetCounter{St: FleetStats{Window: window, FlushPeakAt: NoTime, RedeliveryPeakAt: NoTime}, Window: int64(window), Opens: map[int64]int64{},
+		Inc: incidentCounter{end: NoTime}}
 }
 
 func (fc *fleetCounter) add(d *Device) {

@@ -67,6 +67,15 @@ type Incident struct {
 	// (see Device.Redeliveries), RedeliveryPeakAt its start.
 	RedeliveryPeak   int64
 	RedeliveryPeakAt int64
+	// Met is what its devices met while down, from their own records
+	// (see Met), and Stages the same by stage and outcome alone; Diagnosis
+	// turns them into one of the Diag kinds (see Diagnose).
+	Met       []Met
+	Stages    []StageOutcome
+	Diagnosis string
+	// Unrecovered names every device it took down that had not connected
+	// again by the end of the log, with its last state, by device id.
+	Unrecovered []Unrecovered
 }
 
 // IncidentWindow is the window losses are counted in: an incident is a
@@ -85,22 +94,29 @@ func IncidentMinDevices(n int) int {
 type lossEvent struct {
 	At, Back int64 // the loss, and the first connect after it (NoTime if none)
 	Dev      int32 // the device's ordinal in the read
-	Explicit bool  // recorded by a disconnected record
+	// MetAt and MetN are its tally of what the device met while down:
+	// incidentCounter.Met[MetAt : MetAt+MetN].
+	MetAt, MetN int32
+	Explicit    bool // recorded by a disconnected record
 }
 
 // incidentCounter gathers the losses and connects of every device and
-// finds the incidents among them. It keeps 24 bytes per loss, 12 per
-// connect, and the name of each device with a loss (to report its clock
-// offset).
+// finds the incidents among them. It keeps 32 bytes per loss and 16 per
+// kind of record its device met while down, 12 per connect, the name of
+// each device with a loss (to report its clock offset and name it), and
+// the last record of each device whose last loss did not end.
 type incidentCounter struct {
 	Losses   []lossEvent
-	Connects []int64 // every connected record of the session stage
-	ConnDevs []int32 // the device of each of Connects
+	Met      []metCount  // the losses' tallies (lossEvent.MetAt)
+	Last     []lastState // by device ordinal
+	Connects []int64     // every connected record of the session stage
+	ConnDevs []int32     // the device of each of Connects
 	Names    map[int32]string
 	Devices  int32 // devices read
 	Known    int   // devices known to have been connected: a session, or a loss
 
 	keepalive time.Duration   // the declared keepalive, 0 if none: set before incidents
+	end       int64           // the log's last record, NoTime if unknown: set before incidents
 	pre       map[int32]int64 // clock offsets known before (the broker's), by device: set before incidents
 }
 
@@ -108,13 +124,29 @@ func (ic *incidentCounter) add(d *Device) {
 	dev := ic.Devices
 	ic.Devices++
 	last := int64(NoTime)
+	var lastEp *Episode
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
-		if !ep.Loss() || last != NoTime && ep.Lost < addSat(last, int64(IncidentWindow)) {
-			continue // a device counts once in a window
+		if !ep.Loss() {
+			continue
 		}
-		last = ep.Lost
-		ic.Losses = push(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Dev: dev, Explicit: !ep.Inferred})
+		to := ep.Last
+		if to < 0 {
+			to = len(d.Events) - 1
+		}
+		if last != NoTime && ep.Lost < addSat(last, int64(IncidentWindow)) {
+			// a device counts once in a window: what it met joins the loss counted
+			ic.tally(d.Events, ep.First, to, &ic.Losses[len(ic.Losses)-1])
+			continue
+		}
+		last, lastEp = ep.Lost, ep
+		ic.Losses = push(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Dev: dev, MetAt: int32(len(ic.Met)), Explicit: !ep.Inferred})
+		ic.tally(d.Events, ep.First, to, &ic.Losses[len(ic.Losses)-1])
+	}
+	if lastEp != nil {
+		if ep := &d.Episodes[len(d.Episodes)-1]; ep.Loss() && ep.End == NoTime {
+			ic.keepLast(d, dev, ep)
+		}
 	}
 	for i := range d.Sessions {
 		ic.Connects = push(ic.Connects, d.Sessions[i].Up)
@@ -171,6 +203,7 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]
 		out[k].Corrected = countCorrected(ls[spans[k][0]:spans[k][1]], corrected)
 		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.Connects, out[k].LostAt, next, int64(time.Second))
 	}
+	ic.whyAndWho(out, spans, offs)
 	members := make([]map[string]bool, len(out))
 	for k, sp := range spans {
 		members[k] = map[string]bool{}
@@ -178,7 +211,7 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]
 			members[k][ic.Names[l.Dev]] = true
 		}
 	}
-	ic.Losses, ic.Connects, ic.ConnDevs, ic.Names = nil, nil, nil, nil
+	ic.Losses, ic.Connects, ic.ConnDevs, ic.Names, ic.Met, ic.Last = nil, nil, nil, nil, nil, nil
 	return out, offs, members
 }
 

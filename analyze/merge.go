@@ -70,7 +70,13 @@ func addCounts(a, b map[int64]int64) map[int64]int64 {
 func (ic *incidentCounter) merge(next *incidentCounter) {
 	for _, l := range next.Losses {
 		l.Dev += ic.Devices
+		l.MetAt += int32(len(ic.Met))
 		ic.Losses = append(ic.Losses, l)
+	}
+	ic.Met = append(ic.Met, next.Met...)
+	for _, s := range next.Last {
+		s.Dev += ic.Devices
+		ic.Last = append(ic.Last, s)
 	}
 	ic.Connects = append(ic.Connects, next.Connects...)
 	for _, d := range next.ConnDevs {

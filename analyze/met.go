@@ -1,0 +1,302 @@
+package analyze
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/stormaudit/stormaudit/auditfmt"
+)
+
+// What an incident's devices met while they were down, and who never came
+// back (docs/rules.md, "What the devices met" and "Who never came back").
+
+// Met counts the records of one kind that an incident's devices wrote
+// from their loss to the connect that ended it (that record included), or
+// to the end of the log: what they met while they were down, by stage and,
+// within a stage, by outcome, failure class and reason code.
+// rate_limited_wait records are not counted (a wait is no attempt).
+type Met struct {
+	Stage   auditfmt.Stage        // link, address or session (a record without one is of the session)
+	Outcome auditfmt.Outcome      // backoff_wait (an attempt begun), connected, attempt_failed, refused, ...
+	Class   auditfmt.FailureClass // failure_class; 0 when absent
+	Reason  int32                 // reason_code; -1 when absent
+	Records int                   // records of this kind
+	Devices int                   // the devices that wrote one
+}
+
+// metCount is one kind's count in one loss's tally (a Met's key and its
+// records, for one device).
+type metCount struct {
+	Stage   auditfmt.Stage
+	Outcome auditfmt.Outcome
+	Class   auditfmt.FailureClass
+	Reason  int32
+	N       int32
+}
+
+func (m *metCount) same(e *Event, stage auditfmt.Stage) bool {
+	return m.Stage == stage && m.Outcome == e.Outcome && m.Class == e.Fail && m.Reason == e.Reason
+}
+
+// tally adds the records events[from:to+1] to the tally of the loss l,
+// whose counts are the last of ic.Met.
+func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
+	for i := max(from, 0); i <= to && i < len(events); i++ {
+		e := &events[i]
+		if e.Outcome == auditfmt.RateLimitedWait {
+			continue
+		}
+		stage := e.Stage
+		if isSessionStage(stage) {
+			stage = auditfmt.StageSession
+		}
+		counts := ic.Met[l.MetAt:]
+		k := slices.IndexFunc(counts, func(m metCount) bool { return m.same(e, stage) })
+		if k >= 0 {
+			counts[k].N++
+			continue
+		}
+		ic.Met = append(ic.Met, metCount{Stage: stage, Outcome: e.Outcome, Class: e.Fail, Reason: e.Reason, N: 1})
+		l.MetN++
+	}
+}
+
+// metOf sums the tallies of the losses ls, each device counted once per
+// kind, sorted by stage, outcome, class and reason; and by stage and
+// outcome alone.
+func (ic *incidentCounter) metOf(ls []lossEvent) (met []Met, stages []StageOutcome) {
+	type entry struct {
+		metCount
+		dev int32
+	}
+	var all []entry
+	for _, l := range ls {
+		for _, m := range ic.Met[l.MetAt : l.MetAt+l.MetN] {
+			all = append(all, entry{m, l.Dev})
+		}
+	}
+	slices.SortFunc(all, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Outcome, b.Outcome), cmp.Compare(a.Class, b.Class),
+			cmp.Compare(a.Reason, b.Reason), cmp.Compare(a.dev, b.dev))
+	})
+	var out []Met
+	for i, e := range all {
+		first := i == 0 || e.Stage != all[i-1].Stage || e.Outcome != all[i-1].Outcome || e.Class != all[i-1].Class ||
+			e.Reason != all[i-1].Reason
+		if first {
+			out = append(out, Met{Stage: e.Stage, Outcome: e.Outcome, Class: e.Class, Reason: e.Reason})
+		}
+		m := &out[len(out)-1]
+		m.Records += int(e.N)
+		if first || e.dev != all[i-1].dev {
+			m.Devices++
+		}
+	}
+	// the devices of each stage and outcome, whatever the class and reason
+	slices.SortFunc(all, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Outcome, b.Outcome), cmp.Compare(a.dev, b.dev))
+	})
+	for i, e := range all {
+		first := i == 0 || e.Stage != all[i-1].Stage || e.Outcome != all[i-1].Outcome
+		if first {
+			stages = append(stages, StageOutcome{Stage: e.Stage, Outcome: e.Outcome})
+		}
+		so := &stages[len(stages)-1]
+		so.Records += int(e.N)
+		if first || e.dev != all[i-1].dev {
+			so.Devices++
+		}
+	}
+	return out, stages
+}
+
+// StageOutcome counts the records of one outcome of one stage that an
+// incident's devices wrote while down (the Met of that stage and outcome
+// over every class and reason), and the devices that wrote one.
+type StageOutcome struct {
+	Stage   auditfmt.Stage
+	Outcome auditfmt.Outcome
+	Records int
+	Devices int
+}
+
+// The last states of a device that had not recovered (Unrecovered.State).
+const (
+	StateWaiting  = "waiting"   // waiting out a backoff whose socket-open is due after the log's end
+	StateInFlight = "in-flight" // its socket-open came within InFlightLimit of the log's end, with no outcome recorded
+	StateRefused  = "refused"   // its last record is a refusal
+	StateFailed   = "failed"    // its last record is a failed attempt, and it wrote nothing after it
+	StateGaveUp   = "gave-up"   // it gave up
+	StateStopped  = "stopped"   // it stopped on purpose
+	StateSilent   = "silent"    // it wrote nothing more: no attempt after its loss, or a due socket-open never recorded an outcome
+)
+
+// InFlightLimit is how long before the log's end an attempt with no
+// recorded outcome may have opened its socket to count as in flight when
+// the log ended, the time a connect may take to fail (TCP's SYN retries,
+// a CONNACK timeout): an attempt opened earlier should have ended, and
+// the device is silent.
+const InFlightLimit = 30 * time.Second
+
+// Unrecovered is a device of an incident that had not connected again by
+// the end of the log, with its last state.
+type Unrecovered struct {
+	Device string
+	// State is one of StateWaiting ... StateSilent.
+	State string
+	// At is when it wrote its last record, Stage that record's stage.
+	At    int64
+	Stage auditfmt.Stage
+	// Due is the socket-open its last backoff was to end in (waiting,
+	// in-flight, or a silent device whose due open came and went), and
+	// Delay the backoff drawn and waits imposed, s; NoTime and 0 when its
+	// last record began no attempt.
+	Due   int64
+	Delay float64
+	// Class and Reason are the failure_class and reason_code of its last
+	// record (0 and -1 when absent).
+	Class  auditfmt.FailureClass
+	Reason int32
+	// Attempts counts the attempts it began since its loss.
+	Attempts int
+	// CutShort is true when the log ended too soon to tell how it would
+	// end: it was waiting, or its attempt was in flight.
+	CutShort bool
+}
+
+// whyAndWho fills in what each incident's devices met and who of them
+// never came back, from the losses of its span; offs are the clock
+// offsets found (the broker's, ic.pre, besides).
+func (ic *incidentCounter) whyAndWho(incs []Incident, spans [][2]int, offs []ClockOffset) {
+	by := map[int32]int64{}
+	for dev, o := range ic.pre {
+		by[dev] += o
+	}
+	for _, o := range offs {
+		by[o.dev] += int64(o.Offset)
+	}
+	for k, sp := range spans {
+		ls := ic.Losses[sp[0]:sp[1]]
+		incs[k].Met, incs[k].Stages = ic.metOf(ls)
+		incs[k].Unrecovered = ic.unrecoveredOf(ls, ic.end, by)
+		incs[k].Diagnosis = Diagnose(&incs[k])
+	}
+}
+
+// lastState is a device's last record, kept for its unrecovered loss.
+type lastState struct {
+	Dev      int32
+	At, Due  int64
+	Delay    float64
+	Outcome  auditfmt.Outcome
+	Stage    auditfmt.Stage
+	Class    auditfmt.FailureClass
+	Reason   int32
+	Attempts int32
+}
+
+// keepLast keeps the last record of d, the device dev, whose last loss
+// ep did not end in a connect.
+func (ic *incidentCounter) keepLast(d *Device, dev int32, ep *Episode) {
+	if len(d.Events) == 0 {
+		return
+	}
+	e := &d.Events[len(d.Events)-1]
+	ls := lastState{Dev: dev, At: e.At, Due: NoTime, Outcome: e.Outcome, Stage: e.Stage, Class: e.Fail, Reason: e.Reason}
+	for i := max(ep.First, 0); i < len(d.Events); i++ {
+		if d.Events[i].Outcome == auditfmt.BackoffWait {
+			ls.Attempts++
+		}
+	}
+	if e.Outcome == auditfmt.BackoffWait || e.Outcome == auditfmt.RateLimitedWait {
+		if n := len(d.Attempts); n > 0 && d.Attempts[n-1].Outcome < 0 {
+			a := &d.Attempts[n-1]
+			ls.Due, ls.Delay = a.Open, a.Delay+a.Wait
+		}
+	}
+	ic.Last = append(ic.Last, ls)
+}
+
+// unrecoveredOf returns the devices of the losses ls that never
+// connected after them, with their last states, sorted by device; end is
+// the log's last record (NoTime: unknown), offs the clock offsets by
+// device.
+func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, offs map[int32]int64) []Unrecovered {
+	var out []Unrecovered
+	seen := map[int32]bool{}
+	for _, l := range ls {
+		if l.Back != NoTime || seen[l.Dev] {
+			continue
+		}
+		seen[l.Dev] = true
+		k, ok := slices.BinarySearchFunc(ic.Last, l.Dev, func(s lastState, d int32) int { return cmp.Compare(s.Dev, d) })
+		if !ok {
+			continue
+		}
+		s := ic.Last[k]
+		o := offs[l.Dev]
+		u := Unrecovered{Device: ic.Names[l.Dev], At: s.At - o, Stage: s.Stage, Due: s.Due, Delay: s.Delay, Class: s.Class,
+			Reason: s.Reason, Attempts: int(s.Attempts)}
+		if u.Due != NoTime {
+			u.Due -= o
+		}
+		u.State, u.CutShort = lastStateOf(&s, end)
+		if isSessionStage(u.Stage) {
+			u.Stage = auditfmt.StageSession
+		}
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b Unrecovered) int { return cmp.Compare(a.Device, b.Device) })
+	return out
+}
+
+// lastStateOf names the state s leaves a device in at the log's end
+// (NoTime: unknown, and nothing is cut short), and whether the log
+// ended too soon to tell.
+func lastStateOf(s *lastState, end int64) (string, bool) {
+	switch s.Outcome {
+	case auditfmt.BackoffWait, auditfmt.RateLimitedWait:
+		switch {
+		case s.Due == NoTime:
+			return StateSilent, false
+		case end == NoTime:
+			return StateWaiting, false
+		case s.Due > end:
+			return StateWaiting, true
+		case end-s.Due <= int64(InFlightLimit):
+			return StateInFlight, true
+		}
+		return StateSilent, false
+	case auditfmt.Refused:
+		return StateRefused, false
+	case auditfmt.AttemptFailed:
+		return StateFailed, false
+	case auditfmt.GaveUp:
+		return StateGaveUp, false
+	case auditfmt.Stopped:
+		return StateStopped, false
+	}
+	return StateSilent, false
+}
+
+// ReasonText names an MQTT CONNACK reason code: MQTT 3.1.1's return codes
+// 1 to 5 and MQTT 5's reason codes from 128; "reason code N" for others.
+func ReasonText(code int32) string {
+	if s, ok := reasonTexts[code]; ok {
+		return s
+	}
+	return "reason code " + strconv.Itoa(int(code))
+}
+
+var reasonTexts = map[int32]string{
+	0: "success", 1: "unacceptable protocol version", 2: "identifier rejected", 3: "server unavailable",
+	4: "bad user name or password", 5: "not authorised",
+	128: "unspecified error", 129: "malformed packet", 130: "protocol error", 131: "implementation specific error",
+	132: "unsupported protocol version", 133: "client identifier not valid", 134: "bad user name or password",
+	135: "not authorized", 136: "server unavailable", 137: "server busy", 138: "banned", 140: "bad authentication method",
+	144: "topic name invalid", 149: "packet too large", 151: "quota exceeded", 153: "payload format invalid",
+	154: "retain not supported", 155: "QoS not supported", 156: "use another server", 157: "server moved",
+	159: "connection rate exceeded",
+}
