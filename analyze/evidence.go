@@ -29,13 +29,16 @@ const (
 // attempt that did not connect within PromptConnect of its socket-open
 // while the device went on writing. Without any, the episode is churn.
 // A device with churn chose some of its backoff_waits: its inferred
-// losses whose only evidence is a slow connect are dated from their first
-// socket-open, not from the backoff_wait. A loss with failed attempts (or
-// several) is dated by its own evidence, from its backoff_wait, whatever
-// the device did elsewhere.
+// losses whose only evidence is a slow connect, or whose backoff_wait
+// came within ReorderWindow of the connected record before it (a new
+// delay drawn on connecting: the loss met the attempt, the attempt did
+// not answer a loss), are dated from their first socket-open, not from
+// the backoff_wait. A loss with failed attempts (or several) after a
+// session that lasted is dated by its own evidence, from its
+// backoff_wait, whatever the device did elsewhere.
 func (d *Device) judgeLosses(eps []Episode) {
 	churner := false
-	var slow []int // the inferred losses that rest on a slow connect alone
+	var slow []int // the inferred losses dated from their socket-open if the device churns
 	for i := range eps {
 		ep := &eps[i]
 		ep.Lost, ep.Churn = ep.Start, false
@@ -47,6 +50,10 @@ func (d *Device) judgeLosses(eps []Episode) {
 			ep.Churn, churner = true, true
 		case slowConnect:
 			slow = append(slow, i)
+		default:
+			if d.drawnOnConnect(ep) {
+				slow = append(slow, i)
+			}
 		}
 	}
 	if !churner {
@@ -61,6 +68,19 @@ func (d *Device) judgeLosses(eps []Episode) {
 			}
 		}
 	}
+}
+
+// drawnOnConnect reports whether the backoff_wait that began ep came
+// within ReorderWindow of the connected record of its stage before it.
+func (d *Device) drawnOnConnect(ep *Episode) bool {
+	stage := d.Events[ep.First].Stage
+	for i := ep.First - 1; i >= 0; i-- {
+		if e := &d.Events[i]; sameStage(e.Stage, stage) {
+			gap := ep.Start - e.At
+			return e.Outcome == auditfmt.Connected && gap < int64(ReorderWindow) && gap > -int64(ReorderWindow)
+		}
+	}
+	return false
 }
 
 // evidenced says what an inferred loss rests on (see judgeLosses).

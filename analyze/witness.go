@@ -471,6 +471,23 @@ type IncidentBroker struct {
 	// [AcceptsPeakAt, +1 s) from the loss to the next incident.
 	AcceptsPeak   int
 	AcceptsPeakAt int64
+	// Refusals counts the CONNACK refusals the broker sent (Refused
+	// events, of any client: Mosquitto names some by their address) from
+	// the loss's earliest bound to the next incident, by reason code, in
+	// code order; nil when its log wrote none (Mosquitto writes them only
+	// with log_type debug or all).
+	Refusals []CodeCount
+	// UpThroughout is true when the broker's log has lines from before
+	// the loss to after the first connect and says nothing of the broker
+	// going down or up between: the broker was up and the devices' loss
+	// was not its restart.
+	UpThroughout bool
+}
+
+// CodeCount is how many times a reason code was sent.
+type CodeCount struct {
+	Code int32
+	N    int
 }
 
 // incident returns what the broker's events say of inc, whose devices
@@ -487,9 +504,17 @@ func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64)
 	lo, _ := slices.BinarySearchFunc(wit.Events, from, func(e BrokerEvent, t int64) int { return cmp.Compare(e.At, t) })
 	var accepts []int64
 	var timeouts []BrokerEvent
+	restarted := false
+	refusals := map[int32]int{}
 	for _, e := range wit.Events[lo:] {
 		if e.At >= end {
 			break
+		}
+		if e.Kind == brokerlog.BrokerDown || e.Kind == brokerlog.BrokerUp {
+			restarted = true
+		}
+		if e.Kind == brokerlog.Refused && e.At >= inc.LostAtEarliest {
+			refusals[int32(e.Code)]++
 		}
 		switch {
 		case e.Kind == brokerlog.BrokerDown && e.At >= downFrom && e.At <= inc.FirstLoss+int64(time.Second) && ib.UpAt == NoTime:
@@ -509,6 +534,12 @@ func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64)
 		}
 	}
 	ib.AcceptsPeak, ib.AcceptsPeakAt = peakPerWindow(accepts, -1<<63+1, NoTime, int64(time.Second))
+	for code, n := range refusals {
+		ib.Refusals = append(ib.Refusals, CodeCount{Code: code, N: n})
+	}
+	slices.SortFunc(ib.Refusals, func(a, b CodeCount) int { return cmp.Compare(a.Code, b.Code) })
+	ib.UpThroughout = !restarted && len(wit.Events) > 0 && wit.Events[0].At < inc.LostAtEarliest &&
+		inc.FirstConnectAt != NoTime && wit.Events[len(wit.Events)-1].At >= inc.FirstConnectAt
 	switch {
 	case ib.DownAt != NoTime:
 		ib.LostAt, ib.LostAtEarliest, ib.LostAtLatest, ib.Basis = ib.DownAt, ib.DownAt, ib.DownAt, BasisBrokerDown

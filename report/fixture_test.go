@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -55,7 +56,18 @@ func fixture() *analyze.Result {
 			Incidents: []analyze.Incident{{LostAt: t0, LostAtEarliest: t0, LostAtLatest: t0, FirstLoss: t0, Basis: analyze.BasisFirstLoss,
 				LastLoss: t0 + 2e6, DevicesLost: 5, LossInferred: true, RecoveredBeforeNext: 4, Corrected: 1,
 				FirstConnectAt: t0 + 1e9, Recovered: 4, TTR50: 2 * time.Second, TTR90: 4 * time.Second, TTR99: 4 * time.Second,
-				TTRMax: 4 * time.Second, ConnectsPeak: 3, ConnectsPeakAt: t0 + 2e9}}},
+				TTRMax: 4 * time.Second, ConnectsPeak: 3, ConnectsPeakAt: t0 + 2e9,
+				Met: []analyze.Met{
+					{Stage: auditfmt.StageSession, Outcome: auditfmt.BackoffWait, Reason: -1, Records: 12, Devices: 5},
+					{Stage: auditfmt.StageSession, Outcome: auditfmt.Connected, Reason: -1, Records: 4, Devices: 4},
+					{Stage: auditfmt.StageSession, Outcome: auditfmt.AttemptFailed, Class: auditfmt.FailTransient, Reason: -1, Records: 7, Devices: 5}},
+				Stages: []analyze.StageOutcome{
+					{Stage: auditfmt.StageSession, Outcome: auditfmt.BackoffWait, Records: 12, Devices: 5},
+					{Stage: auditfmt.StageSession, Outcome: auditfmt.Connected, Records: 4, Devices: 4},
+					{Stage: auditfmt.StageSession, Outcome: auditfmt.AttemptFailed, Records: 7, Devices: 5}},
+				Diagnosis: analyze.DiagNoAnswer,
+				Unrecovered: []analyze.Unrecovered{{Device: "dev-0004", State: analyze.StateWaiting, At: t0 + 3e9, Stage: auditfmt.StageSession,
+					Due: t0 + 63e9, Delay: 60, Reason: -1, Attempts: 3, CutShort: true}}}}},
 		Notes: []string{"spacing: min_connect_spacing_s is not declared"},
 	}
 	return r

@@ -118,6 +118,40 @@ type jsonIncidentBroker struct {
 	ClosedBy       map[string]int `json:"closed_by"`
 	AcceptsPeak    int            `json:"accepts_peak_per_s"`
 	AcceptsPeakAt  *string        `json:"accepts_peak_at"`
+	Refusals       []jsonRefusal  `json:"refusals"`
+	UpThroughout   bool           `json:"up_throughout"`
+}
+
+// jsonRefusal is one reason code of the broker's refusals.
+type jsonRefusal struct {
+	Code   int32  `json:"code"`
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// jsonMet is one kind of record an incident's devices met while down.
+type jsonMet struct {
+	Stage   string `json:"stage"`
+	Outcome string `json:"outcome"`
+	Class   string `json:"failure_class,omitempty"`
+	Reason  *int32 `json:"reason_code"`
+	Records int    `json:"records"`
+	Devices int    `json:"devices"`
+}
+
+// jsonUnrecovered is one device of an incident that never came back.
+type jsonUnrecovered struct {
+	Device   string   `json:"device"`
+	State    string   `json:"state"`
+	Text     string   `json:"text"`
+	LastAt   string   `json:"last_record_at"`
+	Stage    string   `json:"stage"`
+	DueAt    *string  `json:"due_at"`
+	DelayS   *float64 `json:"delay_s"`
+	Class    string   `json:"failure_class,omitempty"`
+	Reason   *int32   `json:"reason_code"`
+	Attempts int      `json:"attempts"`
+	CutShort bool     `json:"log_ended_too_soon"`
 }
 
 // jsonClockOffset is one device of summary.fleet.clock_offsets.
@@ -156,6 +190,10 @@ type jsonIncident struct {
 	RedeliveryPeakPerS int64               `json:"redelivery_peak_per_s,omitempty"`
 	RedeliveryPeakAt   string              `json:"redelivery_peak_at,omitempty"`
 	Broker             *jsonIncidentBroker `json:"broker,omitempty"`
+	Diagnosis          string              `json:"diagnosis"`
+	DiagnosisText      string              `json:"diagnosis_text"`
+	Met                []jsonMet           `json:"met"`
+	Unrecovered        []jsonUnrecovered   `json:"unrecovered"`
 }
 
 type jsonRuleEntry struct {
@@ -375,9 +413,53 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 	if b := in.Broker; b != nil {
 		ji.Broker = &jsonIncidentBroker{LostAt: optTime(b.LostAt), LostAtEarliest: optTime(b.LostAtEarliest), LostAtLatest: optTime(b.LostAtLatest),
 			LostAtBasis: b.Basis, DownAt: optTime(b.DownAt), UpAt: optTime(b.UpAt), FirstAcceptAt: optTime(b.FirstAcceptAt),
-			Timeouts: b.Timeouts, ClosedBy: b.ClosedBy, AcceptsPeak: b.AcceptsPeak, AcceptsPeakAt: optTime(b.AcceptsPeakAt)}
+			Timeouts: b.Timeouts, ClosedBy: b.ClosedBy, AcceptsPeak: b.AcceptsPeak, AcceptsPeakAt: optTime(b.AcceptsPeakAt),
+			Refusals: []jsonRefusal{}, UpThroughout: b.UpThroughout}
+		for _, r := range b.Refusals {
+			ji.Broker.Refusals = append(ji.Broker.Refusals, jsonRefusal{Code: r.Code, Reason: analyze.ReasonText(r.Code), Count: r.N})
+		}
 	}
+	ji.Diagnosis, ji.DiagnosisText = in.Diagnosis, DiagnosisText(in)
+	ji.Met, ji.Unrecovered = jsonMetOf(in.Met), jsonUnrecoveredOf(in.Unrecovered)
 	return ji
+}
+
+// optCode returns a reason code, nil when absent (negative).
+func optCode(c int32) *int32 {
+	if c < 0 {
+		return nil
+	}
+	return &c
+}
+
+func jsonMetOf(met []analyze.Met) []jsonMet {
+	out := make([]jsonMet, 0, len(met))
+	for _, m := range met {
+		jm := jsonMet{Stage: m.Stage.String(), Outcome: m.Outcome.String(), Reason: optCode(m.Reason), Records: m.Records, Devices: m.Devices}
+		if m.Class != 0 {
+			jm.Class = m.Class.String()
+		}
+		out = append(out, jm)
+	}
+	return out
+}
+
+func jsonUnrecoveredOf(us []analyze.Unrecovered) []jsonUnrecovered {
+	out := make([]jsonUnrecovered, 0, len(us))
+	for i := range us {
+		u := &us[i]
+		ju := jsonUnrecovered{Device: u.Device, State: u.State, Text: LastStateText(u), LastAt: Time(u.At), Stage: u.Stage.String(),
+			DueAt: optTime(u.Due), Reason: optCode(u.Reason), Attempts: u.Attempts, CutShort: u.CutShort}
+		if u.Due != analyze.NoTime {
+			d := u.Delay
+			ju.DelayS = &d
+		}
+		if u.Class != 0 {
+			ju.Class = u.Class.String()
+		}
+		out = append(out, ju)
+	}
+	return out
 }
 
 // windowTime is a bound of --since/--until, nil when unbounded.

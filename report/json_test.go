@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -71,6 +72,24 @@ type decodedDoc struct {
 				ConnectsPeakAt   *string `json:"connects_peak_at"`
 				FlushPeakPerS    int64   `json:"flush_peak_per_s"`
 				FlushPeakAt      *string `json:"flush_peak_at"`
+				Diagnosis        string
+				DiagnosisText    string `json:"diagnosis_text"`
+				Met              []struct {
+					Stage, Outcome   string
+					FailureClass     string `json:"failure_class"`
+					ReasonCode       *int32 `json:"reason_code"`
+					Records, Devices int
+				}
+				Unrecovered []struct {
+					Device, State, Text, Stage string
+					LastRecordAt               string   `json:"last_record_at"`
+					DueAt                      *string  `json:"due_at"`
+					DelayS                     *float64 `json:"delay_s"`
+					FailureClass               string   `json:"failure_class"`
+					ReasonCode                 *int32   `json:"reason_code"`
+					Attempts                   int
+					LogEndedTooSoon            bool `json:"log_ended_too_soon"`
+				}
 			}
 			ClockOffsets []struct {
 				Device      string
@@ -152,6 +171,16 @@ func TestJSON(t *testing.T) {
 		in[0].LostAtEarliest != in[0].LostAt || in[0].LostAtLatest != in[0].LostAt || in[0].LostAtBasis != "first loss" || in[0].Silent ||
 		in[0].TTRFrom != "each device's loss" || in[0].FirstLossAt != in[0].LostAt || in[0].RecoveredBefore != 4 {
 		t.Errorf("incidents = %+v", in)
+	}
+	if in := s.Fleet.Incidents[0]; in.Diagnosis != "no-answer" || !strings.HasPrefix(in.DiagnosisText, "nothing answered: 7 connects failed") ||
+		len(in.Met) != 3 || in.Met[2].Outcome != "attempt_failed" || in.Met[2].FailureClass != "transient" || in.Met[2].ReasonCode != nil ||
+		in.Met[2].Records != 7 || in.Met[2].Devices != 5 {
+		t.Errorf("what the devices met: %+v", in)
+	}
+	if us := s.Fleet.Incidents[0].Unrecovered; len(us) != 1 || us[0].Device != "dev-0004" || us[0].State != "waiting" ||
+		*us[0].DueAt != "2026-11-30T14:18:33Z" || *us[0].DelayS != 60 || !us[0].LogEndedTooSoon || us[0].Attempts != 3 ||
+		us[0].Stage != "session" || !strings.HasPrefix(us[0].Text, "waiting a backoff of 1m0s") {
+		t.Errorf("unrecovered: %+v", us)
 	}
 	if len(s.Fleet.ClockOffsets) != 1 || s.Fleet.ClockOffsets[0].Device != "dev-0005" || s.Fleet.ClockOffsets[0].OffsetS != 4 || s.Fleet.ClockOffsets[0].Basis != "audit" {
 		t.Errorf("clock offsets = %+v", s.Fleet.ClockOffsets)

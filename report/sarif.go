@@ -169,14 +169,19 @@ func writeSARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 		// what the fleet went through, as the text says it: SARIF has no
 		// place for it but the run's properties
 		var incs []string
+		var whys []map[string]any
 		for i := range st.Incidents {
-			t := IncidentText(&st.Incidents[i])
-			if st.Incidents[i].Broker != nil {
-				t += "\n" + IncidentBrokerText(&st.Incidents[i])
+			in := &st.Incidents[i]
+			incs = append(incs, IncidentBlock(in))
+			var gone []string
+			for _, u := range in.Unrecovered {
+				gone = append(gone, u.Device+": "+u.State)
 			}
-			incs = append(incs, t)
+			whys = append(whys, map[string]any{"diagnosis": in.Diagnosis, "unrecovered": len(in.Unrecovered),
+				"unrecoveredDevices": gone})
 		}
 		run.Properties["incidents"] = incs
+		run.Properties["incidentDiagnoses"] = whys
 		if len(st.ClockOffsets) > 0 {
 			run.Properties["clocks"] = ClockText(st.ClockOffsets)
 		}

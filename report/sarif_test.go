@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -34,6 +35,7 @@ type decodedSARIF struct {
 				}
 			}
 		}
+		Properties         map[string]any
 		OriginalURIBaseIDs map[string]struct {
 			URI         string
 			Description struct{ Text string }
@@ -109,6 +111,13 @@ func TestSARIF(t *testing.T) {
 	}
 	if d.Rules[2].DefaultConfiguration.Level != "warning" {
 		t.Errorf("hot-loop level = %q", d.Rules[2].DefaultConfiguration.Level)
+	}
+	if whys, _ := run.Properties["incidentDiagnoses"].([]any); len(whys) != 1 ||
+		fmt.Sprint(whys[0]) != "map[diagnosis:no-answer unrecovered:1 unrecoveredDevices:[dev-0004: waiting]]" {
+		t.Errorf("incidentDiagnoses = %v", run.Properties["incidentDiagnoses"])
+	}
+	if incs, _ := run.Properties["incidents"].([]any); len(incs) != 1 || !strings.Contains(fmt.Sprint(incs[0]), "why: nothing answered") {
+		t.Errorf("incidents = %v", run.Properties["incidents"])
 	}
 	inv := run.Invocations
 	if len(inv) != 1 || !inv[0].ExecutionSuccessful || inv[0].ExitCode != 1 || len(inv[0].ToolExecutionNotifications) != 1 {

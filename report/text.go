@@ -52,10 +52,7 @@ func Text(w io.Writer, r *analyze.Result, opts TextOptions) error {
 	}
 	if st := r.Summary.Fleet; st != nil {
 		for i := range st.Incidents {
-			fmt.Fprintln(bw, IncidentText(&st.Incidents[i]))
-			if b := st.Incidents[i].Broker; b != nil {
-				fmt.Fprintln(bw, IncidentBrokerText(&st.Incidents[i]))
-			}
+			fmt.Fprintln(bw, IncidentBlock(&st.Incidents[i]))
 		}
 		if len(st.ClockOffsets) > 0 {
 			fmt.Fprintln(bw, ClockText(st.ClockOffsets))
@@ -335,6 +332,21 @@ func ClockText(offs []analyze.ClockOffset) string {
 		lines = append(lines, s+".")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// IncidentBlock says all the text says of an incident, in lines: what it
+// was (IncidentText), what the broker's log saw of it, why (what its
+// devices met) and who never came back.
+func IncidentBlock(in *analyze.Incident) string {
+	s := IncidentText(in)
+	if in.Broker != nil {
+		s += "\n" + IncidentBrokerText(in)
+	}
+	s += "\n          why: " + DiagnosisText(in) + "."
+	if u := UnrecoveredText(in); u != "" {
+		s += "\n          " + u
+	}
+	return s
 }
 
 // IncidentBrokerText says what the broker's log saw of an incident, beside

@@ -22,8 +22,12 @@ func TestText(t *testing.T) {
 	out := textOf(t, fixture(), TextOptions{})
 	want := []string{
 		"verdict:  5 devices lost the broker at 2026-11-30T14:17:30Z for 1s; 4 of 5 recovered, time to recover (from each device's own loss) p50 2s, p90 4s; " +
+			"1 never came back; why: nothing answered: 7 connects failed (transient) from 5 devices, with no CONNACK; " +
 			"a storm on its return: recorded connects peaked at 3 in 1s, with retry timers in lockstep (resync).\n",
 		"on corrected times: 1 device's clock was off (below).\n",
+		"          why: nothing answered: 7 connects failed (transient) from 5 devices, with no CONNACK.\n" +
+			"          1 device never came back (the log ended too soon for 1 of them):\n" +
+			"            dev-0004: waiting a backoff of 1m0s due at 2026-11-30T14:18:33Z (after the log ended); 3 attempts since its loss\n",
 		"checked:  5 devices, 40 records in dataset ds; 1 line rejected at ingest\n",
 		"policy:   declared full-jitter: delay full_jitter, base_delay_s 1,",
 		"findings: 5 (3 error, 1 warning, 1 info)\n",

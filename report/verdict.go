@@ -51,7 +51,7 @@ func Verdict(r *analyze.Result) []string {
 // verdictLine is the verdict on one incident, before the next one's loss.
 func verdictLine(r *analyze.Result, in *analyze.Incident, next int64) string {
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	s := fmt.Sprintf("%s lost the broker at %s", plural(in.DevicesLost, "device"), Time(in.LostAt))
+	s := fmt.Sprintf("%s %s at %s", plural(in.DevicesLost, "device"), lostWhat(in), Time(in.LostAt))
 	if in.Silent {
 		s = fmt.Sprintf("%s lost the link silently, at about %s (estimated between %s and %s", plural(in.DevicesLost, "device"),
 			Time(in.LostAt), Time(in.LostAtEarliest), Time(in.LostAtLatest))
@@ -60,8 +60,9 @@ func verdictLine(r *analyze.Result, in *analyze.Incident, next int64) string {
 		}
 		s += ")"
 	}
+	why := "; why: " + DiagnosisText(in)
 	if in.FirstConnectAt == analyze.NoTime {
-		return s + ", and none had connected again when the log ends"
+		return s + ", and none had connected again when the log ends" + why
 	}
 	s += fmt.Sprintf(" for %v; ", ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))))
 	if in.RecoveredBeforeNext < in.Recovered {
@@ -73,7 +74,25 @@ func verdictLine(r *analyze.Result, in *analyze.Incident, next int64) string {
 	if in.RecoveredBeforeNext < in.Recovered {
 		s += " (of all, some across the next incident)"
 	}
-	return s + "; " + stormVerdict(r, in, next)
+	if n := len(in.Unrecovered); n > 0 {
+		s += fmt.Sprintf("; %d never came back", n)
+	}
+	return s + why + "; " + stormVerdict(r, in, next)
+}
+
+// lostWhat says what an incident's devices lost, by its diagnosis: the
+// broker (nothing answered), its service (it answered and refused), the
+// link or the network (the address stage).
+func lostWhat(in *analyze.Incident) string {
+	switch in.Diagnosis {
+	case analyze.DiagRefused:
+		return "lost the broker's service"
+	case analyze.DiagLink:
+		return "lost the link"
+	case analyze.DiagAddress:
+		return "lost the network (the address stage)"
+	}
+	return "lost the broker"
 }
 
 // stormVerdict says whether the fleet stormed the broker on its return
