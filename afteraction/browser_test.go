@@ -160,7 +160,9 @@ func load(t testing.TB, path string, offline, shot bool) loaded {
 func TestReportInBrowser(t *testing.T) {
 	chromium(t)
 	path, rep := hostileReport(t)
-	want := 4 + min(len(rep.Overview.Result.Summary.Fleet.Incidents), DefaultOptions.Incidents) // activity, TTR, strip, rules, incidents
+	// activity, TTR, strip, rules; each incident's activity and, where its
+	// devices left attempts, what they met by stage
+	want := 4 + 2*min(len(rep.Overview.Result.Summary.Fleet.Incidents), DefaultOptions.Incidents)
 	for _, r := range rep.Replay {
 		if r.Waves != nil {
 			want++ // its connect and redelivery waves

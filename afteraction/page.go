@@ -69,7 +69,23 @@ type incidentView struct {
 	N                             int
 	LostAt, How, Return, Recovery string
 	Peak, Broker, Clocks          string
-	Chart                         chartView
+	Why                           string       // what the devices met, in words
+	Met                           []metRow     // the same, counted
+	Unrecovered                   []lostDevice // the devices that never came back
+	TooSoon                       int          // of them, those the log ended too soon for
+	Chart, Stages                 chartView
+}
+
+// metRow is one kind of record an incident's devices met while down.
+type metRow struct {
+	Stage, Outcome, Class, Reason string
+	Records, Devices              int
+}
+
+// lostDevice is a device that never came back, and its last state.
+type lostDevice struct {
+	ID, State, Text string
+	TooSoon         bool
 }
 
 type ruleView struct {

@@ -90,6 +90,10 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 		}
 		v.Chart.Key = activityKey(budget > 0, accepts != nil)
 		v.Chart.Caption = "From 5 s before the loss to the last recovery (or the next incident), per " + widthText(width) + "."
+		if v.Stages, err = stagesChart(fmt.Sprintf("Incident %d: what the devices met, by stage", i+1), ov.Activity.Opens,
+			in.LostAt-int64(5*time.Second), incidentEnd(st.Incidents, i, to)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -226,6 +230,7 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 	if in.Corrected > 0 {
 		v.Clocks = fmt.Sprintf("%d of its devices' clocks were off; its times are corrected.", in.Corrected)
 	}
+	whyOf(&v, in)
 	if in.FirstConnectAt == analyze.NoTime {
 		v.Return = "none had connected again when the log ends"
 		return v
@@ -249,6 +254,28 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 		v.Peak += fmt.Sprintf("broker redelivery at %d messages in 1 s at %s", in.RedeliveryPeak, report.Time(in.RedeliveryPeakAt))
 	}
 	return v
+}
+
+// whyOf fills in what an incident's devices met and who never came back.
+func whyOf(v *incidentView, in *analyze.Incident) {
+	v.Why = report.DiagnosisText(in)
+	for _, m := range in.Met {
+		r := metRow{Stage: m.Stage.String(), Outcome: m.Outcome.String(), Records: m.Records, Devices: m.Devices}
+		if m.Class != 0 {
+			r.Class = m.Class.String()
+		}
+		if m.Reason >= 0 {
+			r.Reason = fmt.Sprintf("%d (%s)", m.Reason, analyze.ReasonText(m.Reason))
+		}
+		v.Met = append(v.Met, r)
+	}
+	for i := range in.Unrecovered {
+		u := &in.Unrecovered[i]
+		v.Unrecovered = append(v.Unrecovered, lostDevice{ID: u.Device, State: u.State, Text: report.LastStateText(u), TooSoon: u.CutShort})
+		if u.CutShort {
+			v.TooSoon++
+		}
+	}
 }
 
 // stripOf draws the strip chart of the worst devices that have timelines.

@@ -298,5 +298,6 @@ var reasonTexts = map[int32]string{
 	135: "not authorized", 136: "server unavailable", 137: "server busy", 138: "banned", 140: "bad authentication method",
 	144: "topic name invalid", 149: "packet too large", 151: "quota exceeded", 153: "payload format invalid",
 	154: "retain not supported", 155: "QoS not supported", 156: "use another server", 157: "server moved",
-	159: "connection rate exceeded",
+	159: "connection rate exceeded", 139: "server shutting down", 141: "keep alive timeout", 142: "session taken over",
+	160: "maximum connect time",
 }

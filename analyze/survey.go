@@ -67,8 +67,9 @@ func (k OpenKind) String() string {
 
 // Open is one socket-open of the fleet.
 type Open struct {
-	At   int64 // Unix ns
-	Kind OpenKind
+	At    int64 // Unix ns
+	Kind  OpenKind
+	Stage auditfmt.Stage // link, address or session (a record without one is of the session)
 }
 
 // Activity is what the fleet did over time, kept as sorted instants so
@@ -254,7 +255,11 @@ func (d *Device) Opens() []Open {
 				kind = OpenFailed
 			}
 		}
-		out = append(out, Open{At: a.Open, Kind: kind})
+		st := a.Stage
+		if isSessionStage(st) {
+			st = auditfmt.StageSession
+		}
+		out = append(out, Open{At: a.Open, Kind: kind, Stage: st})
 	}
 	return out
 }

@@ -22,8 +22,8 @@ func TestText(t *testing.T) {
 	out := textOf(t, fixture(), TextOptions{})
 	want := []string{
 		"verdict:  5 devices lost the broker at 2026-11-30T14:17:30Z for 1s; 4 of 5 recovered, time to recover (from each device's own loss) p50 2s, p90 4s; " +
-			"1 never came back; why: nothing answered: 7 connects failed (transient) from 5 devices, with no CONNACK; " +
-			"a storm on its return: recorded connects peaked at 3 in 1s, with retry timers in lockstep (resync).\n",
+			"1 never came back; a storm on its return: recorded connects peaked at 3 in 1s, with retry timers in lockstep (resync); " +
+			"why: nothing answered: 7 connects failed (transient) from 5 devices, with no CONNACK.\n",
 		"on corrected times: 1 device's clock was off (below).\n",
 		"          why: nothing answered: 7 connects failed (transient) from 5 devices, with no CONNACK.\n" +
 			"          1 device never came back (the log ended too soon for 1 of them):\n" +

@@ -77,7 +77,7 @@ func verdictLine(r *analyze.Result, in *analyze.Incident, next int64) string {
 	if n := len(in.Unrecovered); n > 0 {
 		s += fmt.Sprintf("; %d never came back", n)
 	}
-	return s + why + "; " + stormVerdict(r, in, next)
+	return s + "; " + stormVerdict(r, in, next) + why
 }
 
 // lostWhat says what an incident's devices lost, by its diagnosis: the

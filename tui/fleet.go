@@ -133,8 +133,38 @@ func (v *fleetView) key(msg tea.KeyMsg) action {
 			return none
 		}
 		return a
+	case key.Matches(msg, k.Unrecovered):
+		return v.unrecovered()
 	}
 	return none
+}
+
+// unrecovered opens the devices of the incident at or before the cursor
+// that never came back.
+func (v *fleetView) unrecovered() action {
+	k := v.incidentAt()
+	if k < 0 {
+		v.sh.notice = "no incident at or before the cursor"
+		return none
+	}
+	us := v.sh.ov.Result.Summary.Fleet.Incidents[k].Unrecovered
+	if len(us) == 0 {
+		v.sh.notice = fmt.Sprintf("every device of incident %d came back", k+1)
+		return none
+	}
+	at := map[string]int{}
+	for i := range v.sh.ov.Devices {
+		at[v.sh.ov.Devices[i].ID] = i
+	}
+	a := none
+	for _, u := range us {
+		if i, ok := at[u.Device]; ok {
+			a.active = append(a.active, i)
+		}
+	}
+	slices.Sort(a.active)
+	a.label = fmt.Sprintf("never came back from incident %d", k+1)
+	return a
 }
 
 // nextFinding moves the cursor to the next (or previous) bucket holding
@@ -198,7 +228,7 @@ func (v *fleetView) view(h int) string {
 	if v.empty {
 		return lines([]string{"", "  the log shows no socket-open and no connect"}, sh.w, h)
 	}
-	fixed := 15 // verdict (3), header, axis, connects (2), marks, times, cursor, active, incidents (2), findings (2)
+	fixed := 16 // verdict (3), header, axis, connects (2), marks, times, cursor, active, incidents (3), findings (2)
 	histH := max(h-fixed-1, 3)
 	cols := int64(v.cols())
 	hist := v.sh.ov.Activity.Histogram(v.origin()+v.left*v.width(), widths[v.zoom], int(cols))
@@ -440,12 +470,12 @@ func (v *fleetView) verdictLines() []string {
 }
 
 // incidents describes the incident at or before the cursor (else the
-// first): two lines.
+// first): three lines, the third why and who never came back.
 func (v *fleetView) incidents() []string {
 	incs := v.sh.ov.Result.Summary.Fleet.Incidents
 	k := v.incidentAt()
 	if k < 0 {
-		return []string{"incidents: none (no loss took many devices down together)", ""}
+		return []string{"incidents: none (no loss took many devices down together)", "", ""}
 	}
 	inc := &incs[k]
 	first := fmt.Sprintf("incident %d of %d: ✕ %s lost at %s", k+1, len(incs), plural(inc.DevicesLost, "device"), clock(inc.LostAt))
@@ -464,7 +494,11 @@ func (v *fleetView) incidents() []string {
 			second += fmt.Sprintf(", first accept %s, accepts peak %d/s", clock(b.FirstAcceptAt), b.AcceptsPeak)
 		}
 	}
-	return []string{first, second}
+	third := "  why: " + report.DiagnosisText(inc)
+	if n := len(inc.Unrecovered); n > 0 {
+		third = fmt.Sprintf("  %s never came back (u lists them) · why: %s", count(n), report.DiagnosisText(inc))
+	}
+	return []string{first, second, third}
 }
 
 // rules counts the findings by rule, most first.

@@ -13,6 +13,7 @@ type keyMap struct {
 	Search, NextMatch, PrevMatch          key.Binding
 	NextFinding, PrevFinding              key.Binding
 	Filter, Sort, Reverse                 key.Binding
+	Unrecovered                           key.Binding
 	Help, Quit                            key.Binding
 }
 
@@ -47,6 +48,7 @@ func newKeyMap() keyMap {
 		Filter:      b("f", "filter", "f"),
 		Sort:        b("s", "sort", "s"),
 		Reverse:     b("r", "reverse", "r"),
+		Unrecovered: b("u", "never came back", "u"),
 		Help:        b("?", "help", "?"),
 		Quit:        b("q", "quit", "q", "ctrl+c"),
 	}
@@ -78,7 +80,7 @@ func (k keyMap) full(v int) [][]key.Binding {
 	switch v {
 	case viewFleet:
 		move = []key.Binding{k.Left, k.Right, k.PageUp, k.PageDown, k.Home, k.End, k.ZoomIn, k.ZoomOut}
-		here = []key.Binding{k.Open, k.NextFinding, k.PrevFinding, k.Search}
+		here = []key.Binding{k.Open, k.Unrecovered, k.NextFinding, k.PrevFinding, k.Search}
 	case viewDevices:
 		here = []key.Binding{k.Open, k.Sort, k.Reverse, k.Filter, k.Back, k.Search, k.NextMatch, k.PrevMatch, k.NextFinding, k.PrevFinding}
 	case viewTimeline:

@@ -167,6 +167,7 @@ func TestViewsGolden(t *testing.T) {
 		{"devices", []string{"tab"}},
 		{"devices-by-findings", []string{"2", "s", "s", "s"}},
 		{"devices-active", []string{"right", "right", "right", "right", "right", "enter"}},
+		{"devices-unrecovered", []string{"u"}},
 		{"timeline", []string{"2", "enter"}},
 		{"timeline-record", []string{"2", "enter", "j", "enter"}},
 		{"findings", []string{"4"}},
