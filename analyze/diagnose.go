@@ -6,11 +6,10 @@ import "github.com/stormaudit/stormaudit/auditfmt"
 // while down, from their own records, stage by stage (docs/rules.md,
 // "What the devices met").
 const (
-	// DiagLink: the link stage failed and never came up: a dead access
-	// point, tower or path.
+	// DiagLink: the link stage failed: a dead access point, tower or path.
 	DiagLink = "link-down"
-	// DiagAddress: the link came up (or was not recorded as failing) and
-	// the address stage (DHCP, DNS) failed and never succeeded.
+	// DiagAddress: the link did not fail, the address stage (DHCP, DNS)
+	// did.
 	DiagAddress = "address-failed"
 	// DiagRefused: the broker answered and refused: CONNACK refusals are
 	// at least as many as the session's failed connects. The network was
@@ -26,11 +25,14 @@ const (
 	DiagNothingFailed = "nothing-failed"
 )
 
-// Diagnose returns the diagnosis of in from its Stages: the first stage
-// that failed and never came up, else what the session met.
+// Diagnose returns the diagnosis of in from its Stages: the first of the
+// link and address stages whose attempts failed on at least a tenth of
+// its devices (every stage comes up again at the recovery, so what
+// failed first is what stopped them), else what the session met.
 func Diagnose(in *Incident) string {
+	need := max(1, (in.DevicesLost+9)/10)
 	for _, st := range []auditfmt.Stage{auditfmt.StageLink, auditfmt.StageAddress} {
-		if in.Failures(st) > 0 && in.StageRecords(st, auditfmt.Connected) == 0 {
+		if in.FailedDevices(st) >= need {
 			if st == auditfmt.StageLink {
 				return DiagLink
 			}
@@ -46,6 +48,18 @@ func Diagnose(in *Incident) string {
 		return DiagNoAnswer
 	}
 	return DiagNothingFailed
+}
+
+// FailedDevices returns the most devices of stage st with a failed or a
+// refused attempt (a lower bound of those with either).
+func (in *Incident) FailedDevices(st auditfmt.Stage) int {
+	n := 0
+	for _, o := range []auditfmt.Outcome{auditfmt.AttemptFailed, auditfmt.Refused} {
+		if so := in.StageOutcome(st, o); so != nil {
+			n = max(n, so.Devices)
+		}
+	}
+	return n
 }
 
 // StageRecords returns the records of stage st with outcome o that the

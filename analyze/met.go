@@ -16,7 +16,8 @@ import (
 // from their loss to the connect that ended it (that record included), or
 // to the end of the log: what they met while they were down, by stage and,
 // within a stage, by outcome, failure class and reason code.
-// rate_limited_wait records are not counted (a wait is no attempt).
+// rate_limited_wait records are not counted (a wait is no attempt), nor
+// an attempt's second failure record (see tally).
 type Met struct {
 	Stage   auditfmt.Stage        // link, address or session (a record without one is of the session)
 	Outcome auditfmt.Outcome      // backoff_wait (an attempt begun), connected, attempt_failed, refused, ...
@@ -41,8 +42,12 @@ func (m *metCount) same(e *Event, stage auditfmt.Stage) bool {
 }
 
 // tally adds the records events[from:to+1] to the tally of the loss l,
-// whose counts are the last of ic.Met.
+// whose counts are the last of ic.Met. An attempt's second failure record
+// (an attempt_failed after the refused of the same attempt, as a manager
+// that hears of the refusal in a callback and of the failure in its own
+// loop writes both) is not counted again: its first says what it met.
 func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
+	var failed [auditfmt.StageSession + 1]bool // the stage's current attempt has a failure record
 	for i := max(from, 0); i <= to && i < len(events); i++ {
 		e := &events[i]
 		if e.Outcome == auditfmt.RateLimitedWait {
@@ -51,6 +56,15 @@ func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 		stage := e.Stage
 		if isSessionStage(stage) {
 			stage = auditfmt.StageSession
+		}
+		switch e.Outcome {
+		case auditfmt.BackoffWait:
+			failed[stage] = false
+		case auditfmt.AttemptFailed, auditfmt.Refused:
+			if failed[stage] {
+				continue
+			}
+			failed[stage] = true
 		}
 		counts := ic.Met[l.MetAt:]
 		k := slices.IndexFunc(counts, func(m metCount) bool { return m.same(e, stage) })

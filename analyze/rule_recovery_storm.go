@@ -44,8 +44,12 @@ func (r *recoveryStorm) merge(next Rule) {
 	r.Losses = append(r.Losses, next.(*recoveryStorm).Losses...)
 }
 
-// stormLoss is one recovered loss: when it began, the connect that ended
-// it, and the attempt pending then (what the device was drawing from).
+// stormLoss is one loss: when it began, the connect that ended it, and
+// the attempt pending then (what the device was drawing from). A loss
+// not recovered when the log ends is kept too (Conn NoTime) when its
+// last attempt was still pending: its draw belongs to the expectation,
+// else a log cut during the recovery would show only the devices that
+// drew short.
 type stormLoss struct {
 	LossAt, Conn int64
 	Ref          Ref
@@ -72,22 +76,33 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 	k, prev := 0, 0.0 // the next session attempt to look at; the delay drawn before it
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
-		if !ep.Loss() || ep.End == NoTime {
+		if !ep.Loss() {
 			continue
 		}
-		l := stormLoss{LossAt: ep.Lost, Conn: ep.End, Ref: d.Events[ep.Last].Ref, Device: d.ID}
+		last, ref := ep.Last, ep.First
+		if last < 0 { // not recovered when the log ends
+			last = len(d.Events)
+		} else {
+			ref = last
+		}
+		l := stormLoss{LossAt: ep.Lost, Conn: ep.End, Ref: d.Events[ref].Ref, Device: d.ID}
 		// the pending attempt: the last of the session stage begun within
 		// the episode, before the connect that ended it
-		for ; k < len(d.Attempts) && d.Attempts[k].Backoff < ep.Last; k++ {
+		pending := false
+		for ; k < len(d.Attempts) && d.Attempts[k].Backoff < last; k++ {
 			a := &d.Attempts[k]
 			if !isSessionStage(a.Stage) {
 				continue
 			}
 			if a.Backoff >= ep.First {
 				l.Start, l.Wait, l.Number, l.Delay, l.Prev, l.HasAttempt = a.Start, a.Wait, a.Number, a.Delay, prev, true
-				l.Connected = a.Outcome == ep.Last
+				l.Connected = ep.Last >= 0 && a.Outcome == ep.Last
+				pending = a.Outcome < 0
 			}
 			prev = a.Delay
+		}
+		if ep.End == NoTime && !pending {
+			continue // not back, and drawing nothing when the log ends
 		}
 		if len(r.Losses) > 0 && r.Losses[len(r.Losses)-1].Device == d.ID {
 			l.Device = r.Losses[len(r.Losses)-1].Device // one copy a device
@@ -149,16 +164,18 @@ type storm struct {
 // incident whose broker came back at back, with what the policy's draws
 // allow.
 func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
-	if len(ls) < StormMin {
-		return storm{}, false
-	}
-	conns := make([]int64, len(ls))
+	conns := make([]int64, 0, len(ls))
 	for i := range ls {
-		conns[i] = ls[i].Conn
+		if ls[i].Conn != NoTime {
+			conns = append(conns, ls[i].Conn)
+		}
+	}
+	if len(conns) < StormMin {
+		return storm{}, false
 	}
 	slices.Sort(conns)
 	w := int64(StormWindow)
-	s := storm{devices: len(ls)}
+	s := storm{devices: len(conns)}
 	s.observed, s.at = peakPerWindow(conns, math.MinInt64+1, NoTime, w)
 	if s.observed < StormMin {
 		return s, false
@@ -169,7 +186,7 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 		return s, false
 	}
 	for i := range ls {
-		if ls[i].Conn >= s.at && ls[i].Conn < s.at+w {
+		if ls[i].Conn != NoTime && ls[i].Conn >= s.at && ls[i].Conn < s.at+w {
 			if len(s.refs) < MaxRefs {
 				s.refs = append(s.refs, ls[i].Ref)
 			}

@@ -479,8 +479,8 @@ type IncidentBroker struct {
 	Refusals []CodeCount
 	// UpThroughout is true when the broker's log has lines from before
 	// the loss to after the first connect and says nothing of the broker
-	// going down or up between: the broker was up and the devices' loss
-	// was not its restart.
+	// going down or up from 5 s before the loss to that connect: the
+	// broker was up and the devices' loss was not its restart.
 	UpThroughout bool
 }
 
@@ -510,7 +510,7 @@ func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64)
 		if e.At >= end {
 			break
 		}
-		if e.Kind == brokerlog.BrokerDown || e.Kind == brokerlog.BrokerUp {
+		if (e.Kind == brokerlog.BrokerDown || e.Kind == brokerlog.BrokerUp) && (inc.FirstConnectAt == NoTime || e.At <= inc.FirstConnectAt) {
 			restarted = true
 		}
 		if e.Kind == brokerlog.Refused && e.At >= inc.LostAtEarliest {

@@ -22,17 +22,21 @@ func DiagnosisText(in *analyze.Incident) string {
 	var s string
 	switch in.Diagnosis {
 	case analyze.DiagLink:
-		s = "the link was down: " + failedText(in, link, "link attempt")
+		s = "the link was down: " + failedText(in, link, "link attempt", auditfmt.AttemptFailed, auditfmt.Refused)
 	case analyze.DiagAddress:
-		s = "the link came up, the address stage failed: " + failedText(in, addr, "address attempt")
+		s = "the address stage failed: "
+		if in.StageRecords(link, auditfmt.Connected) > 0 {
+			s = "the link came up, the address stage failed: "
+		}
+		s += failedText(in, addr, "address attempt", auditfmt.AttemptFailed, auditfmt.Refused)
 	case analyze.DiagRefused:
 		s = "the broker answered and refused: " + refusalsText(in)
 		if n := in.StageRecords(sess, auditfmt.AttemptFailed); n > 0 {
-			s += "; " + failedText(in, sess, "connect") + " besides"
+			s += "; " + failedText(in, sess, "connect", auditfmt.AttemptFailed) + " besides"
 		}
 		s += "; the network was up, its service was not"
 	case analyze.DiagNoAnswer:
-		s = "nothing answered: " + failedText(in, sess, "connect") + ", with no CONNACK"
+		s = "nothing answered: " + failedText(in, sess, "connect", auditfmt.AttemptFailed) + ", with no CONNACK"
 		if in.StageRecords(sess, auditfmt.Refused) > 0 {
 			s += "; " + refusalsText(in) + " besides"
 		}
@@ -48,13 +52,13 @@ func DiagnosisText(in *analyze.Incident) string {
 	return s
 }
 
-// failedText says how many attempts of stage st failed or were refused,
-// and from how many devices: "310 connects failed (transient) from 200
-// devices".
-func failedText(in *analyze.Incident, st auditfmt.Stage, what string) string {
+// failedText says how many attempts of stage st ended in one of the
+// outcomes os, and from how many devices: "310 connects failed
+// (transient) from 200 devices".
+func failedText(in *analyze.Incident, st auditfmt.Stage, what string, os ...auditfmt.Outcome) string {
 	n, devs := 0, 0
 	var classes []string
-	for _, o := range []auditfmt.Outcome{auditfmt.AttemptFailed, auditfmt.Refused} {
+	for _, o := range os {
 		if so := in.StageOutcome(st, o); so != nil {
 			n += so.Records
 			devs = max(devs, so.Devices)

@@ -47,12 +47,10 @@ type corpusDoc struct {
 				TTR90S          float64 `json:"ttr_p90_s"`
 				TTRMaxS         float64 `json:"ttr_max_s"`
 				ConnectsPeak    int     `json:"connects_peak_per_s"`
-				Broker          *struct {
-					LostAt         *time.Time `json:"lost_at"`
-					LostAtEarliest *time.Time `json:"lost_at_earliest"`
-					LostAtLatest   *time.Time `json:"lost_at_latest"`
-					FirstAcceptAt  *time.Time `json:"first_accept_at"`
-				}
+				Broker          *corpusBroker
+				Diagnosis       string
+				Met             []corpusMet
+				Unrecovered     []corpusUnrecovered
 			}
 			ClockOffsets []struct {
 				Device      string
@@ -65,6 +63,28 @@ type corpusDoc struct {
 			}
 		}
 	}
+}
+
+// corpusBroker is what the test reads of an incident's broker member.
+type corpusBroker struct {
+	LostAt         *time.Time `json:"lost_at"`
+	LostAtEarliest *time.Time `json:"lost_at_earliest"`
+	LostAtLatest   *time.Time `json:"lost_at_latest"`
+	FirstAcceptAt  *time.Time `json:"first_accept_at"`
+	UpThroughout   bool       `json:"up_throughout"`
+}
+
+// corpusMet is one kind of record an incident's devices met.
+type corpusMet struct {
+	Stage, Outcome   string
+	ReasonCode       *int `json:"reason_code"`
+	Records, Devices int
+}
+
+// corpusUnrecovered is a device an incident names as never back.
+type corpusUnrecovered struct {
+	Device, State   string
+	LogEndedTooSoon bool `json:"log_ended_too_soon"`
 }
 
 // How close a reported clock offset must be to the truth (docs/corpus.md):
@@ -84,8 +104,8 @@ const (
 // witness (given to check, or stored with the dataset), in every format.
 func TestRealClientCorpus(t *testing.T) {
 	logs, _ := filepath.Glob(filepath.Join(corpusDir, "*", realcorpus.BrokerLog))
-	if len(logs) < 7 {
-		t.Fatalf("the corpus in %s has %d scenarios, want 7 or more", corpusDir, len(logs))
+	if len(logs) < 9 {
+		t.Fatalf("the corpus in %s has %d scenarios, want 9 or more", corpusDir, len(logs))
 	}
 	for _, blog := range logs {
 		dir := filepath.Dir(blog)
@@ -232,33 +252,86 @@ func compareIncidents(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, met
 		if d := abs(in.ConnectsPeak - peak); d > max(2, peak/10) {
 			t.Errorf("incident %d: connects_peak_per_s %d, the broker accepted at most %d in a second", k, in.ConnectsPeak, peak)
 		}
+		compareWhy(t, k, in.Diagnosis, in.Met, o)
+		compareUnrecovered(t, k, in.Unrecovered, o, truth, meta)
 		if broker {
 			compareBrokerView(t, k, in.Broker, o, firstBack, meta)
+			if up := o.Kind != realcorpus.Kill; in.Broker != nil && in.Broker.UpThroughout != up {
+				t.Errorf("incident %d (%s): broker.up_throughout %v, want %v", k, o.Kind, in.Broker.UpThroughout, up)
+			}
 		} else if in.Broker != nil {
 			t.Errorf("incident %d: a broker member without --broker-log", k)
 		}
 	}
 }
 
+// compareWhy holds an incident's diagnosis to the outage the recorder
+// injected: a dead broker or a dead link answers nothing; a refusing
+// front answers every CONNECT with CONNACK 3, and every lost device met
+// one.
+func compareWhy(t *testing.T, k int, diag string, met []corpusMet, o *realcorpus.OutageTruth) {
+	want := map[realcorpus.OutageKind]string{realcorpus.Kill: "no-answer", realcorpus.Freeze: "no-answer", realcorpus.Refuse: "refused"}[o.Kind]
+	if diag != want {
+		t.Errorf("incident %d (%s): diagnosis %q, want %q", k, o.Kind, diag, want)
+	}
+	if o.Kind != realcorpus.Refuse {
+		return
+	}
+	for _, m := range met {
+		if m.Outcome == "refused" && (m.ReasonCode == nil || *m.ReasonCode != 3 || m.Devices != len(o.Lost) || m.Stage != "session") {
+			t.Errorf("incident %d: refusals %+v, want CONNACK 3 from all %d devices lost", k, m, len(o.Lost))
+		}
+	}
+}
+
+// compareUnrecovered holds the devices an incident names as never back
+// to the broker's log: the clients it lost that it never accepted again
+// before the fleet was stopped. When the recorder cut the log, most of
+// them were still waiting out a backoff.
+func compareUnrecovered(t *testing.T, k int, got []corpusUnrecovered, o *realcorpus.OutageTruth, truth *realcorpus.Truth, meta realcorpus.Meta) {
+	var want []string
+	for _, id := range o.Lost {
+		back := slices.ContainsFunc(truth.ConnectsBy[id], func(at time.Time) bool { return at.After(o.Back) })
+		if !back {
+			want = append(want, id)
+		}
+	}
+	var names []string
+	short := 0
+	for _, u := range got {
+		names = append(names, u.Device)
+		if u.LogEndedTooSoon {
+			short++
+		}
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("incident %d: %d unrecovered %v, the broker never accepted %d of its lost clients again: %v", k, len(names), names, len(want), want)
+	}
+	if meta.Cut && short*2 < len(got) {
+		t.Errorf("incident %d: the log was cut during the recovery, and only %d of %d unrecovered devices say it ended too soon", k, short, len(got))
+	}
+}
+
 // compareBrokerView holds an incident's broker member to the log it was
 // read from: the kill mark, or a bound of a silent outage that holds the
 // freeze, and the first accept.
-func compareBrokerView(t *testing.T, k int, b *struct {
-	LostAt         *time.Time `json:"lost_at"`
-	LostAtEarliest *time.Time `json:"lost_at_earliest"`
-	LostAtLatest   *time.Time `json:"lost_at_latest"`
-	FirstAcceptAt  *time.Time `json:"first_accept_at"`
-}, o *realcorpus.OutageTruth, firstBack time.Time, meta realcorpus.Meta) {
-	if b == nil || b.LostAt == nil || b.FirstAcceptAt == nil {
+func compareBrokerView(t *testing.T, k int, b *corpusBroker, o *realcorpus.OutageTruth, firstBack time.Time, meta realcorpus.Meta) {
+	if b == nil || b.FirstAcceptAt == nil || b.LostAt == nil && o.Kind != realcorpus.Refuse {
 		t.Errorf("incident %d: the broker's view is missing: %+v", k, b)
 		return
 	}
-	if o.Kind == realcorpus.Freeze {
+	switch {
+	case o.Kind == realcorpus.Refuse:
+		// the broker stayed up: its log has the closes, no line of the loss itself
+		if b.LostAt != nil {
+			t.Errorf("incident %d: the broker dates a loss at %v; it stayed up while its front refused", k, *b.LostAt)
+		}
+	case o.Kind == realcorpus.Freeze:
 		keepalive := time.Duration(meta.KeepaliveS) * time.Second
 		if b.LostAt.Sub(o.Start).Abs() > keepalive || b.LostAtEarliest.After(o.Start) || b.LostAtLatest.Before(o.Start) {
 			t.Errorf("incident %d: the broker dates the link's death %v in [%v, %v], it died at %v", k, *b.LostAt, *b.LostAtEarliest, *b.LostAtLatest, o.Start)
 		}
-	} else if !b.LostAt.Equal(o.Start) {
+	case !b.LostAt.Equal(o.Start):
 		t.Errorf("incident %d: the broker went down at %v, its log says %v", k, *b.LostAt, o.Start)
 	}
 	if d := b.FirstAcceptAt.Sub(firstBack).Abs(); d > connectTolerance {

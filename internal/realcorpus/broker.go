@@ -17,8 +17,10 @@ const (
 	KillMark    = markPrefix + "SIGKILL sent to the broker"
 	RestartMark = markPrefix + "restarting the broker"
 	StopMark    = markPrefix + "stopping the fleet"
-	FreezeMark  = markPrefix + "link frozen"   // the proxy stopped forwarding
-	RestoreMark = markPrefix + "link restored" // the proxy reset what it held and forwards again
+	FreezeMark  = markPrefix + "link frozen"                           // the proxy stopped forwarding
+	RestoreMark = markPrefix + "link restored"                         // the proxy reset what it held and forwards again
+	RefuseMark  = markPrefix + "refusing every CONNECT with CONNACK 3" // the proxy closed every connection and refuses
+	ServeMark   = markPrefix + "serving again"                         // the proxy forwards again
 )
 
 // StampTime is the layout of a broker.log line's stamp.

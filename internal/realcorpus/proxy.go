@@ -2,6 +2,7 @@ package realcorpus
 
 import (
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -20,11 +21,12 @@ type Proxy struct {
 	ln     net.Listener
 	target string
 
-	mu     sync.Mutex
-	frozen bool
-	closed bool
-	links  map[*link]struct{}
-	wg     sync.WaitGroup
+	mu       sync.Mutex
+	frozen   bool
+	refusing bool // answering every CONNECT with CONNACK 3 (Refuse)
+	closed   bool
+	links    map[*link]struct{}
+	wg       sync.WaitGroup
 }
 
 // link is one proxied connection.
@@ -79,6 +81,28 @@ func (p *Proxy) Restore() {
 	}
 }
 
+// Refuse closes every connection (a clean close, no DISCONNECT: the
+// service behind the broker went away) and answers every CONNECT that
+// comes after with CONNACK 3, server unavailable, then closes: a broker
+// front whose application service failed. Serve ends it.
+func (p *Proxy) Refuse() {
+	p.mu.Lock()
+	p.refusing = true
+	ls := p.links
+	p.links = map[*link]struct{}{}
+	p.mu.Unlock()
+	for l := range ls {
+		l.close(false)
+	}
+}
+
+// Serve forwards new connections again after Refuse.
+func (p *Proxy) Serve() {
+	p.mu.Lock()
+	p.refusing = false
+	p.mu.Unlock()
+}
+
 // Close stops listening and closes every connection.
 func (p *Proxy) Close() error {
 	err := p.ln.Close()
@@ -113,8 +137,14 @@ func (p *Proxy) accept() {
 			return
 		}
 		l.frozen = p.frozen
+		refusing := p.refusing
 		p.links[l] = struct{}{}
 		p.mu.Unlock()
+		if refusing {
+			p.wg.Add(1)
+			go p.refuse(l)
+			continue
+		}
 		if !l.frozen {
 			p.wg.Add(1)
 			go p.open(l)
@@ -141,6 +171,73 @@ func (p *Proxy) open(l *link) {
 	p.wg.Add(2)
 	go p.pump(l, s, l.client)
 	go p.pump(l, l.client, s)
+}
+
+// refuse reads l's CONNECT and answers it with CONNACK 3 (MQTT 3.1.1's
+// server unavailable; MQTT 5's 136 for a version 5 CONNECT), then closes.
+func (p *Proxy) refuse(l *link) {
+	defer p.wg.Done()
+	defer p.drop(l, false)
+	_ = l.client.SetDeadline(time.Now().Add(10 * time.Second))
+	pkt, err := readPacket(l.client, 64<<10)
+	if err != nil || len(pkt) < 1 || pkt[0]>>4 != 1 {
+		return
+	}
+	ack := []byte{0x20, 0x02, 0x00, 0x03}
+	if connectVersion(pkt) == 5 {
+		ack = []byte{0x20, 0x03, 0x00, 0x88, 0x00} // reason 136, no properties
+	}
+	_, _ = l.client.Write(ack)
+}
+
+// readPacket reads one MQTT control packet (its fixed header and body),
+// at most max bytes long.
+func readPacket(c net.Conn, max int) ([]byte, error) {
+	head := make([]byte, 1, 5)
+	if _, err := io.ReadFull(c, head); err != nil {
+		return nil, err
+	}
+	n, mult := 0, 1
+	for i := 0; ; i++ {
+		var b [1]byte
+		if _, err := io.ReadFull(c, b[:]); err != nil {
+			return nil, err
+		}
+		head = append(head, b[0])
+		n += int(b[0]&0x7f) * mult
+		if b[0]&0x80 == 0 {
+			break
+		}
+		if mult *= 128; i == 3 {
+			return nil, errors.New("mqtt: malformed remaining length")
+		}
+	}
+	if n > max {
+		return nil, errors.New("mqtt: packet too large")
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(c, body); err != nil {
+		return nil, err
+	}
+	return append(head, body...), nil
+}
+
+// connectVersion returns the protocol level of a CONNECT packet, 0 if it
+// cannot tell.
+func connectVersion(pkt []byte) int {
+	i := 1
+	for i < len(pkt) && pkt[i]&0x80 != 0 {
+		i++
+	}
+	i++ // past the remaining length
+	if i+2 > len(pkt) {
+		return 0
+	}
+	name := int(pkt[i])<<8 | int(pkt[i+1])
+	if at := i + 2 + name; at < len(pkt) {
+		return int(pkt[at])
+	}
+	return 0
 }
 
 // pump copies src to dst while the link is not frozen; a close or error

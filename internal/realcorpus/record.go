@@ -67,7 +67,7 @@ func Record(sc Scenario, dir string, tools Tools) error {
 	}
 	time.Sleep(300 * time.Millisecond)
 	offsets := filepath.Join(dir, ".clock-offsets.json")
-	stop, err := startFleet(sc, tools, fleetPort, filepath.Join(dir, ClientLog), offsets)
+	stop, kill, err := startFleet(sc, tools, fleetPort, filepath.Join(dir, ClientLog), offsets)
 	if err != nil {
 		b.Kill()
 		return err
@@ -91,6 +91,12 @@ func Record(sc Scenario, dir string, tools Tools) error {
 			time.Sleep(o.Down)
 			log.Mark(RestoreMark)
 			px.Restore()
+		case Refuse:
+			log.Mark(RefuseMark)
+			px.Refuse()
+			time.Sleep(o.Down)
+			log.Mark(ServeMark)
+			px.Serve()
 		default:
 			stop()
 			b.Kill()
@@ -99,7 +105,11 @@ func Record(sc Scenario, dir string, tools Tools) error {
 	}
 	time.Sleep(sc.After)
 	log.Mark(StopMark)
-	stop()
+	if sc.Cut {
+		kill()
+	} else {
+		stop()
+	}
 	time.Sleep(time.Second)
 	b.Stop()
 	var clock map[string]float64
@@ -135,26 +145,28 @@ func startOnFreePort(mosquitto string, log *StampedLog) (b *Broker, port int, co
 	return nil, 0, "", err
 }
 
-// startFleet starts sc's clients; the function it returns stops them and
-// waits until they have written their last records. A fleet with
+// startFleet starts sc's clients; the first function it returns stops
+// them and waits until they have written their last records, the second
+// kills them (a Python fleet only: a Go fleet stops). A fleet with
 // skewed clocks writes the offsets it drew to the file offsets.
-func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (func(), error) {
+func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop, kill func(), err error) {
 	if sc.Client == GoPaho {
-		if sc.Skew.Fraction > 0 {
-			return nil, fmt.Errorf("%s: the Go fleet has no clock skew", sc.Name)
+		if sc.Skew.Fraction > 0 || sc.Cut {
+			return nil, nil, fmt.Errorf("%s: the Go fleet has no clock skew and cannot be cut", sc.Name)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- RunGoFleet(ctx, sc, fmt.Sprintf("tcp://127.0.0.1:%d", port), audit) }()
-		return func() {
+		stop := func() {
 			cancel()
 			if err := <-done; err != nil {
 				fmt.Fprintln(os.Stderr, "realcorpus: go fleet:", err)
 			}
-		}, nil
+		}
+		return stop, stop, nil
 	}
 	if tools.FleetPy == "" {
-		return nil, fmt.Errorf("fleet.py not found")
+		return nil, nil, fmt.Errorf("fleet.py not found")
 	}
 	args := []string{tools.FleetPy, "--port", fmt.Sprint(port), "--devices", fmt.Sprint(sc.Devices), "--prefix", sc.Prefix,
 		"--mode", sc.Mode, "--audit", audit, "--base", fmt.Sprint(sc.Policy.BaseDelayS), "--cap", fmt.Sprint(sc.Policy.MaxDelayS),
@@ -166,17 +178,20 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (func
 	cmd := exec.Command(tools.Python, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}, nil
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+		}, func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}, nil
 }
 
 func writeMeta(sc Scenario, dir string, tools Tools, clock map[string]float64) error {
 	m := Meta{Scenario: sc.Name, Description: sc.Description, Devices: sc.Devices, Client: sc.Client,
-		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
+		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, Cut: sc.Cut, DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
 		Recorded: time.Now().UTC().Format(time.RFC3339), Versions: versions(tools)}
 	for _, o := range sc.Outages {
 		m.Outages = append(m.Outages, MetaOutage{Kind: o.Kind, BeforeS: o.Before.Seconds(), DownS: o.Down.Seconds()})

@@ -36,6 +36,12 @@ const (
 	// keepalive. After the outage the proxy resets the frozen connections
 	// (as a NAT that lost its state would) and forwards new ones again.
 	Freeze OutageKind = "freeze"
+	// Refuse makes the broker's front refuse service: the proxy between
+	// the fleet and the broker closes every connection and answers every
+	// CONNECT with CONNACK 3 (server unavailable) until the outage ends,
+	// while the broker stays up: a healthy network whose application
+	// service failed. Then it forwards again.
+	Refuse OutageKind = "refuse"
 )
 
 // Outage is one fault the recorder injects.
@@ -81,6 +87,11 @@ type Scenario struct {
 	After        time.Duration
 	// Live marks the scenarios whose Short variant TestRecordLive records.
 	Live bool
+	// Cut ends the log during the recovery: After the last outage the
+	// recorder kills the fleet (SIGKILL) instead of stopping it, so no
+	// device writes stopped, as a collector that stopped collecting while
+	// devices still waited out their backoffs (PythonPaho only).
+	Cut bool
 }
 
 // Down is how long the first outage lasts.
@@ -92,10 +103,10 @@ func (sc Scenario) Down() time.Duration {
 }
 
 // proxied reports whether sc's fleet reaches the broker through the
-// recorder's proxy (a Freeze needs it).
+// recorder's proxy (a Freeze or a Refuse needs it).
 func (sc Scenario) proxied() bool {
 	for _, o := range sc.Outages {
-		if o.Kind == Freeze {
+		if o.Kind == Freeze || o.Kind == Refuse {
 			return true
 		}
 	}
@@ -175,6 +186,23 @@ var Scenarios = []Scenario{
 		Outages: []Outage{{Kind: Kill, Down: 15 * time.Second}, {Kind: Kill, Before: 12 * time.Second, Down: 15 * time.Second}},
 		After:   60 * time.Second,
 	},
+	{
+		Name: "paho-py-refused",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects " +
+			"and refusals, through a proxy that closes every connection and answers every CONNECT with CONNACK 3 " +
+			"(server unavailable) for 30 s while the broker stays up: a failing application service on a healthy network.",
+		Client: PythonPaho, Mode: "manual", Prefix: "pyrefused", Devices: 200, Keepalive: 30, Seed: 18, Policy: managerPolicy,
+		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: []Outage{{Kind: Refuse, Down: 30 * time.Second}},
+		After: 60 * time.Second,
+	},
+	{
+		Name: "paho-py-cut",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects; " +
+			"the broker is down 45 s and the log ends 5 s after its return (the fleet is killed, nobody writes stopped), " +
+			"while most devices still wait out backoffs of up to 30 s.",
+		Client: PythonPaho, Mode: "manual", Prefix: "pycut", Devices: 200, Keepalive: 30, Seed: 19, Policy: managerPolicy,
+		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: kill(45 * time.Second), After: 5 * time.Second, Cut: true,
+	},
 }
 
 // Meta is a scenario's meta.json.
@@ -186,7 +214,8 @@ type Meta struct {
 	Mode        string  `json:"mode,omitempty"`
 	Churn       float64 `json:"churn,omitempty"`
 	KeepaliveS  int     `json:"keepalive_s,omitempty"`
-	DownS       float64 `json:"down_s"` // the first outage's
+	Cut         bool    `json:"cut,omitempty"` // the log ends during the recovery: no device wrote stopped
+	DownS       float64 `json:"down_s"`        // the first outage's
 	// Outages are the faults in the order they were injected; the three
 	// first scenarios were recorded before this field and have none.
 	Outages []MetaOutage `json:"outages,omitempty"`

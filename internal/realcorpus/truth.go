@@ -54,10 +54,10 @@ type Truth struct {
 
 // OutageTruth is one outage as the broker's log tells it.
 type OutageTruth struct {
-	Kind OutageKind // Kill or Freeze
-	// Start is the recorder's kill or freeze mark; Back the restarted
-	// broker's "running" line (Kill) or the recorder's link-restored mark
-	// (Freeze).
+	Kind OutageKind // Kill, Freeze or Refuse
+	// Start is the recorder's kill, freeze or refuse mark; Back the
+	// restarted broker's "running" line (Kill) or the recorder's
+	// link-restored (Freeze) or serving-again (Refuse) mark.
 	Start, Back time.Time
 	// Lost are the clients the broker had connected at Start, sorted: for a
 	// Kill every one of them lost its connection; for a Freeze the broker
@@ -123,7 +123,7 @@ func ParseBrokerLog(r io.Reader) (*Truth, error) {
 		return nil, err
 	}
 	if len(t.Outages) == 0 {
-		return nil, fmt.Errorf("broker.log: no kill or freeze mark")
+		return nil, fmt.Errorf("broker.log: no kill, freeze or refuse mark")
 	}
 	if t.current().Back.IsZero() {
 		return nil, fmt.Errorf("broker.log: the outage at %s never ended (no restart or restore)", t.current().Start.Format(StampTime))
@@ -152,21 +152,24 @@ func (t *Truth) down() bool {
 // take reads one line of the log.
 func (t *Truth) take(at time.Time, msg string, up map[string]bool) error {
 	switch msg {
-	case KillMark, FreezeMark:
+	case KillMark, FreezeMark, RefuseMark:
 		if t.down() {
 			return fmt.Errorf("%q while the outage of %s is under way", msg, t.current().Start.Format(StampTime))
 		}
 		t.closeOutage()
 		o := OutageTruth{Kind: Kill, Start: at, Lost: slices.Sorted(maps.Keys(t.conn)), Reconnected: map[string]time.Time{}}
-		if msg == FreezeMark {
+		switch msg {
+		case FreezeMark:
 			o.Kind = Freeze
-		} else {
+		case RefuseMark:
+			o.Kind = Refuse // the proxy closes every connection: the broker logs each close
+		default:
 			clear(t.conn) // every connection dies with the broker
 		}
 		t.Outages = append(t.Outages, o)
 		return nil
-	case RestoreMark:
-		if o := t.current(); o != nil && o.Kind == Freeze && o.Back.IsZero() {
+	case RestoreMark, ServeMark:
+		if o := t.current(); o != nil && (o.Kind == Freeze || o.Kind == Refuse) && o.Back.IsZero() {
 			o.Back = at
 		}
 		return nil
@@ -190,8 +193,8 @@ func (t *Truth) take(at time.Time, msg string, up map[string]bool) error {
 	}
 	if id, ok := closedClient(text); ok {
 		delete(t.conn, id)
-		if p, ok := t.pending[id]; ok && at.Sub(p) < Kept {
-			delete(t.pending, id) // torn down at once: not its reconnect
+		if p, ok := t.pending[id]; ok && at.Sub(p) < Kept && t.Stopped.IsZero() {
+			delete(t.pending, id) // torn down at once: not its reconnect (the recorder stopping the fleet is not)
 		}
 		return nil
 	}
@@ -211,7 +214,7 @@ func (t *Truth) take(at time.Time, msg string, up map[string]bool) error {
 		return nil
 	}
 	if o.Back.IsZero() {
-		return nil // through a frozen link: cannot be
+		return nil // through a frozen or refusing link: cannot be
 	}
 	t.Connects = append(t.Connects, at)
 	t.PerClient[id]++
