@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -27,18 +28,24 @@ type Met struct {
 	Devices int                   // the devices that wrote one
 }
 
-// metCount is one kind's count in one loss's tally (a Met's key and its
-// records, for one device).
+// metCount is one kind's count in one loss's tally: a Met's key, packed
+// (see metKey), and its records, for one device.
 type metCount struct {
-	Stage   auditfmt.Stage
-	Outcome auditfmt.Outcome
-	Class   auditfmt.FailureClass
-	Reason  int32
-	N       int32
+	Key uint64
+	N   int32
 }
 
-func (m *metCount) same(e *Event, stage auditfmt.Stage) bool {
-	return m.Stage == stage && m.Outcome == e.Outcome && m.Class == e.Fail && m.Reason == e.Reason
+// metKey packs a record's stage, outcome, class and reason into one word:
+// the stage and outcome in the top 16 bits (what StageOutcome groups by),
+// then the class, then the reason code.
+func metKey(stage auditfmt.Stage, e *Event) uint64 {
+	return uint64(stage)<<56 | uint64(e.Outcome)<<48 | uint64(e.Fail)<<40 | uint64(uint32(e.Reason))
+}
+
+// unpack returns the Met of key k, with no counts.
+func unpackMet(k uint64) Met {
+	return Met{Stage: auditfmt.Stage(k >> 56), Outcome: auditfmt.Outcome(k >> 48), Class: auditfmt.FailureClass(k >> 40),
+		Reason: int32(uint32(k))}
 }
 
 // tally adds the records events[from:to+1] to the tally of the loss l,
@@ -48,16 +55,16 @@ func (m *metCount) same(e *Event, stage auditfmt.Stage) bool {
 // loop writes both) is not counted again: its first says what it met.
 func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 	var failed [auditfmt.StageSession + 1]bool // the stage's current attempt has a failure record
+	last := -1                                 // the count the previous record went to
 	for i := max(from, 0); i <= to && i < len(events); i++ {
 		e := &events[i]
-		if e.Outcome == auditfmt.RateLimitedWait {
-			continue
-		}
 		stage := e.Stage
 		if isSessionStage(stage) {
 			stage = auditfmt.StageSession
 		}
 		switch e.Outcome {
+		case auditfmt.RateLimitedWait:
+			continue
 		case auditfmt.BackoffWait:
 			failed[stage] = false
 		case auditfmt.AttemptFailed, auditfmt.Refused:
@@ -66,13 +73,25 @@ func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 			}
 			failed[stage] = true
 		}
+		key := metKey(stage, e)
 		counts := ic.Met[l.MetAt:]
-		k := slices.IndexFunc(counts, func(m metCount) bool { return m.same(e, stage) })
-		if k >= 0 {
-			counts[k].N++
+		if last >= 0 && counts[last].Key == key {
+			counts[last].N++
 			continue
 		}
-		ic.Met = append(ic.Met, metCount{Stage: stage, Outcome: e.Outcome, Class: e.Fail, Reason: e.Reason, N: 1})
+		last = -1
+		for k := range counts {
+			if counts[k].Key == key {
+				last = k
+				break
+			}
+		}
+		if last >= 0 {
+			counts[last].N++
+			continue
+		}
+		ic.Met = append(ic.Met, metCount{Key: key, N: 1})
+		last = int(l.MetN)
 		l.MetN++
 	}
 }
@@ -82,48 +101,54 @@ func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 // outcome alone.
 func (ic *incidentCounter) metOf(ls []lossEvent) (met []Met, stages []StageOutcome) {
 	type entry struct {
-		metCount
+		key uint64
 		dev int32
+		n   int32
 	}
 	var all []entry
 	for _, l := range ls {
 		for _, m := range ic.Met[l.MetAt : l.MetAt+l.MetN] {
-			all = append(all, entry{m, l.Dev})
+			all = append(all, entry{m.Key, l.Dev, m.N})
 		}
 	}
+	// by stage and outcome, then device: a device's entries of one
+	// stage and outcome are together, and each full key's in device order
+	const so = uint64(0xffff) << 48
 	slices.SortFunc(all, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Outcome, b.Outcome), cmp.Compare(a.Class, b.Class),
-			cmp.Compare(a.Reason, b.Reason), cmp.Compare(a.dev, b.dev))
+		return cmp.Or(cmp.Compare(a.key&so, b.key&so), cmp.Compare(a.dev, b.dev), cmp.Compare(a.key, b.key))
 	})
-	var out []Met
-	for i, e := range all {
-		first := i == 0 || e.Stage != all[i-1].Stage || e.Outcome != all[i-1].Outcome || e.Class != all[i-1].Class ||
-			e.Reason != all[i-1].Reason
-		if first {
-			out = append(out, Met{Stage: e.Stage, Outcome: e.Outcome, Class: e.Class, Reason: e.Reason})
-		}
-		m := &out[len(out)-1]
-		m.Records += int(e.N)
-		if first || e.dev != all[i-1].dev {
-			m.Devices++
-		}
+	type tally struct {
+		records, devices int
+		last             int32
 	}
-	// the devices of each stage and outcome, whatever the class and reason
-	slices.SortFunc(all, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Outcome, b.Outcome), cmp.Compare(a.dev, b.dev))
-	})
+	byKey := map[uint64]*tally{}
 	for i, e := range all {
-		first := i == 0 || e.Stage != all[i-1].Stage || e.Outcome != all[i-1].Outcome
-		if first {
-			stages = append(stages, StageOutcome{Stage: e.Stage, Outcome: e.Outcome})
+		if i == 0 || e.key&so != all[i-1].key&so {
+			m := unpackMet(e.key)
+			stages = append(stages, StageOutcome{Stage: m.Stage, Outcome: m.Outcome})
 		}
-		so := &stages[len(stages)-1]
-		so.Records += int(e.N)
-		if first || e.dev != all[i-1].dev {
-			so.Devices++
+		st := &stages[len(stages)-1]
+		st.Records += int(e.n)
+		if i == 0 || e.key&so != all[i-1].key&so || e.dev != all[i-1].dev {
+			st.Devices++
 		}
+		t := byKey[e.key]
+		if t == nil {
+			t = &tally{last: -1}
+			byKey[e.key] = t
+		}
+		t.records += int(e.n)
+		if t.last != e.dev || t.devices == 0 {
+			t.devices++
+		}
+		t.last = e.dev
 	}
-	return out, stages
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
+		m := unpackMet(k)
+		m.Records, m.Devices = byKey[k].records, byKey[k].devices
+		met = append(met, m)
+	}
+	return met, stages
 }
 
 // StageOutcome counts the records of one outcome of one stage that an
