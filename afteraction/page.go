@@ -73,6 +73,8 @@ type incidentView struct {
 	Met                           []metRow     // the same, counted
 	Unrecovered                   []lostDevice // the devices that never came back
 	TooSoon                       int          // of them, those the log ended too soon for
+	Service                       string       // time to first useful service, in words
+	Unserved                      []kv         // the devices connected but not served: id, when
 	Chart, Stages                 chartView
 }
 

@@ -269,6 +269,10 @@ func whyOf(v *incidentView, in *analyze.Incident) {
 		}
 		v.Met = append(v.Met, r)
 	}
+	v.Service = report.ServiceText(in)
+	for i := range in.Unserved {
+		v.Unserved = append(v.Unserved, kv{in.Unserved[i].Device, report.UnservedText(in, &in.Unserved[i])})
+	}
 	for i := range in.Unrecovered {
 		u := &in.Unrecovered[i]
 		v.Unrecovered = append(v.Unrecovered, lostDevice{ID: u.Device, State: u.State, Text: report.LastStateText(u), TooSoon: u.CutShort})

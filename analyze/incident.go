@@ -76,6 +76,14 @@ type Incident struct {
 	// Unrecovered names every device it took down that had not connected
 	// again by the end of the log, with its last state, by device id.
 	Unrecovered []Unrecovered
+	// ServiceDevices counts its devices that record the service stage;
+	// Served those of them that were served after their reconnect; TTS50
+	// ... TTSMax are the percentiles of their times to first useful
+	// service, from their own loss; Unserved names those that reconnected
+	// and were not served within ServiceLag (see service.go).
+	ServiceDevices, Served      int
+	TTS50, TTS90, TTS99, TTSMax time.Duration
+	Unserved                    []Unserved
 }
 
 // IncidentWindow is the window losses are counted in: an incident is a
@@ -93,15 +101,19 @@ func IncidentMinDevices(n int) int {
 // lossEvent is one loss of a device, as the incident inference keeps it.
 type lossEvent struct {
 	At, Back int64 // the loss, and the first connect after it (NoTime if none)
-	Dev      int32 // the device's ordinal in the read
+	// Served is the first useful service after Back (the service stage's
+	// connected record), before the device's next loss; NoTime if none.
+	Served int64
+	Dev    int32 // the device's ordinal in the read
 	// MetAt and MetN are its tally of what the device met while down:
 	// incidentCounter.Met[MetAt : MetAt+MetN].
 	MetAt, MetN int32
 	Explicit    bool // recorded by a disconnected record
+	Service     bool // the device records the service stage
 }
 
 // incidentCounter gathers the losses and connects of every device and
-// finds the incidents among them. It keeps 32 bytes per loss and 16 per
+// finds the incidents among them. It keeps 40 bytes per loss and 16 per
 // kind of record its device met while down, 12 per connect, the name of
 // each device with a loss (to report its clock offset and name it), and
 // the last record of each device whose last loss did not end.
@@ -125,6 +137,7 @@ func (ic *incidentCounter) add(d *Device) {
 	ic.Devices++
 	last := int64(NoTime)
 	var lastEp *Episode
+	service := d.serviceLine()
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
 		if !ep.Loss() {
@@ -140,7 +153,8 @@ func (ic *incidentCounter) add(d *Device) {
 			continue
 		}
 		last, lastEp = ep.Lost, ep
-		ic.Losses = push(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Dev: dev, MetAt: int32(len(ic.Met)), Explicit: !ep.Inferred})
+		ic.Losses = push(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Served: d.servedAfter(service, i), Dev: dev,
+			MetAt: int32(len(ic.Met)), Explicit: !ep.Inferred, Service: service != nil})
 		ic.tally(d.Events, ep.First, to, &ic.Losses[len(ic.Losses)-1])
 	}
 	if lastEp != nil {

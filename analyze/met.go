@@ -54,7 +54,7 @@ func unpackMet(k uint64) Met {
 // that hears of the refusal in a callback and of the failure in its own
 // loop writes both) is not counted again: its first says what it met.
 func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
-	var failed [auditfmt.StageSession + 1]bool // the stage's current attempt has a failure record
+	var failed [auditfmt.StageService + 1]bool // the stage's current attempt has a failure record
 	last := -1                                 // the count the previous record went to
 	for i := max(from, 0); i <= to && i < len(events); i++ {
 		e := &events[i]
@@ -220,6 +220,7 @@ func (ic *incidentCounter) whyAndWho(incs []Incident, spans [][2]int, offs []Clo
 		ls := ic.Losses[sp[0]:sp[1]]
 		incs[k].Met, incs[k].Stages = ic.metOf(ls)
 		incs[k].Unrecovered = ic.unrecoveredOf(ls, ic.end, by)
+		ic.serviceOf(&incs[k], ls)
 		incs[k].Diagnosis = Diagnose(&incs[k])
 	}
 }

@@ -107,6 +107,9 @@ func (ic *incidentCounter) move(by map[int32]int64) {
 			if l.Back != NoTime {
 				l.Back -= o
 			}
+			if l.Served != NoTime {
+				l.Served -= o
+			}
 		}
 	}
 	for i, dev := range ic.ConnDevs {

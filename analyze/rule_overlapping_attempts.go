@@ -25,7 +25,7 @@ type stageKey struct {
 type overlappingAttempts struct {
 	ids  map[stageKey]*inFlight
 	pool []inFlight
-	open [auditfmt.StageSession + 1][]*inFlight // per stage, the attempts with no outcome yet
+	open [auditfmt.StageService + 1][]*inFlight // per stage, the attempts with no outcome yet
 }
 
 // inFlight is one attempt_id of a device.
@@ -61,7 +61,7 @@ func (r *overlappingAttempts) Device(c *Context, d *Device) {
 		r.open[s] = r.open[s][:0]
 	}
 	var t overlapTallies
-	var opened, connected [auditfmt.StageSession + 1]int // per stage: attempts opened; 1 + the order of the newest that connected
+	var opened, connected [auditfmt.StageService + 1]int // per stage: attempts opened; 1 + the order of the newest that connected
 	for i := range d.Events {
 		e := &d.Events[i]
 		if e.Outcome == auditfmt.GaveUp || e.Outcome == auditfmt.Stopped {

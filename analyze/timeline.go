@@ -229,14 +229,14 @@ func (d *Device) Build() {
 		d.reorder()
 	}
 	d.Attempts, d.Sessions, d.Episodes, d.Stages = d.Attempts[:0], d.Sessions[:0], d.Episodes[:0], d.Stages[:0]
-	var st [auditfmt.StageSession + 1]stageBuild
+	var st [auditfmt.StageService + 1]stageBuild
 	for k := range st {
 		st[k] = stageBuild{cur: -1, up: -1, ep: -1}
 	}
 	for i := range d.Events {
 		e := &d.Events[i]
 		k := e.Stage
-		if k == 0 || k > auditfmt.StageSession {
+		if k == 0 || k > auditfmt.StageService {
 			k = auditfmt.StageSession
 		}
 		d.step(&st[k], i)

@@ -68,9 +68,14 @@ const (
 	StageLink    Stage = iota + 1 // the network link (Wi-Fi association, modem attach)
 	StageAddress                  // address assignment and name resolution
 	StageSession                  // the MQTT session
+	// StageService is the first useful exchange after a session: its
+	// connected record is the first (subscriptions acknowledged, a first
+	// publish acknowledged, or a first message received); its refused a
+	// SUBACK failure, its attempt_failed a timeout (docs/format.md).
+	StageService
 )
 
-var stageNames = [...]string{StageLink: "link", StageAddress: "address", StageSession: "session"}
+var stageNames = [...]string{StageLink: "link", StageAddress: "address", StageSession: "session", StageService: "service"}
 
 // String returns the stage's name, or "" for the zero value.
 func (s Stage) String() string {

@@ -67,7 +67,9 @@ func fixture() *analyze.Result {
 					{Stage: auditfmt.StageSession, Outcome: auditfmt.AttemptFailed, Records: 7, Devices: 5}},
 				Diagnosis: analyze.DiagNoAnswer,
 				Unrecovered: []analyze.Unrecovered{{Device: "dev-0004", State: analyze.StateWaiting, At: t0 + 3e9, Stage: auditfmt.StageSession,
-					Due: t0 + 63e9, Delay: 60, Reason: -1, Attempts: 3, CutShort: true}}}}},
+					Due: t0 + 63e9, Delay: 60, Reason: -1, Attempts: 3, CutShort: true}},
+				ServiceDevices: 4, Served: 4, TTS50: 9 * time.Second, TTS90: 12 * time.Second, TTS99: 12 * time.Second, TTSMax: 12 * time.Second,
+				Unserved: []analyze.Unserved{{Device: "dev-0001", Reconnected: t0 + 2e9, Served: t0 + 12e9}}}}},
 		Notes: []string{"spacing: min_connect_spacing_s is not declared"},
 	}
 	return r

@@ -194,6 +194,28 @@ type jsonIncident struct {
 	DiagnosisText      string              `json:"diagnosis_text"`
 	Met                []jsonMet           `json:"met"`
 	Unrecovered        []jsonUnrecovered   `json:"unrecovered"`
+	Service            *jsonService        `json:"service,omitempty"`
+}
+
+// jsonService is an incident's time to first useful service, when its
+// devices record the service stage.
+type jsonService struct {
+	Devices  int            `json:"devices"`
+	Served   int            `json:"served"`
+	TTS50S   float64        `json:"tts_p50_s"`
+	TTS90S   float64        `json:"tts_p90_s"`
+	TTS99S   float64        `json:"tts_p99_s"`
+	TTSMaxS  float64        `json:"tts_max_s"`
+	LagS     float64        `json:"lag_s"`
+	Unserved []jsonUnserved `json:"unserved"`
+}
+
+// jsonUnserved is a device that reconnected and was not served within
+// the lag.
+type jsonUnserved struct {
+	Device        string  `json:"device"`
+	ReconnectedAt string  `json:"reconnected_at"`
+	ServedAt      *string `json:"served_at"`
 }
 
 type jsonRuleEntry struct {
@@ -421,6 +443,14 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 	}
 	ji.Diagnosis, ji.DiagnosisText = in.Diagnosis, DiagnosisText(in)
 	ji.Met, ji.Unrecovered = jsonMetOf(in.Met), jsonUnrecoveredOf(in.Unrecovered)
+	if in.ServiceDevices > 0 {
+		js := &jsonService{Devices: in.ServiceDevices, Served: in.Served, TTS50S: in.TTS50.Seconds(), TTS90S: in.TTS90.Seconds(),
+			TTS99S: in.TTS99.Seconds(), TTSMaxS: in.TTSMax.Seconds(), LagS: analyze.ServiceLag.Seconds(), Unserved: []jsonUnserved{}}
+		for _, u := range in.Unserved {
+			js.Unserved = append(js.Unserved, jsonUnserved{Device: u.Device, ReconnectedAt: Time(u.Reconnected), ServedAt: optTime(u.Served)})
+		}
+		ji.Service = js
+	}
 	return ji
 }
 

@@ -90,6 +90,19 @@ type decodedDoc struct {
 					Attempts                   int
 					LogEndedTooSoon            bool `json:"log_ended_too_soon"`
 				}
+				Service *struct {
+					Devices, Served int
+					TTS50S          float64 `json:"tts_p50_s"`
+					TTS90S          float64 `json:"tts_p90_s"`
+					TTS99S          float64 `json:"tts_p99_s"`
+					TTSMaxS         float64 `json:"tts_max_s"`
+					LagS            float64 `json:"lag_s"`
+					Unserved        []struct {
+						Device        string
+						ReconnectedAt string  `json:"reconnected_at"`
+						ServedAt      *string `json:"served_at"`
+					}
+				}
 			}
 			ClockOffsets []struct {
 				Device      string
@@ -181,6 +194,10 @@ func TestJSON(t *testing.T) {
 		*us[0].DueAt != "2026-11-30T14:18:33Z" || *us[0].DelayS != 60 || !us[0].LogEndedTooSoon || us[0].Attempts != 3 ||
 		us[0].Stage != "session" || !strings.HasPrefix(us[0].Text, "waiting a backoff of 1m0s") {
 		t.Errorf("unrecovered: %+v", us)
+	}
+	if sv := s.Fleet.Incidents[0].Service; sv == nil || sv.Devices != 4 || sv.Served != 4 || sv.TTS50S != 9 || sv.LagS != 5 ||
+		len(sv.Unserved) != 1 || sv.Unserved[0].Device != "dev-0001" || *sv.Unserved[0].ServedAt != "2026-11-30T14:17:42Z" {
+		t.Errorf("service: %+v", sv)
 	}
 	if len(s.Fleet.ClockOffsets) != 1 || s.Fleet.ClockOffsets[0].Device != "dev-0005" || s.Fleet.ClockOffsets[0].OffsetS != 4 || s.Fleet.ClockOffsets[0].Basis != "audit" {
 		t.Errorf("clock offsets = %+v", s.Fleet.ClockOffsets)

@@ -343,6 +343,9 @@ func IncidentBlock(in *analyze.Incident) string {
 		s += "\n" + IncidentBrokerText(in)
 	}
 	s += "\n          why: " + DiagnosisText(in) + "."
+	if v := ServiceText(in); v != "" {
+		s += "\n          " + v + "."
+	}
 	if u := UnrecoveredText(in); u != "" {
 		s += "\n          " + u
 	}

@@ -26,6 +26,8 @@ func TestText(t *testing.T) {
 			"why: nothing answered: 7 connects failed (transient) from 5 devices, with no CONNACK.\n",
 		"on corrected times: 1 device's clock was off (below).\n",
 		"          why: nothing answered: 7 connects failed (transient) from 5 devices, with no CONNACK.\n" +
+			"          service: 4 of 5 record it; 4 served again, time to first useful service (from each device's own loss) p50 9s, p90 12s, max 12s " +
+			"(to reconnect: p50 2s, p90 4s); 1 device connected but not served within 5s: dev-0001 (connected 2s after the loss, served 12s after).\n" +
 			"          1 device never came back (the log ended too soon for 1 of them):\n" +
 			"            dev-0004: waiting a backoff of 1m0s due at 2026-11-30T14:18:33Z (after the log ended); 3 attempts since its loss\n",
 		"checked:  5 devices, 40 records in dataset ds; 1 line rejected at ingest\n",

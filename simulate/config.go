@@ -21,6 +21,7 @@ var (
 )
 
 const (
+	ServiceTimeout    = 5 * time.Second       // how long a device waits for its service to answer
 	DefaultLatency    = 50 * time.Millisecond // socket-open to CONNACK or failure
 	DefaultAfterUp    = 15 * time.Minute      // horizon after the broker is up for good
 	DefaultDevicePfx  = "dev-"
@@ -69,6 +70,16 @@ type Config struct {
 	// FlushBatch is how many outbox messages a connected device sends per
 	// second (0: the whole outbox at once, on the connect).
 	FlushBatch int
+	// Service records the service stage (docs/format.md): after each
+	// connect once the broker is up for good, the device's first useful
+	// exchange, a connected record of stage service ServiceLatency later.
+	// ServiceDown keeps the application behind the broker down that long
+	// after the broker is up for good (it implies Service): a device
+	// connected before then waits ServiceTimeout for an answer, records a
+	// service attempt_failed (class transient), and asks again, until the
+	// service is back.
+	Service     bool
+	ServiceDown time.Duration
 	// Library, when set, gives every device the MQTT library's own
 	// automatic reconnect loop beside its manager, under this policy (a
 	// second reconnect owner; see the package documentation).
@@ -186,6 +197,8 @@ func (c *Config) check() error {
 		return bad("ColdBoot", "no library reconnect loop (--library-reconnect) with a cold boot", "both")
 	case c.Tick < 0:
 		return bad("Tick", "a duration >= 0", c.Tick)
+	case c.ServiceDown < 0 || c.ServiceDown > maxSimulatedRange:
+		return bad("ServiceDown", "a duration between 0 and 720h", c.ServiceDown)
 	case c.Horizon <= 0 || c.Horizon > maxSimulatedRange:
 		return bad("Horizon", "a duration > 0 and at most 720h", c.Horizon)
 	}

@@ -61,6 +61,7 @@ type rec struct {
 	attempt  int32
 	seq      int32
 	outcome  auditfmt.Outcome
+	stage    auditfmt.Stage // 0: not written (the session)
 	fail     auditfmt.FailureClass
 	reason   uint8 // 0: not written
 	presence bool  // session_present (connected records)
@@ -279,8 +280,29 @@ func (f *fleet) resolve(d *device) {
 		}
 		d.phase, d.upAt, d.authFailed = phaseUp, t, false
 		f.record(d, rec{t: t, delay: d.delay, outcome: auditfmt.Connected, presence: !f.pol.CleanSession, ceiling: -1})
+		f.serve(d, t)
 		f.up = append(f.up, *d)
 	}
+}
+
+// serve records the service stage of d's connect at t (Config.Service):
+// for a connect once the broker is up for good, its service checks until
+// the application answers, all written now (a later drop cannot cut
+// them short: the broker stays up).
+func (f *fleet) serve(d *device, t int64) {
+	if !f.cfg.Service && f.cfg.ServiceDown == 0 {
+		return
+	}
+	up := f.cfg.brokerUp().Microseconds()
+	if t < up {
+		return // during a flap: the session drops again before its service answers
+	}
+	back, timeout := up+f.cfg.ServiceDown.Microseconds(), ServiceTimeout.Microseconds()
+	for t+timeout <= back {
+		t += timeout
+		f.record(d, rec{t: t, outcome: auditfmt.AttemptFailed, stage: auditfmt.StageService, fail: auditfmt.FailTransient, ceiling: -1})
+	}
+	f.record(d, rec{t: max(t, back) + f.latency, outcome: auditfmt.Connected, stage: auditfmt.StageService, ceiling: -1})
 }
 
 // overCapacity counts a connect at t against the broker's capacity and
@@ -334,10 +356,10 @@ func (f *fleet) backoff(d *device, t int64) {
 func (f *fleet) record(d *device, r rec) {
 	r.dev, r.attempt, r.seq = int32(d.index()), d.attempt, d.seq
 	r.depth = -1
-	if f.cfg.AttemptIDs && r.outcome != auditfmt.Disconnected {
+	if f.cfg.AttemptIDs && r.outcome != auditfmt.Disconnected && r.stage == 0 {
 		r.try = d.tries
 	}
-	if f.cfg.OutboxPerS > 0 {
+	if f.cfg.OutboxPerS > 0 && r.stage == 0 {
 		r.depth, r.flushed = d.out.record(r.t, d.phase == phaseUp && r.outcome != auditfmt.Connected, f.cfg, f.pol)
 	}
 	d.seq++

@@ -91,5 +91,6 @@ func (l *library) step(f *fleet, e *device) {
 	}
 	d.phase, d.upAt, d.authFailed = phaseUp, e.t, false
 	f.record(d, rec{t: e.t, delay: d.delay, outcome: auditfmt.Connected, presence: !f.pol.CleanSession, ceiling: -1})
+	f.serve(d, e.t)
 	f.up = append(f.up, *d)
 }

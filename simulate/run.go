@@ -132,7 +132,7 @@ func (n *names) encode(dst []byte, recs []rec) []byte {
 		client = appendID(client[:0], DefaultDevicePfx, int(x.dev)+1, n.devWidth)
 		r = auditfmt.Record{ClientID: unsafe.String(&client[0], len(client)), RecordedAt: n.startNs + x.t*1000,
 			BackoffDelayS: x.delay, Attempt: int64(x.attempt), Outcome: x.outcome, CleanSession: n.clean,
-			FailureClass: x.fail, DeviceSeq: int64(x.seq), Has: auditfmt.HasDeviceSeq}
+			FailureClass: x.fail, Stage: x.stage, DeviceSeq: int64(x.seq), Has: auditfmt.HasDeviceSeq}
 		if n.hosts {
 			host = appendID(host[:0], DefaultHostPfx, int(x.dev)/n.perHost+1, n.hostWidth)
 			r.HostID = unsafe.String(&host[0], len(host))
@@ -150,7 +150,7 @@ func (n *names) encode(dst []byte, recs []rec) []byte {
 		if x.depth >= 0 {
 			r.OutboxDepth, r.OutboxFlushed, r.Has = x.depth, x.flushed, r.Has|auditfmt.HasOutboxDepth|auditfmt.HasOutboxFlushed
 		}
-		if x.outcome == auditfmt.Connected {
+		if x.outcome == auditfmt.Connected && x.stage == 0 {
 			r.SessionPresent, r.Has = x.presence, r.Has|auditfmt.HasSessionPresent
 		}
 		// r's ids alias client and host, which stay unchanged until

@@ -494,6 +494,9 @@ func (v *fleetView) incidents() []string {
 			second += fmt.Sprintf(", first accept %s, accepts peak %d/s", clock(b.FirstAcceptAt), b.AcceptsPeak)
 		}
 	}
+	if inc.ServiceDevices > 0 {
+		second += fmt.Sprintf(" · served p50 %s, %s connected not served", dur(inc.TTS50), count(len(inc.Unserved)))
+	}
 	third := "  why: " + report.DiagnosisText(inc)
 	if n := len(inc.Unrecovered); n > 0 {
 		third = fmt.Sprintf("  %s never came back (u lists them) · why: %s", count(n), report.DiagnosisText(inc))

@@ -41,8 +41,10 @@ random startup delay below the policy's startup_spread_s before its first
 attempt. --outbox-rate gives every device an outbox that queues messages
 while it is offline (at most the policy's outbox_limit) and flushes them,
 --flush-batch a second or all at once, once it is connected; the records
-then carry outbox_depth and outbox_flushed. docs/simulate.md describes the
-model.`,
+then carry outbox_depth and outbox_flushed. --service records each
+device's first useful exchange after it connects (the service stage);
+--service-down keeps the application behind the broker down a while after
+the broker is back. docs/simulate.md describes the model.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "devices", Aliases: []string{"n"}, Value: 1000, Usage: "fleet size"},
@@ -68,6 +70,8 @@ model.`,
 			&cli.Float64Flag{Name: "outbox-rate", Usage: "messages per second each device queues in its outbox while offline (0: no outbox)"},
 			&cli.IntFlag{Name: "flush-batch", Usage: "outbox messages a connected device sends per second (0: all at once)"},
 			&cli.BoolFlag{Name: "attempt-ids", Usage: "write an attempt_id on each record of an attempt"},
+			&cli.BoolFlag{Name: "service", Usage: "record the service stage: each device's first useful exchange after its connect"},
+			&cli.DurationFlag{Name: "service-down", Usage: "keep the application behind the broker down this long after the broker is back (implies --service): devices connect but are not served"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: boolEnv("STORMAUDIT_QUIET")},
 		},
 		Action: runSimulate,
@@ -120,7 +124,7 @@ func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
 		BadAuth: cmd.Float64("bad-auth"), DevicesPerHost: int(cmd.Int("devices-per-host")),
 		Capacity: int(cmd.Int("capacity")), CapacityWindow: cmd.Duration("capacity-window"),
 		ColdBoot: cmd.Bool("cold-boot"), OutboxPerS: cmd.Float64("outbox-rate"), FlushBatch: int(cmd.Int("flush-batch")),
-		AttemptIDs: cmd.Bool("attempt-ids"),
+		AttemptIDs: cmd.Bool("attempt-ids"), Service: cmd.Bool("service"), ServiceDown: cmd.Duration("service-down"),
 	}
 	if cfg.Latency == 0 {
 		cfg.Latency = -1 // simulate.Config reads 0 as the default
@@ -198,6 +202,7 @@ var configFlags = map[string]string{
 	"BadAuth": "--bad-auth", "DevicesPerHost": "--devices-per-host", "Capacity": "--capacity",
 	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon", "Start": "--start",
 	"Library": "--library-reconnect", "ColdBoot": "--cold-boot", "OutboxPerS": "--outbox-rate", "FlushBatch": "--flush-batch",
+	"ServiceDown": "--service-down",
 }
 
 // errIngestEnded tells the simulation that nobody reads its records any more.
