@@ -147,9 +147,12 @@ func (c *client) publish(topic string, payload []byte, retain bool) error {
 		TopicName: topic, Payload: payload}, (*packets.Packet).PublishEncode)
 }
 
-// subscribe subscribes to filter at QoS qos.
-func (c *client) subscribe(filter string, qos byte) error {
-	return c.write(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Subscribe, Qos: 1}, ProtocolVersion: c.proto, PacketID: 1,
+// subscribe subscribes to filter at QoS qos, with packet id 1.
+func (c *client) subscribe(filter string, qos byte) error { return c.subscribeID(filter, qos, 1) }
+
+// subscribeID subscribes to filter at QoS qos with packet id id.
+func (c *client) subscribeID(filter string, qos byte, id uint16) error {
+	return c.write(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Subscribe, Qos: 1}, ProtocolVersion: c.proto, PacketID: id,
 		Filters: packets.Subscriptions{{Filter: filter, Qos: qos}}}, (*packets.Packet).SubscribeEncode)
 }
 

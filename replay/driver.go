@@ -72,7 +72,22 @@ type Options struct {
 	// every device's status topic and counts them, as a client of any
 	// broker would.
 	Wills func() int64
+	// Service, when set, has every accepted connect ask for its first
+	// useful service, as a device does: it subscribes to its command
+	// topic (ServiceTopic) at QoS 1, and the audit records the SUBACK as
+	// a connected record of stage service (a refused one, with the
+	// SUBACK's code, when the broker refused the subscription; an
+	// attempt_failed when none came within ConnectTimeout).
+	Service bool
 }
+
+// ServiceTopic is the command topic a device subscribes to for its first
+// useful service (Options.Service).
+func ServiceTopic(clientID string) string { return "stormaudit/replay/" + clientID + "/cmd" }
+
+// serviceID is the packet id of the service subscription: a queue's
+// subscription uses 1.
+const serviceID = 2
 
 // Restart takes the broker down At after the replay's start (in plan time)
 // for Down, through Stop and Start.
@@ -380,7 +395,11 @@ func (r *run) attempt(i int, due time.Time) {
 		})
 		cl.publish(StatusTopic(d.ID), []byte("online"), true)
 		dev.cl = cl
-		cl.keep(d.Keepalive, func(error) { r.lost(dev, d, cl) }, r.handler(c.Device, cl, present))
+		on := r.handler(c.Device, cl, present)
+		if r.opts.Service {
+			on = r.serve(dev, d, cl, on)
+		}
+		cl.keep(d.Keepalive, func(error) { r.lost(dev, d, cl) }, on)
 	case errors.As(err, &ref):
 		res.kind, res.code = refused, ref.code
 		r.audit.record(dev, d, auditfmt.Refused, c.Attempt+1, wait.Seconds(), time.Now(), func(rec *auditfmt.Record) {
@@ -415,6 +434,50 @@ func (r *run) handler(k int32, cl *client, present bool) func(packets.FixedHeade
 		cl.subscribe(topic, r.queue.q.QoS)
 	}
 	return r.queue.handler(k, topic, cl)
+}
+
+// serve subscribes cl to d's command topic and returns the handler that
+// records the SUBACK as the device's first useful service, then hands
+// every packet on to next (nil: none). A SUBACK that has not come within
+// ConnectTimeout is recorded as a service attempt_failed.
+func (r *run) serve(dev *live, d *Device, cl *client, next func(packets.FixedHeader, []byte)) func(packets.FixedHeader, []byte) {
+	var once sync.Once
+	answer := func(o auditfmt.Outcome, set func(*auditfmt.Record)) {
+		once.Do(func() {
+			r.audit.record(dev, d, o, 0, 0, time.Now(), func(rec *auditfmt.Record) {
+				rec.Stage = auditfmt.StageService
+				if set != nil {
+					set(rec)
+				}
+			})
+		})
+	}
+	if err := cl.subscribeID(ServiceTopic(d.ID), 1, serviceID); err != nil {
+		return next
+	}
+	timer := time.AfterFunc(r.opts.ConnectTimeout, func() {
+		if !cl.stopped() {
+			answer(auditfmt.AttemptFailed, func(rec *auditfmt.Record) { rec.FailureClass = auditfmt.FailTransient })
+		}
+	})
+	return func(fh packets.FixedHeader, body []byte) {
+		if fh.Type == packets.Suback && packetID(body) == serviceID {
+			timer.Stop()
+			pk := packets.Packet{FixedHeader: fh, ProtocolVersion: cl.proto}
+			if pk.SubackDecode(body) == nil && len(pk.ReasonCodes) > 0 && pk.ReasonCodes[0] >= 0x80 {
+				code := pk.ReasonCodes[0]
+				answer(auditfmt.Refused, func(rec *auditfmt.Record) {
+					rec.ReasonCode, rec.Has = int64(code), rec.Has|auditfmt.HasReasonCode
+				})
+				return
+			}
+			answer(auditfmt.Connected, nil)
+			return
+		}
+		if next != nil {
+			next(fh, body)
+		}
+	}
 }
 
 // ended reports whether the replay's context has ended, or reached its

@@ -171,6 +171,39 @@ func TestAuditLog(t *testing.T) {
 	}
 }
 
+// TestServiceRecords: with Options.Service every accepted connect
+// subscribes to its command topic and its audit records the SUBACK as a
+// connected record of stage service, in both protocols; a refused
+// connect asks for no service.
+func TestServiceRecords(t *testing.T) {
+	b := embedded(t, BrokerOptions{Capacity: 10})
+	for _, proto := range []byte{MQTT311, MQTT5} {
+		path := filepath.Join(t.TempDir(), "replay.ndjson")
+		w, _, err := hashchain.OpenWriter(path, hashchain.WriterOptions{Log: "stormaudit.test/replay"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), spread(30, 200*time.Millisecond), Options{Broker: b.Addr(), Protocol: proto, Audit: w,
+			Service: true, Hold: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := strings.Count(string(raw), `"outcome":"connected","clean_session":false,"recorded_at"`) // both stages
+		service := strings.Count(string(raw), `"stage":"service"`)
+		if service != rep.ConnectsAccepted || served != 2*rep.ConnectsAccepted || rep.ConnectsRefused == 0 {
+			t.Errorf("protocol %d: %d service records, %d connected records; want one service connected for each of %d accepted (%d refused)",
+				proto, service, served, rep.ConnectsAccepted, rep.ConnectsRefused)
+		}
+	}
+}
+
 // TestMosquitto replays against a real Mosquitto the test starts on a free
 // loopback port, and holds the replay's counts to the broker's own log. It
 // is skipped when Mosquitto is not installed, except under CI.

@@ -77,6 +77,7 @@ interrupted (the partial report is still printed).`,
 			&cli.IntFlag{Name: "queued-qos", Value: 1, Usage: "with --queued: the QoS of the subscriptions and messages, 1 or 2"},
 			&cli.DurationFlag{Name: "ack-delay", Usage: "with --queued: how long a device takes to acknowledge each message"},
 			&cli.DurationFlag{Name: "connect-timeout", Value: replay.DefaultConnectTimeout, Usage: "socket-open to CONNACK, at most"},
+			&cli.BoolFlag{Name: "service", Usage: "after each accepted connect, subscribe to the device's command topic and record the SUBACK as its first useful service (the service stage) in --audit"},
 			&cli.DurationFlag{Name: "connack-slo", Value: replay.DefaultConnackSLO, Usage: "the CONNACK p99 the broker must keep to hold"},
 			&cli.StringFlag{Name: "audit", Usage: "write the replay's own audit log (a collector log, chained per device) to this file"},
 			&cli.StringFlag{Name: "key", Usage: "with --audit: sign its checkpoints with this key (NAME.key)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
@@ -170,7 +171,7 @@ type replaySettings struct {
 func replaySetup(cmd *cli.Command) (*replaySettings, error) {
 	s := &replaySettings{slo: cmd.Duration("connack-slo"), audit: cmd.String("audit")}
 	o := &s.opts
-	o.Speed, o.ConnectTimeout = cmd.Float64("speed"), cmd.Duration("connect-timeout")
+	o.Speed, o.ConnectTimeout, o.Service = cmd.Float64("speed"), cmd.Duration("connect-timeout"), cmd.Bool("service")
 	if !(o.Speed > 0) {
 		return nil, usageErr("replay: --speed: expected a factor > 0, found %v", o.Speed)
 	}
