@@ -51,6 +51,11 @@ type corpusDoc struct {
 				Diagnosis       string
 				Met             []corpusMet
 				Unrecovered     []corpusUnrecovered
+				Service         *struct {
+					Devices, Served int
+					TTS50S          float64 `json:"tts_p50_s"`
+					Unserved        []struct{ Device string }
+				}
 			}
 			ClockOffsets []struct {
 				Device      string
@@ -253,6 +258,17 @@ func compareIncidents(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, met
 			t.Errorf("incident %d: connects_peak_per_s %d, the broker accepted at most %d in a second", k, in.ConnectsPeak, peak)
 		}
 		compareWhy(t, k, in.Diagnosis, in.Met, o)
+		if sv := in.Service; (sv != nil) != (meta.ServiceDownS > 0) {
+			t.Errorf("incident %d: service %+v, the devices asked for service: %v", k, sv, meta.ServiceDownS > 0)
+		} else if sv != nil {
+			// nobody was served before the application came back
+			least := o.AppBack.Sub(o.Start) - shift - connectTolerance
+			if sv.Devices != in.DevicesLost || sv.Served != in.RecoveredBefore || time.Duration(sv.TTS50S*1e9) < least || len(sv.Unserved) == 0 {
+				t.Errorf("incident %d: service %d devices, %d served, p50 %.3fs, %d unserved; want all %d, as many as recovered (%d), "+
+					"p50 at least %v (the application came back then), some connected but not served",
+					k, sv.Devices, sv.Served, sv.TTS50S, len(sv.Unserved), in.DevicesLost, in.RecoveredBefore, least)
+			}
+		}
 		compareUnrecovered(t, k, in.Unrecovered, o, truth, meta)
 		if broker {
 			compareBrokerView(t, k, in.Broker, o, firstBack, meta)

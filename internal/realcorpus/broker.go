@@ -21,6 +21,7 @@ const (
 	RestoreMark = markPrefix + "link restored"                         // the proxy reset what it held and forwards again
 	RefuseMark  = markPrefix + "refusing every CONNECT with CONNACK 3" // the proxy closed every connection and refuses
 	ServeMark   = markPrefix + "serving again"                         // the proxy forwards again
+	AppMark     = markPrefix + "the application is back"               // the recorder's application serves again
 )
 
 // StampTime is the layout of a broker.log line's stamp.

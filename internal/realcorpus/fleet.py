@@ -28,6 +28,14 @@ Modes:
            loss), so every device tears down its live session every half
            second or so (the delay is drawn below 1 s).
 
+--service (manual mode) has each device ask for its first useful service
+after every connect: it subscribes to cmd/ID (QoS 1) and publishes a hello
+to hello/ID (QoS 1); the recorder's application answers on cmd/ID, and the
+device records that answer as a "connected" record of stage "service". A
+device not answered within 5 s records a service "attempt_failed"
+(failure_class transient) and says hello again, until it is answered or
+its session ends.
+
 --clock-skew FRACTION:SECONDS sets that fraction of the devices' clocks
 SECONDS ahead (each device drawn from the seed and its client id): their
 recorded_at stamps are that far from the true time. --clock-offsets PATH
@@ -100,7 +108,9 @@ class Device:
         c.reconnect_delay_set(1, 120)  # paho's defaults, stated
         c.on_connect = self.on_connect
         c.on_disconnect = self.on_disconnect
+        c.on_message = self.on_message
         self.c = c
+        self.serve_at = None  # when to say hello again, while not served
 
     def rec(self, outcome, delay=0.0, **extra):
         self.audit.write(self.cid, outcome, self.attempt, delay, False, self.offset, **extra)
@@ -111,10 +121,30 @@ class Device:
             self.rec("connected")
             self.lost.clear()
             self.up.set()
+            if self.args.service:
+                client.subscribe("cmd/" + self.cid, 1)
+                self.hello()
         else:
             self.rec("refused", reason_code=rc)
 
+    def hello(self):
+        """Asks the application for service; the answer is due in 5 s."""
+        self.c.publish("hello/" + self.cid, "hello", qos=1)
+        self.serve_at = time.monotonic() + 5
+
+    def on_message(self, client, userdata, msg):
+        if msg.topic == "cmd/" + self.cid and self.serve_at is not None and self.up.is_set():
+            self.serve_at = None
+            self.rec("connected", stage="service")
+
+    def check_service(self):
+        """Records a service timeout and asks again, when one is due."""
+        if self.serve_at is not None and self.up.is_set() and time.monotonic() >= self.serve_at:
+            self.rec("attempt_failed", stage="service", failure_class="transient")
+            self.hello()
+
     def on_disconnect(self, client, userdata, rc):
+        self.serve_at = None
         was_up = self.up.is_set()
         self.up.clear()
         if rc != 0 and not self.stop.is_set():
@@ -183,6 +213,7 @@ class Device:
             if self.c.loop(timeout=0.2) != mqtt.MQTT_ERR_SUCCESS and not self.up.is_set():
                 self.lost.set()
                 continue
+            self.check_service()
             if self.churner and time.monotonic() >= next_churn:
                 next_churn = time.monotonic() + self.rng.uniform(8, 16)
                 self.churn()
@@ -246,6 +277,7 @@ def main():
     ap.add_argument("--keepalive", type=int, default=30)
     ap.add_argument("--boot-spread", type=float, default=4.0, help="devices boot over this many seconds")
     ap.add_argument("--churn", type=float, default=0.0)
+    ap.add_argument("--service", action="store_true", help="ask the application for service after each connect (manual mode)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--clock-skew", default="", metavar="FRACTION:SECONDS",
                     help="that fraction of the devices have clocks SECONDS ahead")

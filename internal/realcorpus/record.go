@@ -66,6 +66,14 @@ func Record(sc Scenario, dir string, tools Tools) error {
 		fleetPort = px.Port()
 	}
 	time.Sleep(300 * time.Millisecond)
+	broker := fmt.Sprintf("tcp://127.0.0.1:%d", port)
+	var app *App
+	if sc.ServiceDown > 0 {
+		if app, err = StartApp(broker); err != nil {
+			b.Kill()
+			return err
+		}
+	}
 	offsets := filepath.Join(dir, ".clock-offsets.json")
 	stop, kill, err := startFleet(sc, tools, fleetPort, filepath.Join(dir, ClientLog), offsets)
 	if err != nil {
@@ -79,11 +87,23 @@ func Record(sc Scenario, dir string, tools Tools) error {
 		case Kill:
 			log.Mark(KillMark)
 			b.Kill()
+			if app != nil {
+				app.Stop() // it died with the broker
+			}
 			time.Sleep(o.Down)
 			log.Mark(RestartMark)
 			if b, err = StartBroker(tools.Mosquitto, conf, log); err != nil {
 				stop()
 				return err
+			}
+			if app != nil {
+				time.Sleep(sc.ServiceDown)
+				log.Mark(AppMark)
+				if app, err = StartApp(broker); err != nil {
+					stop()
+					b.Kill()
+					return err
+				}
 			}
 		case Freeze:
 			log.Mark(FreezeMark)
@@ -105,6 +125,9 @@ func Record(sc Scenario, dir string, tools Tools) error {
 	}
 	time.Sleep(sc.After)
 	log.Mark(StopMark)
+	if app != nil {
+		defer app.Stop()
+	}
 	if sc.Cut {
 		kill()
 	} else {
@@ -172,6 +195,9 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop
 		"--mode", sc.Mode, "--audit", audit, "--base", fmt.Sprint(sc.Policy.BaseDelayS), "--cap", fmt.Sprint(sc.Policy.MaxDelayS),
 		"--multiplier", fmt.Sprint(sc.Policy.Multiplier), "--keepalive", fmt.Sprint(sc.Keepalive),
 		"--boot-spread", fmt.Sprint(sc.Boot.Seconds()), "--churn", fmt.Sprint(sc.Churn), "--seed", fmt.Sprint(sc.Seed)}
+	if sc.ServiceDown > 0 {
+		args = append(args, "--service")
+	}
 	if sc.Skew.Fraction > 0 {
 		args = append(args, "--clock-skew", fmt.Sprintf("%g:%g", sc.Skew.Fraction, sc.Skew.Offset.Seconds()), "--clock-offsets", offsets)
 	}
@@ -191,7 +217,7 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop
 
 func writeMeta(sc Scenario, dir string, tools Tools, clock map[string]float64) error {
 	m := Meta{Scenario: sc.Name, Description: sc.Description, Devices: sc.Devices, Client: sc.Client,
-		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, Cut: sc.Cut, DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
+		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, Cut: sc.Cut, ServiceDownS: sc.ServiceDown.Seconds(), DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
 		Recorded: time.Now().UTC().Format(time.RFC3339), Versions: versions(tools)}
 	for _, o := range sc.Outages {
 		m.Outages = append(m.Outages, MetaOutage{Kind: o.Kind, BeforeS: o.Before.Seconds(), DownS: o.Down.Seconds()})

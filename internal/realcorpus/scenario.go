@@ -87,6 +87,12 @@ type Scenario struct {
 	After        time.Duration
 	// Live marks the scenarios whose Short variant TestRecordLive records.
 	Live bool
+	// ServiceDown, when set, has the devices ask for their first useful
+	// service after each connect, from the recorder's application (App),
+	// and keeps the application down that long after the broker came
+	// back from each outage: the devices connect but are not served
+	// (PythonPaho manual mode only; Kill outages).
+	ServiceDown time.Duration
 	// Cut ends the log during the recovery: After the last outage the
 	// recorder kills the fleet (SIGKILL) instead of stopping it, so no
 	// device writes stopped, as a collector that stopped collecting while
@@ -196,6 +202,16 @@ var Scenarios = []Scenario{
 		After: 60 * time.Second,
 	},
 	{
+		Name: "paho-py-service",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects; " +
+			"after each connect a device subscribes to its command topic, publishes a hello and counts the application's answer " +
+			"as its first useful service (stage service; a service attempt_failed after 5 s without one, and a new hello). " +
+			"The broker is down 20 s; the application behind it comes back 30 s after the broker: the devices connect but are not served.",
+		Client: PythonPaho, Mode: "manual", Prefix: "pyservice", Devices: 200, Keepalive: 30, Seed: 20, Policy: managerPolicy,
+		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: kill(20 * time.Second), After: 60 * time.Second,
+		ServiceDown: 30 * time.Second,
+	},
+	{
 		Name: "paho-py-cut",
 		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects; " +
 			"the broker is down 45 s and the log ends 5 s after its return (the fleet is killed, nobody writes stopped), " +
@@ -215,7 +231,10 @@ type Meta struct {
 	Churn       float64 `json:"churn,omitempty"`
 	KeepaliveS  int     `json:"keepalive_s,omitempty"`
 	Cut         bool    `json:"cut,omitempty"` // the log ends during the recovery: no device wrote stopped
-	DownS       float64 `json:"down_s"`        // the first outage's
+	// ServiceDownS is how long the application stayed down after the
+	// broker came back (ServiceDown), s; 0 when the scenario has none.
+	ServiceDownS float64 `json:"service_down_s,omitempty"`
+	DownS        float64 `json:"down_s"` // the first outage's
 	// Outages are the faults in the order they were injected; the three
 	// first scenarios were recorded before this field and have none.
 	Outages []MetaOutage `json:"outages,omitempty"`

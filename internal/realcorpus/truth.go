@@ -68,6 +68,10 @@ type OutageTruth struct {
 	// kept (see Truth.Reconnected); a lost client missing here had not
 	// come back by the next outage (or by the stop mark).
 	Reconnected map[string]time.Time
+	// AppBack is when the recorder's application came back after the
+	// outage (its mark), the zero time without one: no device can have
+	// been served before it.
+	AppBack time.Time
 }
 
 // lost reports whether client id is among o.Lost.
@@ -176,6 +180,11 @@ func (t *Truth) take(at time.Time, msg string, up map[string]bool) error {
 	case StopMark:
 		t.Stopped = at
 		return nil
+	case AppMark:
+		if o := t.current(); o != nil {
+			o.AppBack = at
+		}
+		return nil
 	}
 	// mosquitto's own lines begin with its one-second stamp
 	_, text, _ := strings.Cut(msg, ": ")
@@ -199,7 +208,7 @@ func (t *Truth) take(at time.Time, msg string, up map[string]bool) error {
 		return nil
 	}
 	id, ok := connectedClient(text)
-	if !ok {
+	if !ok || strings.HasPrefix(id, recorderClientPrefix) { // the recorder's own clients are no devices
 		return nil
 	}
 	t.conn[id] = true
