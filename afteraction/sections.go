@@ -219,7 +219,11 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 		v.How = fmt.Sprintf("%d devices lost the connection together (no disconnect recorded: inferred from the new attempts)", in.DevicesLost)
 	}
 	if in.Silent {
-		v.How = fmt.Sprintf("%d devices lost the connection together in a silent outage, noticed one by one from %s to %s; "+
+		noticed := "noticed one by one"
+		if in.Aligned {
+			noticed = "their keepalive phases aligned, noticed together"
+		}
+		v.How = fmt.Sprintf("%d devices lost the connection together in a silent outage, "+noticed+" from %s to %s; "+
 			"the link died at %s, between %s and %s (from the %s), and times to recover are counted from then",
 			in.DevicesLost, report.Time(in.FirstLoss), report.Time(in.LastLoss), report.Time(in.LostAt),
 			report.Time(in.LostAtEarliest), report.Time(in.LostAtLatest), in.Basis)

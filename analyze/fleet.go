@@ -158,6 +158,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 		wit, fc.Inc.pre, boffs = fc.Wit.judge(fc.broker)
 		fc.Wit.Devs = nil
 	}
+	fc.Inc.downs, fc.Inc.brokerKeepalive = brokerDowns(fc.broker), brokerKeepalive(fc.broker)
 	var members []map[string]bool
 	st.Incidents, st.ClockOffsets, members = fc.Inc.incidents()
 	if wit != nil {
@@ -184,6 +185,38 @@ func (fc *fleetCounter) stats() *FleetStats {
 		st.Fairness = 1
 	}
 	return st
+}
+
+// brokerDowns returns when the broker's logs say it went down, sorted.
+func brokerDowns(logs []*brokerlog.Log) []int64 {
+	var out []int64
+	for _, l := range logs {
+		for i := range l.Events {
+			if l.Events[i].Kind == brokerlog.BrokerDown {
+				out = append(out, l.Events[i].At)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// brokerKeepalive returns the keepalive most of the broker's accepts
+// declare (seconds, as the clients' CONNECTs gave it), 0 if none does.
+func brokerKeepalive(logs []*brokerlog.Log) time.Duration {
+	count := map[int]int{}
+	best := 0
+	for _, l := range logs {
+		for i := range l.Events {
+			if e := &l.Events[i]; e.Kind == brokerlog.Accepted && e.Keepalive > 0 {
+				count[e.Keepalive]++
+				if c := count[e.Keepalive]; c > count[best] || c == count[best] && e.Keepalive < best {
+					best = e.Keepalive
+				}
+			}
+		}
+	}
+	return time.Duration(best) * time.Second
 }
 
 // rank returns the nearest-rank p-quantile of sorted xs, 0 if empty.

@@ -23,10 +23,11 @@ type Incident struct {
 	// or BasisSpread.
 	Basis string
 	// Silent is true for a silent outage: losses noticed one by one, over
-	// up to a keepalive, with none of its devices back in between. Its
-	// times to recover run from LostAt, not from each device's own
-	// detection.
-	Silent bool
+	// up to a keepalive, with none of its devices back in between; or,
+	// Aligned, noticed together a keepalive after the devices last wrote
+	// (their keepalive phases aligned). Its times to recover run from
+	// LostAt, not from each device's own detection.
+	Silent, Aligned bool
 	// DevicesLost counts the devices it took down; LossInferred is true
 	// when none of them recorded the loss (a disconnected record): the
 	// losses are inferred from new attempts after connected records.
@@ -107,9 +108,14 @@ type lossEvent struct {
 	Dev    int32 // the device's ordinal in the read
 	// MetAt and MetN are its tally of what the device met while down:
 	// incidentCounter.Met[MetAt : MetAt+MetN].
-	MetAt, MetN int32
-	Explicit    bool // recorded by a disconnected record
-	Service     bool // the device records the service stage
+	MetAt int32
+	// Quiet is how long the device had written nothing before the loss
+	// (from its previous record, of any stage), ms, saturating; -1 when
+	// the loss is its first record.
+	Quiet    int32
+	MetN     uint16
+	Explicit bool // recorded by a disconnected record
+	Service  bool // the device records the service stage
 }
 
 // incidentCounter gathers the losses and connects of every device and
@@ -127,9 +133,13 @@ type incidentCounter struct {
 	Devices  int32 // devices read
 	Known    int   // devices known to have been connected: a session, or a loss
 
-	keepalive time.Duration   // the declared keepalive, 0 if none: set before incidents
-	end       int64           // the log's last record, NoTime if unknown: set before incidents
-	pre       map[int32]int64 // clock offsets known before (the broker's), by device: set before incidents
+	keepalive time.Duration // the declared keepalive, 0 if none: set before incidents
+	downs     []int64       // when the broker's logs say it went down, sorted: set before incidents
+	// brokerKeepalive is the keepalive most of the broker's accepts
+	// declare, 0 without a broker log: set before incidents
+	brokerKeepalive time.Duration
+	end             int64           // the log's last record, NoTime if unknown: set before incidents
+	pre             map[int32]int64 // clock offsets known before (the broker's), by device: set before incidents
 }
 
 func (ic *incidentCounter) add(d *Device) {
@@ -154,7 +164,7 @@ func (ic *incidentCounter) add(d *Device) {
 		}
 		last, lastEp = ep.Lost, ep
 		ic.Losses = push(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Served: d.servedAfter(service, i), Dev: dev,
-			MetAt: int32(len(ic.Met)), Explicit: !ep.Inferred, Service: service != nil})
+			MetAt: int32(len(ic.Met)), Quiet: d.quietBefore(ep), Explicit: !ep.Inferred, Service: service != nil})
 		ic.tally(d.Events, ep.First, to, &ic.Losses[len(ic.Losses)-1])
 	}
 	if lastEp != nil {
@@ -240,8 +250,11 @@ func (ic *incidentCounter) findIncidents(ls []lossEvent) ([]Incident, [][2]int) 
 	out := make([]Incident, len(spans))
 	for k, sp := range spans {
 		out[k] = newIncident(ls[sp[0]:sp[1]])
-		if silent[k] {
+		switch {
+		case silent[k]:
 			ic.silentEstimate(&out[k], ls[sp[0]:sp[1]])
+		case ic.alignedSilent(ls[sp[0]:sp[1]]):
+			ic.alignedEstimate(&out[k], ls[sp[0]:sp[1]])
 		}
 	}
 	return out, spans

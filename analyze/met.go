@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -90,6 +91,9 @@ func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 			counts[last].N++
 			continue
 		}
+		if l.MetN == math.MaxUint16 {
+			continue // more kinds than any device writes: the rest uncounted
+		}
 		ic.Met = append(ic.Met, metCount{Key: key, N: 1})
 		last = int(l.MetN)
 		l.MetN++
@@ -107,7 +111,7 @@ func (ic *incidentCounter) metOf(ls []lossEvent) (met []Met, stages []StageOutco
 	}
 	var all []entry
 	for _, l := range ls {
-		for _, m := range ic.Met[l.MetAt : l.MetAt+l.MetN] {
+		for _, m := range ic.Met[l.MetAt : l.MetAt+int32(l.MetN)] {
 			all = append(all, entry{m.Key, l.Dev, m.N})
 		}
 	}

@@ -160,6 +160,20 @@ func spreadOf(m map[int32]int64, med int64) int64 {
 }
 
 // offsets returns the clock offsets by device.
+// offsetsByDev returns the clock offsets by device ordinal (the order the
+// devices were read in, which every counter and rule of a check share),
+// Unix ns; nil when none was found.
+func (st *FleetStats) offsetsByDev() map[int32]int64 {
+	if len(st.ClockOffsets) == 0 {
+		return nil
+	}
+	m := make(map[int32]int64, len(st.ClockOffsets))
+	for _, o := range st.ClockOffsets {
+		m[o.dev] += int64(o.Offset)
+	}
+	return m
+}
+
 func (st *FleetStats) offsets() map[string]time.Duration {
 	m := make(map[string]time.Duration, len(st.ClockOffsets))
 	for _, o := range st.ClockOffsets {

@@ -28,8 +28,15 @@ const (
 // the flushes and recovered losses; Finish judges each incident.
 type backlog struct {
 	Flushes []flushAt
-	Losses  [][2]int64 // recovered losses: when lost, when connected again
-	Devices int32      // devices seen
+	Losses  []backlogLoss // recovered losses
+	Devices int32         // devices seen
+}
+
+// backlogLoss is a recovered loss: when lost, when connected again, and
+// the device's ordinal in the read (its clock offset's key).
+type backlogLoss struct {
+	Lost, Back int64
+	Dev        int32
 }
 
 func (r *backlog) merge(next Rule) {
@@ -38,7 +45,10 @@ func (r *backlog) merge(next Rule) {
 		f.Dev += r.Devices
 		r.Flushes = append(r.Flushes, f)
 	}
-	r.Losses = append(r.Losses, n.Losses...)
+	for _, l := range n.Losses {
+		l.Dev += r.Devices
+		r.Losses = append(r.Losses, l)
+	}
 	r.Devices += n.Devices
 }
 
@@ -64,7 +74,7 @@ func (r *backlog) Device(c *Context, d *Device) {
 	})
 	for i := range d.Episodes {
 		if ep := &d.Episodes[i]; ep.Loss() && ep.End != NoTime {
-			r.Losses = append(r.Losses, [2]int64{ep.Lost, ep.End})
+			r.Losses = append(r.Losses, backlogLoss{ep.Lost, ep.End, dev})
 		}
 	}
 	if limit, ok := r.limit(c); ok {
@@ -212,8 +222,17 @@ func (r *backlog) Finish(c *Context) {
 	if len(incs) == 0 || len(r.Flushes) == 0 {
 		return
 	}
+	if offs := c.Fleet.offsetsByDev(); offs != nil { // on the fleet's clock, as the incidents are
+		for i := range r.Flushes {
+			r.Flushes[i].At -= offs[r.Flushes[i].Dev]
+		}
+		for i := range r.Losses {
+			o := offs[r.Losses[i].Dev]
+			r.Losses[i].Lost, r.Losses[i].Back = r.Losses[i].Lost-o, r.Losses[i].Back-o
+		}
+	}
 	sortPlaced(r.Flushes)
-	slices.SortFunc(r.Losses, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	slices.SortFunc(r.Losses, func(a, b backlogLoss) int { return cmp.Compare(a.Lost, b.Lost) })
 	recoveries(incs, func(in *Incident, next int64) {
 		if b, ok := r.flushBunch(in, next); ok {
 			c.Report(b.finding(in))
@@ -236,12 +255,12 @@ type bunch struct {
 // rate the devices queued it at).
 func (r *backlog) flushBunch(in *Incident, next int64) (bunch, bool) {
 	b := bunch{lastConn: in.FirstConnectAt}
-	lo, _ := slices.BinarySearchFunc(r.Losses, in.LostAt, func(l [2]int64, t int64) int { return cmp.Compare(l[0], t) })
+	lo, _ := slices.BinarySearchFunc(r.Losses, in.LostAt, func(l backlogLoss, t int64) int { return cmp.Compare(l.Lost, t) })
 	for _, l := range r.Losses[lo:] {
-		if l[0] > in.LastLoss {
+		if l.Lost > in.LastLoss {
 			break
 		}
-		b.lastConn = max(b.lastConn, l[1])
+		b.lastConn = max(b.lastConn, l.Back)
 	}
 	fs := placedWithin(r.Flushes, in.FirstConnectAt, next)
 	if len(fs) == 0 {

@@ -30,11 +30,17 @@ const DefaultStartupSpread = 5 * time.Second
 // into boots and judges each.
 type startupStorm struct {
 	Starts        []fleetStart
+	Devices       int32   // devices seen
 	defaultSpread float64 // s
 }
 
 func (r *startupStorm) merge(next Rule) {
-	r.Starts = append(r.Starts, next.(*startupStorm).Starts...)
+	n := next.(*startupStorm)
+	for _, s := range n.Starts {
+		s.Dev += r.Devices
+		r.Starts = append(r.Starts, s)
+	}
+	r.Devices += n.Devices
 }
 
 func (r *startupStorm) Thresholds() []Threshold {
@@ -53,7 +59,8 @@ func (r *startupStorm) SetThreshold(name string, v float64) {
 // none).
 type fleetStart struct {
 	Boot, Open, Conn int64
-	Ref              Ref // the record of the open: its backoff_wait, or the connected record
+	Ref              Ref   // the record of the open: its backoff_wait, or the connected record
+	Dev              int32 // the device's ordinal in the read (its clock offset's key)
 }
 
 func (*startupStorm) Info() RuleInfo {
@@ -64,13 +71,15 @@ func (*startupStorm) Info() RuleInfo {
 }
 
 func (r *startupStorm) Device(_ *Context, d *Device) {
+	dev := r.Devices
+	r.Devices++
 	k := 0
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
 		if !ep.Starting {
 			continue
 		}
-		s := fleetStart{Boot: ep.Start, Open: NoTime, Conn: ep.End}
+		s := fleetStart{Boot: ep.Start, Open: NoTime, Conn: ep.End, Dev: dev}
 		for ; k < len(d.Attempts) && (ep.Last < 0 || d.Attempts[k].Backoff < ep.Last); k++ {
 			if a := &d.Attempts[k]; a.Backoff >= ep.First && isSessionStage(a.Stage) && s.Open == NoTime {
 				s.Open, s.Ref = a.Open, d.Events[a.Backoff].Ref
@@ -90,6 +99,17 @@ func (r *startupStorm) Finish(c *Context) {
 	spread, declared := 0.0, c.Policy != nil && !c.Inferred && c.Policy.Declared("startup_spread_s") && c.Policy.StartupSpreadS > 0
 	if declared {
 		spread = c.Policy.StartupSpreadS
+	}
+	if offs := c.Fleet.offsetsByDev(); offs != nil { // on the fleet's clock
+		for i := range r.Starts {
+			if o, ok := offs[r.Starts[i].Dev]; ok {
+				s := &r.Starts[i]
+				s.Boot, s.Open = s.Boot-o, s.Open-o
+				if s.Conn != NoTime {
+					s.Conn -= o
+				}
+			}
+		}
 	}
 	slices.SortFunc(r.Starts, func(a, b fleetStart) int { return cmp.Or(cmp.Compare(a.Boot, b.Boot), compareLines(a.Ref, b.Ref)) })
 	for lo := 0; lo < len(r.Starts); {

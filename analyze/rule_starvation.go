@@ -154,6 +154,17 @@ func (r *starvation) Finish(c *Context) {
 		c.Skip("starvation", fmt.Sprintf("only %d of the %d devices that lost their connection recovered: starvation is judged against a fleet of which at least half recovered", st.Recovered, st.Lost))
 		return
 	}
+	if offs := st.offsets(); len(offs) > 0 { // the findings' times on the fleet's clock
+		for i := range r.Devs {
+			if o := int64(offs[r.Devs[i].ID]); o != 0 {
+				d := &r.Devs[i]
+				d.From -= o
+				if d.Until != NoTime {
+					d.Until -= o
+				}
+			}
+		}
+	}
 	slices.Sort(r.Waits)
 	b := newStarveBound(st, r.Waits, r.floor)
 	var starved []starveDevice

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -33,6 +34,80 @@ const DetectSlack = time.Second
 // outage may lie when no keepalive is declared: two keepalives of 60 s,
 // the common default.
 const DefaultDetectSpread = 2 * time.Minute
+
+// AlignedShare is the share of a tight incident's devices that must have
+// written nothing for a keepalive before their loss for it to be a
+// silent outage with aligned keepalive phases.
+const AlignedShare = 0.9
+
+// quietBefore returns how long d had written nothing before the loss ep
+// (its previous record, of any stage, in device order), ms, saturating;
+// -1 when ep begins with its first record.
+func (d *Device) quietBefore(ep *Episode) int32 {
+	if ep.First <= 0 || ep.First > len(d.Events) {
+		return -1
+	}
+	gap := (ep.Lost - d.Events[ep.First-1].At) / int64(time.Millisecond)
+	return int32(max(0, min(gap, math.MaxInt32)))
+}
+
+// alignedSilent reports whether the tight incident of losses ls is a
+// silent outage whose devices' keepalive phases were aligned (they last
+// talked to the broker within a second of each other, after a restart or
+// a boot): with a declared keepalive K, at least AlignedShare of its
+// devices had written nothing for K (less DetectSlack) when they noticed
+// the loss, as a device that notices by an unanswered ping has, and no
+// broker log says the broker went down in the 2K before the first loss
+// (a reset reaches every device at once, whatever its phase).
+func (ic *incidentCounter) alignedSilent(ls []lossEvent) bool {
+	k := int64(ic.alignedKeepalive())
+	if k <= 0 {
+		return false
+	}
+	first := ls[0].At
+	i, _ := slices.BinarySearch(ic.downs, first-2*k-int64(DetectSlack))
+	if i < len(ic.downs) && ic.downs[i] <= first+int64(IncidentWindow) {
+		return false
+	}
+	seen := map[int32]bool{}
+	quiet, n := 0, 0
+	for _, l := range ls {
+		if seen[l.Dev] {
+			continue
+		}
+		seen[l.Dev] = true
+		n++
+		if l.Quiet >= 0 && int64(l.Quiet)*int64(time.Millisecond) >= k-int64(DetectSlack) {
+			quiet++
+		}
+	}
+	return float64(quiet) >= AlignedShare*float64(n)
+}
+
+// alignedKeepalive is the keepalive an aligned silent outage is judged
+// by: the declared one, else the one the devices declared in their
+// CONNECTs as the broker's log shows them (the most common); 0 if none.
+func (ic *incidentCounter) alignedKeepalive() time.Duration {
+	if ic.keepalive > 0 {
+		return ic.keepalive
+	}
+	return ic.brokerKeepalive
+}
+
+// alignedEstimate dates the aligned silent outage inc of losses ls: each
+// device noticed 1 to 2 keepalives after its last exchange with the
+// broker, which came before the link died, so the link died in
+// [last loss - 2K - DetectSlack, first loss - K]; LostAt is the middle.
+func (ic *incidentCounter) alignedEstimate(inc *Incident, ls []lossEvent) {
+	k := int64(ic.alignedKeepalive())
+	ic.silentEstimate(inc, ls)
+	inc.Basis = BasisKeepalive
+	inc.LostAtLatest = inc.FirstLoss - k
+	inc.LostAtEarliest = min(inc.LastLoss-2*k-int64(DetectSlack), inc.LostAtLatest)
+	inc.LostAt = inc.LostAtEarliest + (inc.LostAtLatest-inc.LostAtEarliest)/2
+	inc.Aligned = true
+	inc.retime(ls)
+}
 
 // silentOutages finds the silent outages among the losses ls (sorted by
 // time) and returns the incidents' spans: the silent outages, and the
@@ -121,6 +196,11 @@ func (ic *incidentCounter) silentEstimate(inc *Incident, ls []lossEvent) {
 	inc.LostAtLatest = first
 	inc.LostAtEarliest = min(inc.LostAtEarliest, first)
 	inc.LostAt = inc.LostAtEarliest + (inc.LostAtLatest-inc.LostAtEarliest)/2
+	inc.retime(ls)
+}
+
+// retime measures a silent outage's times to recover from its LostAt.
+func (inc *Incident) retime(ls []lossEvent) {
 	inc.TTR = inc.TTR[:0]
 	seen := map[int32]bool{}
 	for _, l := range ls {

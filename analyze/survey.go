@@ -70,6 +70,7 @@ type Open struct {
 	At    int64 // Unix ns
 	Kind  OpenKind
 	Stage auditfmt.Stage // link, address or session (a record without one is of the session)
+	dev   int32          // the device's index in Overview.Devices (its clock offset's key)
 }
 
 // Activity is what the fleet did over time, kept as sorted instants so
@@ -83,6 +84,7 @@ type Activity struct {
 // Flush is N outbox messages flushed at At (Unix ns).
 type Flush struct {
 	At, N int64
+	dev   int32 // as Open's
 }
 
 // Bucket is one bar of a histogram: the socket-opens by kind, the
@@ -173,8 +175,9 @@ func (o *Overview) Device(id string) int {
 func Survey(dir string, opts Options) (*Overview, error) {
 	o := &Overview{}
 	observe := opts.Observe
+	var conns []Open // the connects, with their devices
 	opts.Observe = func(d *Device) {
-		o.Devices = append(o.Devices, figures(d, &o.Activity))
+		o.Devices = append(o.Devices, figures(d, int32(len(o.Devices)), &o.Activity, &conns))
 		if observe != nil {
 			observe(d)
 		}
@@ -184,6 +187,7 @@ func Survey(dir string, opts Options) (*Overview, error) {
 		return nil, err
 	}
 	o.Result = res
+	o.correct(conns)
 	slices.SortFunc(o.Activity.Opens, func(a, b Open) int { return cmp.Compare(a.At, b.At) })
 	slices.Sort(o.Activity.Connects)
 	slices.SortFunc(o.Activity.Flushes, func(a, b Flush) int { return cmp.Compare(a.At, b.At) })
@@ -196,11 +200,42 @@ func Survey(dir string, opts Options) (*Overview, error) {
 	return o, nil
 }
 
-// figures returns the figures of d, adding its socket-opens and connects
-// to act.
-func figures(d *Device, act *Activity) DeviceFigures {
+// correct moves the activity and figures of the devices whose clocks the
+// check found off onto the fleet's clock (FleetStats.ClockOffsets), as
+// the incidents are, and fills Activity.Connects from conns.
+func (o *Overview) correct(conns []Open) {
+	offs := map[int32]int64{}
+	if st := o.Result.Summary.Fleet; st != nil {
+		byName := st.offsets()
+		for k := range o.Devices {
+			if off := int64(byName[o.Devices[k].ID]); off != 0 {
+				offs[int32(k)] = off
+				f := &o.Devices[k]
+				f.First, f.Last = f.First-off, f.Last-off
+				for i := range f.Opens {
+					f.Opens[i] -= off
+				}
+			}
+		}
+	}
+	a := &o.Activity
+	for i := range a.Opens {
+		a.Opens[i].At -= offs[a.Opens[i].dev]
+	}
+	for i := range a.Flushes {
+		a.Flushes[i].At -= offs[a.Flushes[i].dev]
+	}
+	a.Connects = make([]int64, len(conns))
+	for i, c := range conns {
+		a.Connects[i] = c.At - offs[c.dev]
+	}
+}
+
+// figures returns the figures of d, the device of index k, adding its
+// socket-opens to act and its connects to conns.
+func figures(d *Device, k int32, act *Activity, conns *[]Open) DeviceFigures {
 	f := DeviceFigures{ID: d.ID, Records: len(d.Events), TTR: -1, First: NoTime, Last: NoTime}
-	d.Flushes(func(_ int, at, n int64) { act.Flushes = append(act.Flushes, Flush{At: at, N: n}) })
+	d.Flushes(func(_ int, at, n int64) { act.Flushes = append(act.Flushes, Flush{At: at, N: n, dev: k}) })
 	for i := range d.Events {
 		e := &d.Events[i]
 		if f.First == NoTime || e.At < f.First {
@@ -210,7 +245,7 @@ func figures(d *Device, act *Activity) DeviceFigures {
 			f.Last = e.At
 		}
 		if e.Outcome == auditfmt.Connected && (e.Stage == 0 || e.Stage == auditfmt.StageSession) {
-			act.Connects = append(act.Connects, e.At)
+			*conns = append(*conns, Open{At: e.At, dev: k})
 		}
 	}
 	for _, o := range d.Opens() {
@@ -219,6 +254,7 @@ func figures(d *Device, act *Activity) DeviceFigures {
 			f.Failed++
 		}
 		f.Opens = append(f.Opens, o.At)
+		o.dev = k
 		act.Opens = append(act.Opens, o)
 	}
 	slices.Sort(f.Opens)

@@ -269,7 +269,7 @@ func TestFileWriterErrors(t *testing.T) {
 		want string
 	}{
 		{"outcome", func(r []auditfmt.Record) { r[5].Outcome = 0 }, "row 5: outcome: expected one of connected, backoff_wait"},
-		{"stage", func(r []auditfmt.Record) { r[4].Stage = 9 }, "row 4: stage: expected one of link, address, session"},
+		{"stage", func(r []auditfmt.Record) { r[4].Stage = 9 }, "row 4: stage: expected one of link, address, session, service"},
 		{"source out of range", func(r []auditfmt.Record) { r[2].Source = 3 }, "row 2: source: expected an index below 3"},
 		{"reason code too wide", func(r []auditfmt.Record) { r[1].Has |= auditfmt.HasReasonCode; r[1].ReasonCode = 1 << 40 }, "row 1: reason_code: expected a 32-bit integer"},
 	} {
@@ -666,7 +666,7 @@ func TestReadThirdPartyRows(t *testing.T) {
 	wantErrs := []string{
 		`row 1: outcome: expected one of connected, backoff_wait, rate_limited_wait, attempt_failed, refused, disconnected, gave_up, stopped, found "exploded"`,
 		`row 2: attempt: expected a value, found null`,
-		`row 3: stage: expected one of link, address, session, found "orbit"`,
+		`row 3: stage: expected one of link, address, session, service, found "orbit"`,
 		`row 4: recorded_offset_min: expected minutes within ±23:59, found 1440`,
 		`row 5: attempt: expected an integer >= 0, found -2`,
 	}

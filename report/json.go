@@ -170,6 +170,7 @@ type jsonIncident struct {
 	LostAtLatest       string              `json:"lost_at_latest"`
 	LostAtBasis        string              `json:"lost_at_basis"`
 	Silent             bool                `json:"silent"`
+	Aligned            bool                `json:"aligned,omitempty"`
 	TTRFrom            string              `json:"ttr_from"`
 	FirstLossAt        string              `json:"first_loss_at"`
 	LastLossAt         string              `json:"last_loss_at"`
@@ -418,7 +419,7 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 
 func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 	ji := jsonIncident{LostAt: Time(in.LostAt), LostAtEarliest: Time(in.LostAtEarliest), LostAtLatest: Time(in.LostAtLatest),
-		LostAtBasis: in.Basis, Silent: in.Silent, TTRFrom: "each device's loss", FirstLossAt: Time(in.FirstLoss), LastLossAt: Time(in.LastLoss), DevicesLost: in.DevicesLost,
+		LostAtBasis: in.Basis, Silent: in.Silent, Aligned: in.Aligned, TTRFrom: "each device's loss", FirstLossAt: Time(in.FirstLoss), LastLossAt: Time(in.LastLoss), DevicesLost: in.DevicesLost,
 		LossInferred: in.LossInferred, FirstConnectAt: optTime(in.FirstConnectAt), Recovered: in.Recovered,
 		RecoveredBefore: in.RecoveredBeforeNext, Corrected: in.Corrected, TTR50S: in.TTR50.Seconds(), TTR90S: in.TTR90.Seconds(), TTR99S: in.TTR99.Seconds(), TTRMaxS: in.TTRMax.Seconds(),
 		ConnectsPeakPerS: in.ConnectsPeak, ConnectsPeakAt: optTime(in.ConnectsPeakAt),

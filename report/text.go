@@ -405,10 +405,14 @@ func IncidentText(in *analyze.Incident) string {
 	}
 	s := fmt.Sprintf("incident: at %s %s lost the connection together (%s)", Time(in.LostAt), plural(in.DevicesLost, "device"), how)
 	if in.Silent {
+		noticed := "noticed one by one"
+		if in.Aligned {
+			noticed = "their keepalive phases aligned: noticed together, a keepalive or more after they last wrote,"
+		}
 		s = fmt.Sprintf("incident: at %s (between %s and %s, from the %s) %s lost the connection together: a silent outage, "+
-			"noticed one by one from %s to %s (%s), times to recover counted from %s",
+			"%s from %s to %s (%s), times to recover counted from %s",
 			Time(in.LostAt), Time(in.LostAtEarliest), Time(in.LostAtLatest), in.Basis, plural(in.DevicesLost, "device"),
-			Time(in.FirstLoss), Time(in.LastLoss), how, Time(in.LostAt))
+			noticed, Time(in.FirstLoss), Time(in.LastLoss), how, Time(in.LostAt))
 	}
 	if in.FirstConnectAt == analyze.NoTime {
 		return s + ";\n          none had connected again when the log ends."

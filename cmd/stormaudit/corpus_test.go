@@ -210,7 +210,17 @@ func compareIncidents(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, met
 			end = truth.Outages[k+1].Start
 		}
 		var shift time.Duration // check's times to recover run from its lost_at for a silent outage
-		if o.Kind == realcorpus.Freeze {
+		if o.Kind == realcorpus.Freeze && !declared && !broker && meta.BootS > 0 && meta.BootS <= 1 {
+			// aligned keepalive phases and no keepalive to judge them by
+			// (none declared, no broker log): an ordinary loss at the
+			// detections, up to two keepalives after the link died
+			keepalive := time.Duration(meta.KeepaliveS) * time.Second
+			if d := in.LostAt.Sub(o.Start); in.Silent || d < keepalive-time.Second || d > 2*keepalive+time.Second {
+				t.Errorf("incident %d: lost_at %v (silent %v), the link died at %v: with no keepalive, want the detections, 1 to 2 keepalives later",
+					k, in.LostAt, in.Silent, o.Start)
+			}
+			shift = in.LostAt.Sub(o.Start)
+		} else if o.Kind == realcorpus.Freeze {
 			keepalive := time.Duration(meta.KeepaliveS) * time.Second
 			if d := in.LostAt.Sub(o.Start).Abs(); !in.Silent || d > keepalive || in.LostAtEarliest.After(o.Start) || in.LostAtLatest.Before(o.Start) {
 				t.Errorf("incident %d: lost_at %v (silent %v, in [%v, %v]), the link died at %v: want a silent incident within the keepalive %v whose bound holds it",
@@ -427,6 +437,10 @@ func compareRules(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, meta re
 	for rule, ids := range devices {
 		switch rule {
 		case "recovery-storm", "unscheduled-connect", "reconnect-while-connected":
+		case "startup-storm": // the whole fleet booted within a second: a startup storm
+			if meta.BootS == 0 || meta.BootS > 1 {
+				t.Errorf("%s fired on %d devices (%v ...), the fleet booted over %gs", rule, len(ids), ids[0], meta.BootS)
+			}
 		case "unaudited-connect":
 			if !broker || !library {
 				t.Errorf("%s fired on %d devices (%v ...)", rule, len(ids), ids[0])
@@ -434,6 +448,9 @@ func compareRules(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, meta re
 		default:
 			t.Errorf("%s fired on %d devices (%v ...)", rule, len(ids), ids[0])
 		}
+	}
+	if boot := meta.BootS > 0 && meta.BootS <= 1; boot != (len(devices["startup-storm"]) > 0) {
+		t.Errorf("startup-storm fired %v; the fleet booted over %gs", !boot, meta.BootS)
 	}
 	if broker && doc.Summary.Fleet.Broker == nil {
 		t.Errorf("no summary.fleet.broker with --broker-log")

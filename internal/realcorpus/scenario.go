@@ -184,6 +184,17 @@ var Scenarios = []Scenario{
 		After: 60 * time.Second,
 	},
 	{
+		Name: "paho-py-silent-aligned",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects, " +
+			"keepalive 20 s, the devices all booted within 1 s (their keepalive phases aligned), " +
+			"through a proxy that goes silent for 60 s: the broker stays up and times each session out, " +
+			"and every client notices within the same second (paho reason code 16), one to two keepalives after the link died.",
+		Client: PythonPaho, Mode: "manual", Prefix: "pyaligned", Devices: 200, Keepalive: 20, Seed: 21,
+		Policy: withKeepalive(managerPolicy, 20),
+		Boot:   time.Second, Settle: 25 * time.Second, Outages: []Outage{{Kind: Freeze, Down: 60 * time.Second}},
+		After: 60 * time.Second,
+	},
+	{
 		Name: "paho-go-twice",
 		Description: "Go paho.mqtt.golang with AutoReconnect off, driven by the reference manager alone, which does not " +
 			"record disconnects; the broker dies twice: down 15 s, up 12 s (part of the fleet not back yet), down 15 s again.",
@@ -230,7 +241,10 @@ type Meta struct {
 	Mode        string  `json:"mode,omitempty"`
 	Churn       float64 `json:"churn,omitempty"`
 	KeepaliveS  int     `json:"keepalive_s,omitempty"`
-	Cut         bool    `json:"cut,omitempty"` // the log ends during the recovery: no device wrote stopped
+	// BootS is the time the devices booted over, s (Scenario.Boot); 0 in
+	// the recordings made before the field.
+	BootS float64 `json:"boot_s,omitempty"`
+	Cut   bool    `json:"cut,omitempty"` // the log ends during the recovery: no device wrote stopped
 	// ServiceDownS is how long the application stayed down after the
 	// broker came back (ServiceDown), s; 0 when the scenario has none.
 	ServiceDownS float64 `json:"service_down_s,omitempty"`
