@@ -134,12 +134,13 @@ type incidentCounter struct {
 	Known    int   // devices known to have been connected: a session, or a loss
 
 	keepalive time.Duration // the declared keepalive, 0 if none: set before incidents
+	moved     []movedLoss   // the losses the audit's offsets moved
 	downs     []int64       // when the broker's logs say it went down, sorted: set before incidents
 	// brokerKeepalive is the keepalive most of the broker's accepts
 	// declare, 0 without a broker log: set before incidents
 	brokerKeepalive time.Duration
-	end             int64           // the log's last record, NoTime if unknown: set before incidents
-	pre             map[int32]int64 // clock offsets known before (the broker's), by device: set before incidents
+	end             int64                   // the log's last record, NoTime if unknown: set before incidents
+	pre             map[int32][]ClockOffset // clock offsets known before (the broker's), by device: set before incidents
 }
 
 func (ic *incidentCounter) add(d *Device) {
@@ -210,6 +211,7 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]
 		}
 		offs = append(offs, found...)
 	}
+	offs = ic.steps(offs, spans)
 	corrected := map[int32]bool{}
 	for _, o := range offs {
 		corrected[o.dev] = true

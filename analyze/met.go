@@ -213,12 +213,12 @@ type Unrecovered struct {
 // never came back, from the losses of its span; offs are the clock
 // offsets found (the broker's, ic.pre, besides).
 func (ic *incidentCounter) whyAndWho(incs []Incident, spans [][2]int, offs []ClockOffset) {
-	by := map[int32]int64{}
-	for dev, o := range ic.pre {
-		by[dev] += o
+	by := map[int32][]ClockOffset{}
+	for dev, os := range ic.pre {
+		by[dev] = append(by[dev], os...)
 	}
 	for _, o := range offs {
-		by[o.dev] += int64(o.Offset)
+		by[o.dev] = append(by[o.dev], o)
 	}
 	for k, sp := range spans {
 		ls := ic.Losses[sp[0]:sp[1]]
@@ -265,9 +265,9 @@ func (ic *incidentCounter) keepLast(d *Device, dev int32, ep *Episode) {
 
 // unrecoveredOf returns the devices of the losses ls that never
 // connected after them, with their last states, sorted by device; end is
-// the log's last record (NoTime: unknown), offs the clock offsets by
-// device.
-func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, offs map[int32]int64) []Unrecovered {
+// the log's last record (NoTime: unknown), offs each device's clock
+// offsets.
+func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, offs map[int32][]ClockOffset) []Unrecovered {
 	var out []Unrecovered
 	seen := map[int32]bool{}
 	for _, l := range ls {
@@ -280,7 +280,7 @@ func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, offs map[int
 			continue
 		}
 		s := ic.Last[k]
-		o := offs[l.Dev]
+		o := offsetAt(offs[l.Dev], s.At)
 		u := Unrecovered{Device: ic.Names[l.Dev], At: s.At - o, Stage: s.Stage, Due: s.Due, Delay: s.Delay, Class: s.Class,
 			Reason: s.Reason, Attempts: int(s.Attempts)}
 		if u.Due != NoTime {

@@ -42,8 +42,79 @@ type ClockOffset struct {
 	// BasisBroker (the device's connected records against the broker's
 	// accepts: its clock minus the broker's).
 	Basis string
+	// From and Until are when, on the device's own clock, the offset held:
+	// NoTime for since its first record and to its last. A clock that
+	// stepped (an NTP fix) has an Until: for the audit's offsets, its
+	// first later loss that a later incident holds on the device's
+	// uncorrected time; for the broker's, the record after the last of
+	// its connects that the offset pairs with the broker's accepts, from
+	// which on a second offset (or none) holds.
+	From, Until int64
 
 	dev int32
+	at  int64 // the loss it was found at, on the device's clock (NoTime: the broker's, for every record)
+}
+
+// offsetAt returns a device's clock offset at t on its own clock, of its
+// offsets offs (in the order they were found): the broker's that hold at
+// t (from their at, NoTime: the start, to their Until), plus the audit's
+// found at its latest loss at or before t (the first for earlier
+// times), that one 0 once its Until has passed.
+func offsetAt(offs []ClockOffset, t int64) int64 {
+	var sum int64 // the broker's that hold at t, and the audit's
+	var audit *ClockOffset
+	for i := range offs {
+		switch o := &offs[i]; {
+		case o.Basis == BasisBroker:
+			if (o.at == NoTime || t >= o.at) && (o.Until == NoTime || t < o.Until) {
+				sum += int64(o.Offset)
+			}
+		case audit == nil || o.at <= t:
+			audit = o
+		}
+	}
+	if audit != nil && (audit.Until == NoTime || t < audit.Until) {
+		sum += int64(audit.Offset)
+	}
+	return sum
+}
+
+// clockIndex holds a check's clock offsets by device ordinal and by
+// client id.
+type clockIndex struct {
+	byDev  map[int32][]ClockOffset
+	byName map[string][]ClockOffset
+}
+
+// clocks returns the index of st's clock offsets; its maps are nil when
+// none was found.
+func (st *FleetStats) clocks() clockIndex {
+	var ix clockIndex
+	if len(st.ClockOffsets) == 0 {
+		return ix
+	}
+	ix.byDev, ix.byName = map[int32][]ClockOffset{}, map[string][]ClockOffset{}
+	for _, o := range st.ClockOffsets {
+		ix.byDev[o.dev] = append(ix.byDev[o.dev], o)
+		ix.byName[o.Device] = append(ix.byName[o.Device], o)
+	}
+	return ix
+}
+
+// dev returns the offset of device ordinal dev at t on its clock.
+func (ix clockIndex) dev(dev int32, t int64) int64 {
+	if ix.byDev == nil {
+		return 0
+	}
+	return offsetAt(ix.byDev[dev], t)
+}
+
+// name returns the offset of the device id at t on its clock.
+func (ix clockIndex) name(id string, t int64) int64 {
+	if ix.byName == nil {
+		return 0
+	}
+	return offsetAt(ix.byName[id], t)
 }
 
 // correct looks for two incidents, in time order, that are one outage
@@ -70,39 +141,118 @@ func (ic *incidentCounter) correct(incs []Incident, spans [][2]int) []ClockOffse
 		if !disjoint(ref, grp) {
 			continue
 		}
+		sp := spans[k+1]
 		if len(grp) > len(ref) {
-			ref, grp = grp, ref
+			ref, grp, sp = grp, ref, spans[k]
 		}
-		return ic.shift(ref, grp)
+		return ic.shift(ref, grp, sp)
 	}
 	return nil
 }
 
-// shift moves the devices of grp onto ref's clock and returns their
-// offsets.
-func (ic *incidentCounter) shift(ref, grp map[int32]int64) []ClockOffset {
+// shift moves the losses of grp, the devices of the span sp of
+// ic.Losses, onto ref's clock, with the connects of each device from its
+// loss to its recovery, and returns their offsets. Only those losses
+// move: a device's clock may step later (an NTP fix), and its later
+// losses are judged on their own.
+func (ic *incidentCounter) shift(ref, grp map[int32]int64, sp [2]int) []ClockOffset {
 	mRef, mGrp := medianOf(ref), medianOf(grp)
 	res := time.Duration(max(spreadOf(ref, mRef), spreadOf(grp, mGrp)))
-	by := map[int32]int64{}
 	var out []ClockOffset
 	for dev, at := range grp {
-		by[dev] = at - mRef
-		out = append(out, ClockOffset{Device: ic.Names[dev], Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, Basis: BasisAudit, dev: dev})
+		out = append(out, ClockOffset{Device: ic.Names[dev], Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, Basis: BasisAudit,
+			From: NoTime, Until: NoTime, dev: dev, at: at})
 	}
 	slices.SortFunc(out, func(x, y ClockOffset) int { return strings.Compare(x.Device, y.Device) })
-	ic.move(by)
+	windows := map[int32][][2]int64{} // each device's moved spans, on its clock: connects in them move too
+	for i := sp[0]; i < sp[1]; i++ {
+		l := &ic.Losses[i]
+		o := grp[l.Dev] - mRef
+		end := l.At
+		if l.Back != NoTime {
+			end = l.Back
+		}
+		windows[l.Dev] = append(windows[l.Dev], [2]int64{l.At, end})
+		l.At -= o
+		if l.Back != NoTime {
+			l.Back -= o
+		}
+		if l.Served != NoTime {
+			l.Served -= o
+		}
+		ic.moved = append(ic.moved, movedLoss{dev: l.Dev, at: l.At})
+	}
+	for i, dev := range ic.ConnDevs {
+		for _, w := range windows[dev] {
+			if c := ic.Connects[i]; c >= w[0] && c <= w[1] {
+				ic.Connects[i] -= grp[dev] - mRef
+				break
+			}
+		}
+	}
+	return out
+}
+
+// movedLoss is a loss the audit's offsets moved: its device, and its
+// time on the fleet's clock.
+type movedLoss struct {
+	dev int32
+	at  int64
+}
+
+// steps sets the Until of the audit's offsets offs: a device's first
+// later loss, on its own clock, that an incident of incs (spans of
+// ic.Losses) holds unmoved. It also merges the offsets of one device
+// that agree (found at two incidents) into the first.
+func (ic *incidentCounter) steps(offs []ClockOffset, spans [][2]int) []ClockOffset {
+	if len(offs) == 0 {
+		return offs
+	}
+	moved := map[movedLoss]bool{}
+	for _, m := range ic.moved {
+		moved[m] = true
+	}
+	held := map[int32][]int64{} // each device's unmoved losses that an incident holds
+	for _, sp := range spans {
+		for _, l := range ic.Losses[sp[0]:sp[1]] {
+			if !moved[movedLoss{l.Dev, l.At}] {
+				held[l.Dev] = append(held[l.Dev], l.At)
+			}
+		}
+	}
+	var out []ClockOffset
+	last := map[int32]int{} // the index in out of each device's latest offset
+	for _, o := range offs {
+		if o.Basis == BasisAudit {
+			for _, at := range held[o.dev] {
+				if at > o.at && (o.Until == NoTime || at < o.Until) {
+					o.Until = at
+				}
+			}
+		}
+		if k, ok := last[o.dev]; ok && o.Basis == BasisAudit {
+			p := &out[k]
+			if abs64(int64(p.Offset-o.Offset)) <= int64(max(p.Resolution, o.Resolution)+LatencySlack) && (p.Until == NoTime || p.Until > o.at) {
+				p.Until = o.Until // the same offset again: one offset, holding to the later one's end
+				continue
+			}
+		}
+		last[o.dev] = len(out)
+		out = append(out, o)
+	}
 	return out
 }
 
 // move shifts the losses, recoveries and connects of the devices in by
-// back by their offsets.
-func (ic *incidentCounter) move(by map[int32]int64) {
+// back by their offsets at the time of each.
+func (ic *incidentCounter) move(by map[int32][]ClockOffset) {
 	if len(by) == 0 {
 		return
 	}
 	for i := range ic.Losses {
-		if o, ok := by[ic.Losses[i].Dev]; ok {
+		if os, ok := by[ic.Losses[i].Dev]; ok {
 			l := &ic.Losses[i]
+			o := offsetAt(os, l.At)
 			l.At -= o
 			if l.Back != NoTime {
 				l.Back -= o
@@ -113,8 +263,8 @@ func (ic *incidentCounter) move(by map[int32]int64) {
 		}
 	}
 	for i, dev := range ic.ConnDevs {
-		if o, ok := by[dev]; ok {
-			ic.Connects[i] -= o
+		if os, ok := by[dev]; ok {
+			ic.Connects[i] -= offsetAt(os, ic.Connects[i])
 		}
 	}
 }
@@ -157,27 +307,4 @@ func spreadOf(m map[int32]int64, med int64) int64 {
 	}
 	slices.Sort(ds)
 	return int64(rank(ds, 0.9))
-}
-
-// offsets returns the clock offsets by device.
-// offsetsByDev returns the clock offsets by device ordinal (the order the
-// devices were read in, which every counter and rule of a check share),
-// Unix ns; nil when none was found.
-func (st *FleetStats) offsetsByDev() map[int32]int64 {
-	if len(st.ClockOffsets) == 0 {
-		return nil
-	}
-	m := make(map[int32]int64, len(st.ClockOffsets))
-	for _, o := range st.ClockOffsets {
-		m[o.dev] += int64(o.Offset)
-	}
-	return m
-}
-
-func (st *FleetStats) offsets() map[string]time.Duration {
-	m := make(map[string]time.Duration, len(st.ClockOffsets))
-	for _, o := range st.ClockOffsets {
-		m[o.Device] += o.Offset
-	}
-	return m
 }

@@ -222,13 +222,14 @@ func (r *backlog) Finish(c *Context) {
 	if len(incs) == 0 || len(r.Flushes) == 0 {
 		return
 	}
-	if offs := c.Fleet.offsetsByDev(); offs != nil { // on the fleet's clock, as the incidents are
+	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the fleet's clock, as the incidents are
 		for i := range r.Flushes {
-			r.Flushes[i].At -= offs[r.Flushes[i].Dev]
+			r.Flushes[i].At -= ix.dev(r.Flushes[i].Dev, r.Flushes[i].At)
 		}
 		for i := range r.Losses {
-			o := offs[r.Losses[i].Dev]
-			r.Losses[i].Lost, r.Losses[i].Back = r.Losses[i].Lost-o, r.Losses[i].Back-o
+			l := &r.Losses[i]
+			o := ix.dev(l.Dev, l.Lost)
+			l.Lost, l.Back = l.Lost-o, l.Back-o
 		}
 	}
 	sortPlaced(r.Flushes)

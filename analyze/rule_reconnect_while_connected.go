@@ -162,10 +162,9 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 }
 
 func (r *reconnectWhileConnected) Finish(c *Context) {
-	incs, offs := c.Fleet.Incidents, c.Fleet.offsets()
+	incs, ix := c.Fleet.Incidents, c.Fleet.clocks()
 	for _, cd := range r.Devs {
-		off := int64(offs[cd.ID])
-		kept := slices.DeleteFunc(slices.Clone(cd.Occ), func(o churnOcc) bool { return inIncident(incs, o.At-off) })
+		kept := slices.DeleteFunc(slices.Clone(cd.Occ), func(o churnOcc) bool { return inIncident(incs, o.At-ix.name(cd.ID, o.At)) })
 		if len(kept) > 0 {
 			c.Report(r.finding(cd.ID, kept, len(cd.Occ)-len(kept), cd.Flaps))
 		}

@@ -121,9 +121,9 @@ func (r *recoveryStorm) Finish(c *Context) {
 	if _, ok := c.Param(recoveryStormID, "delay", noValue); !ok {
 		return
 	}
-	if offs := c.Fleet.offsets(); len(offs) > 0 { // on the incidents' clock
+	if ix := c.Fleet.clocks(); ix.byName != nil { // on the incidents' clock
 		for i := range r.Losses {
-			if o := int64(offs[r.Losses[i].Device]); o != 0 {
+			if o := ix.name(r.Losses[i].Device, r.Losses[i].LossAt); o != 0 {
 				l := &r.Losses[i]
 				l.LossAt, l.Conn, l.Start = l.LossAt-o, l.Conn-o, l.Start-o
 			}

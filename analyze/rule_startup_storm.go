@@ -100,9 +100,9 @@ func (r *startupStorm) Finish(c *Context) {
 	if declared {
 		spread = c.Policy.StartupSpreadS
 	}
-	if offs := c.Fleet.offsetsByDev(); offs != nil { // on the fleet's clock
+	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the fleet's clock
 		for i := range r.Starts {
-			if o, ok := offs[r.Starts[i].Dev]; ok {
+			if o := ix.dev(r.Starts[i].Dev, r.Starts[i].Boot); o != 0 {
 				s := &r.Starts[i]
 				s.Boot, s.Open = s.Boot-o, s.Open-o
 				if s.Conn != NoTime {

@@ -154,9 +154,9 @@ func (r *starvation) Finish(c *Context) {
 		c.Skip("starvation", fmt.Sprintf("only %d of the %d devices that lost their connection recovered: starvation is judged against a fleet of which at least half recovered", st.Recovered, st.Lost))
 		return
 	}
-	if offs := st.offsets(); len(offs) > 0 { // the findings' times on the fleet's clock
+	if ix := st.clocks(); ix.byName != nil { // the findings' times on the fleet's clock
 		for i := range r.Devs {
-			if o := int64(offs[r.Devs[i].ID]); o != 0 {
+			if o := ix.name(r.Devs[i].ID, r.Devs[i].From); o != 0 {
 				d := &r.Devs[i]
 				d.From -= o
 				if d.Until != NoTime {

@@ -204,30 +204,37 @@ func Survey(dir string, opts Options) (*Overview, error) {
 // check found off onto the fleet's clock (FleetStats.ClockOffsets), as
 // the incidents are, and fills Activity.Connects from conns.
 func (o *Overview) correct(conns []Open) {
-	offs := map[int32]int64{}
+	var ix clockIndex
 	if st := o.Result.Summary.Fleet; st != nil {
-		byName := st.offsets()
-		for k := range o.Devices {
-			if off := int64(byName[o.Devices[k].ID]); off != 0 {
-				offs[int32(k)] = off
-				f := &o.Devices[k]
-				f.First, f.Last = f.First-off, f.Last-off
-				for i := range f.Opens {
-					f.Opens[i] -= off
-				}
-			}
+		ix = st.clocks()
+	}
+	at := func(k int32, t int64) int64 { // the fleet's time of device k's t
+		if ix.byName == nil {
+			return t
 		}
+		return t - ix.name(o.Devices[k].ID, t)
+	}
+	for k := range o.Devices {
+		f := &o.Devices[k]
+		if ix.byName == nil || ix.byName[f.ID] == nil {
+			continue
+		}
+		f.First, f.Last = at(int32(k), f.First), at(int32(k), f.Last)
+		for i := range f.Opens {
+			f.Opens[i] = at(int32(k), f.Opens[i])
+		}
+		slices.Sort(f.Opens) // a clock that stepped can reorder them
 	}
 	a := &o.Activity
 	for i := range a.Opens {
-		a.Opens[i].At -= offs[a.Opens[i].dev]
+		a.Opens[i].At = at(a.Opens[i].dev, a.Opens[i].At)
 	}
 	for i := range a.Flushes {
-		a.Flushes[i].At -= offs[a.Flushes[i].dev]
+		a.Flushes[i].At = at(a.Flushes[i].dev, a.Flushes[i].At)
 	}
 	a.Connects = make([]int64, len(conns))
 	for i, c := range conns {
-		a.Connects[i] = c.At - offs[c.dev]
+		a.Connects[i] = at(c.dev, c.At)
 	}
 }
 

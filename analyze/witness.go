@@ -48,10 +48,14 @@ type witnessCounter struct {
 // witnessDev is one device's connected records (session stage), in its
 // own order, and the span of its records.
 type witnessDev struct {
-	Dev         int32 // the device's ordinal, as incidentCounter's
-	ID          string
-	Conn        []int64
-	Refs        []Ref
+	Dev  int32 // the device's ordinal, as incidentCounter's
+	ID   string
+	Conn []int64
+	Refs []Ref
+	// Next holds, for each of Conn, the time of the device's next record
+	// in its own order (NoTime after its last): where a clock that stepped
+	// back after a connect shows it first.
+	Next        []int64
 	First, Last int64
 	// Ended holds when it recorded its session ended (disconnected,
 	// attempt_failed or refused records of the session stage).
@@ -71,7 +75,11 @@ func (w *witnessCounter) add(d *Device, dev int32) {
 		}
 		switch e.Outcome {
 		case auditfmt.Connected:
-			wd.Conn, wd.Refs = append(wd.Conn, e.At), append(wd.Refs, e.Ref)
+			next := int64(NoTime)
+			if i+1 < len(d.Events) {
+				next = d.Events[i+1].At
+			}
+			wd.Conn, wd.Refs, wd.Next = append(wd.Conn, e.At), append(wd.Refs, e.Ref), append(wd.Next, next)
 		case auditfmt.Disconnected, auditfmt.AttemptFailed, auditfmt.Refused:
 			wd.Ended = append(wd.Ended, e.At)
 		}
@@ -157,7 +165,7 @@ type AuditConnect struct {
 // resolution half the width of their middle 80%, at least
 // FineResolution. The offset is reported, and applied, when it exceeds
 // its resolution by more than LatencySlack.
-func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32]int64, []ClockOffset) {
+func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32][]ClockOffset, []ClockOffset) {
 	wit := &Witness{}
 	byClient := map[string][]int{}
 	for li, l := range logs {
@@ -185,7 +193,7 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32]int64
 		from, to = wit.Events[0].At, wit.Events[n-1].At+int64(wit.Events[n-1].Res)
 	}
 	known := map[string]bool{}
-	offsets := map[int32]int64{}
+	offsets := map[int32][]ClockOffset{}
 	var offs []ClockOffset
 	slices.SortFunc(w.Devs, func(a, b witnessDev) int { return strings.Compare(a.ID, b.ID) })
 	for _, d := range w.Devs {
@@ -201,16 +209,15 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32]int64
 				takeovers = append(takeovers, wit.Events[i])
 			}
 		}
-		off, res, ok := estimateOffset(d.Conn, acc)
-		if ok && abs64(off) > res+int64(LatencySlack) {
-			offsets[d.Dev] = off
-			offs = append(offs, ClockOffset{Device: d.ID, Offset: time.Duration(off), Resolution: time.Duration(res), LostAt: NoTime, Basis: BasisBroker, dev: d.Dev})
-		} else {
-			off = 0 // within what the evidence resolves: the clocks agree
+		mine, split := brokerOffsets(d, acc)
+		if len(mine) > 0 {
+			offsets[d.Dev] = mine
+			offs = append(offs, mine...)
 		}
-		w.pair(wit, d, acc, off, from, to)
+		off := func(t int64) int64 { return offsetAt(mine, t) }
+		w.pair(wit, d, acc, off, split, from, to)
 		for _, tk := range takeovers {
-			if !endedBefore(d, tk.At+off) {
+			if !endedBefore(d, tk.At+off(tk.At)) {
 				wit.Takeovers = append(wit.Takeovers, tk)
 			}
 		}
@@ -224,30 +231,123 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32]int64
 	return wit, offsets, offs
 }
 
+// MaxStepConnects bounds the connected records of a device that are
+// searched for a clock step (brokerOffsets): a device that connected
+// more often is judged by one offset.
+const MaxStepConnects = 32
+
+// brokerOffsets returns the offsets of d's clock against the broker's
+// accepts acc: none when the clocks agree within what the evidence
+// resolves; one for every record (see estimateOffset); or, when its
+// connected records split in time into two runs that each agree on an
+// offset and the two offsets differ by more than they resolve (a clock
+// that stepped: an NTP fix between them), the offset of each run that is
+// off, the first until the second run's first record, the second from
+// it; and the offset of each of d's connected records (in its order). A
+// step is looked for only when some records pair with no accept at
+// the one offset, and taken only when the two runs pair every record and
+// a run of one record is on the broker's time (a clock set right).
+func brokerOffsets(d witnessDev, acc []BrokerEvent) ([]ClockOffset, []int64) {
+	mk := func(off, res, at, until int64) ClockOffset {
+		return ClockOffset{Device: d.ID, Offset: time.Duration(off), Resolution: time.Duration(res), LostAt: NoTime, Basis: BasisBroker,
+			From: at, Until: until, dev: d.Dev, at: at}
+	}
+	off := func(o, r int64) bool { return abs64(o) > r+int64(LatencySlack) }
+	cs := d.Conn // in the device's own order: a clock that steps back leaves its times out of order
+	o, r, ok := estimateOffset(cs, acc)
+	if n := len(cs); ok && n >= 2 && n <= MaxStepConnects && pairedAt(cs, acc, o) < n {
+		// some records pair with no accept at the one offset: a step, if
+		// two runs pair every record
+		best, bestRes := -1, int64(1<<63-1)
+		var o1, r1, o2, r2 int64
+		for j := 1; j < n; j++ {
+			a, ra, oka := estimateOffset(cs[:j], acc)
+			b, rb, okb := estimateOffset(cs[j:], acc)
+			// a run of one record is evidence only of a clock set right
+			// (an NTP fix): one record pairing at a new offset away from
+			// the broker's time is more likely an accept the log lacks
+			single := j == 1 && off(a, ra) || j == n-1 && off(b, rb)
+			if oka && okb && !single && abs64(a-b) > ra+rb+int64(LatencySlack) && ra+rb < bestRes &&
+				pairedAt(cs[:j], acc, a)+pairedAt(cs[j:], acc, b) == n {
+				best, bestRes, o1, r1, o2, r2 = j, ra+rb, a, ra, b, rb
+			}
+		}
+		if best > 0 {
+			// the clock is taken to step right after the first run's last
+			// record (an NTP fix lands once the network is back): from the
+			// device's next record on, whose stamp may lie before it
+			step := cs[best-1] + 1
+			if nx := d.Next[best-1]; nx != NoTime {
+				step = min(step, nx)
+			}
+			var out []ClockOffset
+			if off(o1, r1) {
+				out = append(out, mk(o1, r1, NoTime, step))
+			}
+			if off(o2, r2) {
+				out = append(out, mk(o2, r2, step, NoTime))
+			}
+			if len(out) > 0 {
+				each := make([]int64, n) // by the records' order, which the stamps may not keep
+				for j := range each {
+					switch {
+					case j < best && off(o1, r1):
+						each[j] = o1
+					case j >= best && off(o2, r2):
+						each[j] = o2
+					}
+				}
+				return out, each
+			}
+		}
+	}
+	each := make([]int64, len(cs))
+	if ok && off(o, r) {
+		for j := range each {
+			each[j] = o
+		}
+		return []ClockOffset{mk(o, r, NoTime, NoTime)}, each
+	}
+	return nil, each // within what the evidence resolves: the clocks agree
+}
+
+// pairedAt counts the records cs (any order) that pair with an accept of
+// acc when moved back by off (PairTolerance, as pair does).
+func pairedAt(cs []int64, acc []BrokerEvent, off int64) int {
+	n := 0
+	match(slices.Sorted(slices.Values(cs)), acc, func(int64) int64 { return off }, int64(PairTolerance), func(k int, a *BrokerEvent) {
+		if k >= 0 && a != nil {
+			n++
+		}
+	})
+	return n
+}
+
 // pair matches d's connected records, moved by its offset, with its
 // accepts (match, with PairTolerance), and adds what is left over to wit:
 // accepts within the device's records' span, and connected records within
 // the broker logs' span [from, to).
-func (w *witnessCounter) pair(wit *Witness, d witnessDev, acc []BrokerEvent, off, from, to int64) {
+func (w *witnessCounter) pair(wit *Witness, d witnessDev, acc []BrokerEvent, off func(int64) int64, each []int64, from, to int64) {
 	tol := int64(PairTolerance)
 	order := make([]int, len(d.Conn))
 	for j := range order {
 		order[j] = j
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(d.Conn[a], d.Conn[b]) })
+	moved := func(j int) int64 { return d.Conn[j] - each[j] }
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(moved(a), moved(b)) })
 	cs := make([]int64, len(order))
 	for k, j := range order {
-		cs[k] = d.Conn[j]
+		cs[k] = moved(j)
 	}
-	match(cs, acc, off, tol, func(k int, a *BrokerEvent) {
+	match(cs, acc, func(int64) int64 { return 0 }, tol, func(k int, a *BrokerEvent) {
 		switch {
 		case a == nil:
-			if c := cs[k] - off; c >= from && c < to {
+			if c := cs[k]; c >= from && c < to {
 				j := order[k]
 				wit.Unseen = append(wit.Unseen, AuditConnect{Device: d.ID, At: d.Conn[j], Ref: d.Refs[j]})
 			}
 		case k < 0:
-			if a.At >= d.First-off-tol && a.At <= d.Last-off+tol {
+			if a.At >= d.First-off(d.First)-tol && a.At <= d.Last-off(d.Last)+tol {
 				wit.Unaudited = append(wit.Unaudited, *a)
 			}
 		default:
@@ -263,12 +363,12 @@ func (w *witnessCounter) pair(wit *Witness, d witnessDev, acc []BrokerEvent, off
 // maximum matching of points to windows, and a monotone one). fn hears
 // each pair (k, a), each record left over (k, nil) and each accept left
 // over (-1, a).
-func match(cs []int64, acc []BrokerEvent, off, tol int64, fn func(k int, a *BrokerEvent)) {
+func match(cs []int64, acc []BrokerEvent, off func(int64) int64, tol int64, fn func(k int, a *BrokerEvent)) {
 	end := func(i int) int64 { return acc[i].At + int64(acc[i].Res) + tol }
 	var open []int // accepts whose window has begun, unpaired
 	next := 0
 	for k, c := range cs {
-		c -= off
+		c -= off(c)
 		for next < len(acc) && acc[next].At-tol <= c {
 			open = append(open, next)
 			next++
@@ -385,7 +485,7 @@ func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
 	// the records, moved back by rough, paired with the accepts whose
 	// [A, A+r) they fall in, widened by half the width and by half the
 	// region rough is the middle of
-	match(cs, acc, rough, width/2+spread, func(k int, a *BrokerEvent) {
+	match(cs, acc, func(int64) int64 { return rough }, width/2+spread, func(k int, a *BrokerEvent) {
 		if k < 0 || a == nil {
 			return
 		}

@@ -161,6 +161,8 @@ type jsonClockOffset struct {
 	ResolutionS float64 `json:"resolution_s"`
 	LostAt      *string `json:"lost_at"`
 	Basis       string  `json:"basis"`
+	From        *string `json:"from"`  // on the device's clock; null: since its first record
+	Until       *string `json:"until"` // on the device's clock; null: to its last (a clock that stepped has one)
 }
 
 // jsonIncident is one incident of summary.fleet.incidents.
@@ -412,7 +414,7 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 	jf.ClockOffsets = make([]jsonClockOffset, 0, len(st.ClockOffsets))
 	for _, o := range st.ClockOffsets {
 		jf.ClockOffsets = append(jf.ClockOffsets, jsonClockOffset{Device: o.Device, OffsetS: o.Offset.Seconds(),
-			ResolutionS: o.Resolution.Seconds(), LostAt: optTime(o.LostAt), Basis: o.Basis})
+			ResolutionS: o.Resolution.Seconds(), LostAt: optTime(o.LostAt), Basis: o.Basis, From: optTime(o.From), Until: optTime(o.Until)})
 	}
 	return jf
 }

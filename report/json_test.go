@@ -110,6 +110,7 @@ type decodedDoc struct {
 				ResolutionS float64 `json:"resolution_s"`
 				LostAt      *string `json:"lost_at"`
 				Basis       string
+				From, Until *string
 			} `json:"clock_offsets"`
 		}
 		Notes   []string

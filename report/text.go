@@ -331,7 +331,46 @@ func ClockText(offs []analyze.ClockOffset) string {
 		}
 		lines = append(lines, s+".")
 	}
+	if s := clockStepsText(offs); s != "" {
+		lines = append(lines, s)
+	}
 	return strings.Join(lines, "\n")
+}
+
+// clockStepsText names the devices whose clocks stepped (an offset with an
+// Until): "clocks:   2 devices' clocks stepped: dev-1 +4.000s until
+// 2026-...Z (its clock), then on time".
+func clockStepsText(offs []analyze.ClockOffset) string {
+	after := map[string]analyze.ClockOffset{} // the offset that held after a step
+	for _, o := range offs {
+		if o.From != analyze.NoTime {
+			after[o.Device] = o
+		}
+	}
+	var parts []string
+	for _, o := range offs {
+		if o.Until == analyze.NoTime {
+			continue
+		}
+		then := "then on time"
+		if a, ok := after[o.Device]; ok {
+			then = fmt.Sprintf("then %+.3fs", a.Offset.Seconds())
+		}
+		parts = append(parts, fmt.Sprintf("%s %+.3fs until %s (its clock), %s", safe.Text(o.Device), o.Offset.Seconds(), Time(o.Until), then))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	n := len(parts)
+	if n > 5 {
+		parts = append(parts[:5], fmt.Sprintf("and %d more", n-5))
+	}
+	who := "1 device's clock"
+	if n > 1 {
+		who = fmt.Sprintf("%d devices' clocks", n)
+	}
+	return fmt.Sprintf("clocks:   %s stepped (an NTP fix between two of its records; each part judged on its own offset): %s.",
+		who, strings.Join(parts, ", "))
 }
 
 // IncidentBlock says all the text says of an incident, in lines: what it

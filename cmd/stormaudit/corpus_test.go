@@ -196,9 +196,9 @@ func runArgs(t *testing.T, args ...string) (int, []byte, string) {
 // outage, each within the tolerances of docs/corpus.md.
 func compareIncidents(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, meta realcorpus.Meta, declared, broker bool) {
 	incs := doc.Summary.Fleet.Incidents
-	var corrected time.Duration // a loss moved by a clock offset may be off by as much
-	if len(doc.Summary.Fleet.ClockOffsets) > 0 {
-		corrected = fineOffsetTolerance
+	var corrected time.Duration // a loss moved by a clock offset may be off by as much, or by what it resolves
+	for _, o := range doc.Summary.Fleet.ClockOffsets {
+		corrected = max(corrected, fineOffsetTolerance, time.Duration(o.ResolutionS*1e9))
 	}
 	if len(incs) != len(truth.Outages) {
 		t.Fatalf("%d incidents, the broker's log has %d outages: %+v", len(incs), len(truth.Outages), incs)
@@ -387,7 +387,8 @@ func compareOffsets(t *testing.T, doc *corpusDoc, meta realcorpus.Meta, broker b
 	for _, o := range doc.Summary.Fleet.ClockOffsets {
 		got[o.Device] = true
 		want, ok := meta.ClockOffsetsS[o.Device]
-		if !ok || (time.Duration((o.OffsetS-want)*1e9)).Abs() > tol {
+		// within tol, or within what it says it resolves and the CONNACK's way to the record
+		if !ok || (time.Duration((o.OffsetS-want)*1e9)).Abs() > max(tol, time.Duration(o.ResolutionS*1e9)+fineOffsetTolerance/3) {
 			t.Errorf("clock offset %+v, the device's clock was %.3fs off", o, want)
 		}
 		if basis := map[bool]string{true: "broker", false: "audit"}[broker]; o.Basis != basis {
@@ -437,6 +438,12 @@ func compareRules(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, meta re
 	for rule, ids := range devices {
 		switch rule {
 		case "recovery-storm", "unscheduled-connect", "reconnect-while-connected":
+		case "clock-anomaly": // a clock that stepped back: time running backwards
+			for _, id := range ids {
+				if _, off := meta.ClockOffsetsS[id]; !meta.ClockStep || !off {
+					t.Errorf("%s fired on %s, whose clock did not step", rule, id)
+				}
+			}
 		case "startup-storm": // the whole fleet booted within a second: a startup storm
 			if meta.BootS == 0 || meta.BootS > 1 {
 				t.Errorf("%s fired on %d devices (%v ...), the fleet booted over %gs", rule, len(ids), ids[0], meta.BootS)

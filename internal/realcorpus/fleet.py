@@ -38,7 +38,10 @@ its session ends.
 
 --clock-skew FRACTION:SECONDS sets that fraction of the devices' clocks
 SECONDS ahead (each device drawn from the seed and its client id): their
-recorded_at stamps are that far from the true time. --clock-offsets PATH
+recorded_at stamps are that far from the true time. With --clock-step a
+skewed clock steps back to the true time right after the device's first
+reconnect after a loss (that connected record still carries the offset),
+as an NTP fix that lands once the network is back. --clock-offsets PATH
 writes the offsets drawn, {"client-id": seconds, ...}, as JSON.
 
 SIGTERM or SIGINT stops the fleet: every manager writes "stopped" and
@@ -111,6 +114,7 @@ class Device:
         c.on_message = self.on_message
         self.c = c
         self.serve_at = None  # when to say hello again, while not served
+        self.was_lost = False  # it has lost a connection (--clock-step)
 
     def rec(self, outcome, delay=0.0, **extra):
         self.audit.write(self.cid, outcome, self.attempt, delay, False, self.offset, **extra)
@@ -119,6 +123,8 @@ class Device:
         if rc == 0:
             self.attempt = 0
             self.rec("connected")
+            if self.args.clock_step and self.was_lost:
+                self.offset = 0.0  # its NTP fix lands once the network is back
             self.lost.clear()
             self.up.set()
             if self.args.service:
@@ -145,6 +151,8 @@ class Device:
 
     def on_disconnect(self, client, userdata, rc):
         self.serve_at = None
+        if rc != 0:
+            self.was_lost = True
         was_up = self.up.is_set()
         self.up.clear()
         if rc != 0 and not self.stop.is_set():
@@ -282,6 +290,8 @@ def main():
     ap.add_argument("--clock-skew", default="", metavar="FRACTION:SECONDS",
                     help="that fraction of the devices have clocks SECONDS ahead")
     ap.add_argument("--clock-offsets", default="", metavar="PATH", help="write the clock offsets drawn here (JSON)")
+    ap.add_argument("--clock-step", action="store_true",
+                    help="a skewed clock steps back to the true time right after its first reconnect after a loss")
     args = ap.parse_args()
     skew_fraction, skew_s = 0.0, 0.0
     if args.clock_skew:

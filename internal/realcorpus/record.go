@@ -200,6 +200,9 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop
 	}
 	if sc.Skew.Fraction > 0 {
 		args = append(args, "--clock-skew", fmt.Sprintf("%g:%g", sc.Skew.Fraction, sc.Skew.Offset.Seconds()), "--clock-offsets", offsets)
+		if sc.Skew.Step {
+			args = append(args, "--clock-step")
+		}
 	}
 	cmd := exec.Command(tools.Python, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -217,7 +220,7 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop
 
 func writeMeta(sc Scenario, dir string, tools Tools, clock map[string]float64) error {
 	m := Meta{Scenario: sc.Name, Description: sc.Description, Devices: sc.Devices, Client: sc.Client,
-		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, BootS: sc.Boot.Seconds(), Cut: sc.Cut, ServiceDownS: sc.ServiceDown.Seconds(), DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
+		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, BootS: sc.Boot.Seconds(), Cut: sc.Cut, ClockStep: sc.Skew.Step, ServiceDownS: sc.ServiceDown.Seconds(), DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
 		Recorded: time.Now().UTC().Format(time.RFC3339), Versions: versions(tools)}
 	for _, o := range sc.Outages {
 		m.Outages = append(m.Outages, MetaOutage{Kind: o.Kind, BeforeS: o.Before.Seconds(), DownS: o.Down.Seconds()})

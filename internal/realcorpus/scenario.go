@@ -62,6 +62,10 @@ type Outage struct {
 type ClockSkew struct {
 	Fraction float64
 	Offset   time.Duration
+	// Step steps each skewed clock back to the true time right after the
+	// device's first reconnect after a loss (that connected record still
+	// carries the offset): an NTP fix that lands once the network is back.
+	Step bool
 }
 
 // Scenario is one recording: a fleet, its clients, and the outages.
@@ -174,6 +178,17 @@ var Scenarios = []Scenario{
 		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: kill(30 * time.Second), After: 70 * time.Second,
 	},
 	{
+		Name: "paho-py-clockstep",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects; " +
+			"a quarter of the devices have clocks 4 s fast that step back to the true time right after their first reconnect " +
+			"(meta.json's clock_offsets_s before the step); the broker dies twice: down 20 s, up 20 s, down 15 s.",
+		Client: PythonPaho, Mode: "manual", Prefix: "pystep", Devices: 200, Keepalive: 30, Seed: 22, Policy: managerPolicy,
+		Skew: ClockSkew{Fraction: 0.25, Offset: 4 * time.Second, Step: true},
+		Boot: 4 * time.Second, Settle: 6 * time.Second,
+		Outages: []Outage{{Kind: Kill, Down: 20 * time.Second}, {Kind: Kill, Before: 20 * time.Second, Down: 15 * time.Second}},
+		After:   60 * time.Second,
+	},
+	{
 		Name: "paho-py-silent",
 		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), which records disconnects, " +
 			"through a proxy that goes silent for 60 s: the broker stays up and times each session out after 1.5 keepalives, " +
@@ -255,8 +270,11 @@ type Meta struct {
 	// ClockOffsetsS holds, for each device whose clock was off, how far
 	// ahead (seconds) its recorded_at stamps are of the true time.
 	ClockOffsetsS map[string]float64 `json:"clock_offsets_s,omitempty"`
-	Recorded      string             `json:"recorded"`
-	Versions      map[string]string  `json:"versions"`
+	// ClockStep is true when those clocks stepped back to the true time
+	// right after the device's first reconnect after a loss.
+	ClockStep bool              `json:"clock_step,omitempty"`
+	Recorded  string            `json:"recorded"`
+	Versions  map[string]string `json:"versions"`
 }
 
 // MetaOutage is one outage of a meta.json.
