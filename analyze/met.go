@@ -56,7 +56,7 @@ func unpackMet(k uint64) Met {
 // loop writes both) is not counted again: its first says what it met.
 func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 	var failed [auditfmt.StageService + 1]bool // the stage's current attempt has a failure record
-	last := -1                                 // the count the previous record went to
+	var byOutcome [16]int32                    // the count a record of each outcome went to last, +1
 	for i := max(from, 0); i <= to && i < len(events); i++ {
 		e := &events[i]
 		stage := e.Stage
@@ -76,26 +76,22 @@ func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 		}
 		key := metKey(stage, e)
 		counts := ic.Met[l.MetAt:]
-		if last >= 0 && counts[last].Key == key {
-			counts[last].N++
+		slot := &byOutcome[e.Outcome&15]
+		if k := *slot - 1; k >= 0 && counts[k].Key == key {
+			counts[k].N++
 			continue
 		}
-		last = -1
-		for k := range counts {
-			if counts[k].Key == key {
-				last = k
-				break
-			}
-		}
-		if last >= 0 {
-			counts[last].N++
+		k := slices.IndexFunc(counts, func(m metCount) bool { return m.Key == key })
+		if k >= 0 {
+			counts[k].N++
+			*slot = int32(k) + 1
 			continue
 		}
 		if l.MetN == math.MaxUint16 {
 			continue // more kinds than any device writes: the rest uncounted
 		}
 		ic.Met = append(ic.Met, metCount{Key: key, N: 1})
-		last = int(l.MetN)
+		*slot = int32(l.MetN) + 1
 		l.MetN++
 	}
 }
