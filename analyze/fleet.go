@@ -104,7 +104,7 @@ func (fc *fleetCounter) add(d *Device) {
 	fc.St.Devices++
 	fc.St.Records += int64(len(d.Events))
 	for i := range d.Attempts {
-		if openInLog(d, &d.Attempts[i]) {
+		if isSessionStage(d.Attempts[i].Stage) && openInLog(d, &d.Attempts[i]) { // sockets to the broker
 			fc.Opens[floorDiv(d.Attempts[i].Open, fc.Window)]++
 			fc.St.Attempts++
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // metLog writes n devices that connect at 0 s and then write what step
@@ -120,5 +121,22 @@ func TestDiagnoseStages(t *testing.T) {
 		if got := Diagnose(&Incident{DevicesLost: 50, Stages: tc.stages}); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.stages, got, tc.want)
 		}
+	}
+}
+
+// TestDiagnoseFailedAddressStage: a fleet whose address service (DHCP)
+// failed for 30 s, as simulate models it, is diagnosed by the stage that
+// failed, not as a dead broker.
+func TestDiagnoseFailedAddressStage(t *testing.T) {
+	pol := simPreset(t, "full-jitter")
+	ds, _ := simDataset(t, simulate.Config{Devices: 100, Outage: 30 * time.Second, Policy: pol, AddressDown: true, Seed: 6})
+	res, err := Check(ds, Options{Policy: &pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	incs := res.Summary.Fleet.Incidents
+	if len(incs) != 1 || incs[0].Diagnosis != DiagAddress || incs[0].FailedDevices(auditfmt.StageAddress) != 100 ||
+		incs[0].StageRecords(auditfmt.StageSession, auditfmt.AttemptFailed) != 0 {
+		t.Fatalf("incidents %+v, want one diagnosed address-failed, with the address attempts of all 100 devices failed", incs)
 	}
 }

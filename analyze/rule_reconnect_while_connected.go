@@ -136,6 +136,9 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 	up := -1 // index of the connected record of the session that is up
 	for i := range d.Events {
 		e := &d.Events[i]
+		if !isSessionStage(e.Stage) {
+			continue // the MQTT session's: a link, address or service record is no reconnect
+		}
 		switch e.Outcome {
 		case auditfmt.Connected:
 			up = i

@@ -149,6 +149,14 @@ type group struct {
 }
 
 func (r *resync) Finish(c *Context) {
+	if ix := c.Fleet.clocks(); ix.byName != nil { // on the fleet's clock: lockstep is judged across devices
+		for a := range r.Fires {
+			for i := range r.Fires[a] {
+				f := &r.Fires[a][i]
+				f.At -= ix.name(r.Names[f.Dev], f.At)
+			}
+		}
+	}
 	locked := make([]uint16, len(r.Names)) // per device: bit a set when it is in a group at attempt number a
 	var groups []group
 	for a := range r.Fires {

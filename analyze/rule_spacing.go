@@ -190,7 +190,7 @@ func (r *spacingRule) finding(c *Context, host string, opens []hostOpen, devs []
 // openInLog), each with the ref of its backoff_wait record.
 func appendOpens(dst []hostOpen, d *Device) []hostOpen {
 	for i := range d.Attempts {
-		if a := &d.Attempts[i]; openInLog(d, a) {
+		if a := &d.Attempts[i]; isSessionStage(a.Stage) && openInLog(d, a) { // sockets to the broker
 			dst = append(dst, hostOpen{At: a.Open, Ref: d.Events[a.Backoff].Ref})
 		}
 	}

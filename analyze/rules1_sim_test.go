@@ -46,6 +46,9 @@ func TestRules1Simulated(t *testing.T) {
 		{name: "bad-auth-min", cfg: simulate.Config{Policy: authMin, BadAuth: 0.05}},
 		// the service stage's records are no attempts of the session
 		{name: "service-down", cfg: simulate.Config{Policy: fullJitter, ServiceDown: 40 * time.Second}},
+		// nor are the address stage's: its attempts are no sockets to the broker
+		{name: "address-down", cfg: simulate.Config{Policy: fullJitter, AddressDown: true}},
+		{name: "address-down-flaps", cfg: simulate.Config{Policy: fullJitter, AddressDown: true, Flaps: 2, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}},
 		{name: "service-flaps", cfg: simulate.Config{Policy: fullJitter, Service: true, Flaps: 2, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}},
 		// what the pathologies must trip
 		{name: "bad-auth", cfg: simulate.Config{Policy: fullJitter, BadAuth: 0.05}, fire: map[string][2]float64{authBackoffID: {0.05, 0.05}}}, // exactly the devices with bad credentials

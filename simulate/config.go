@@ -80,6 +80,13 @@ type Config struct {
 	// service is back.
 	Service     bool
 	ServiceDown time.Duration
+	// AddressDown makes the outage a failed address service (DHCP)
+	// rather than a dead broker: the link stays up and the broker too,
+	// but while it is down a device's attempts fail at the address stage
+	// (stage address backoff_wait and attempt_failed records); once it is
+	// back, the device records its address (connected, stage address) and
+	// its session attempt follows at once. Flaps are the address service's.
+	AddressDown bool
 	// Library, when set, gives every device the MQTT library's own
 	// automatic reconnect loop beside its manager, under this policy (a
 	// second reconnect owner; see the package documentation).
@@ -193,6 +200,8 @@ func (c *Config) check() error {
 		return bad("OutboxPerS", "a rate in [0, 1000000] messages per second", c.OutboxPerS)
 	case c.FlushBatch < 0:
 		return bad("FlushBatch", "a count >= 0", c.FlushBatch)
+	case c.AddressDown && c.Library != nil:
+		return bad("AddressDown", "no library reconnect loop (--library-reconnect) with a failed address service", "both")
 	case c.ColdBoot && c.Library != nil:
 		return bad("ColdBoot", "no library reconnect loop (--library-reconnect) with a cold boot", "both")
 	case c.Tick < 0:

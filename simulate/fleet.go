@@ -47,6 +47,7 @@ type device struct {
 	badAuth    bool
 	authFailed bool  // the last failure was an authentication failure
 	gen        uint8 // with a library loop: a manager's event is stale unless its gen, t and phase are the device's
+	addr       bool  // the pending attempt is of the address stage (Config.AddressDown)
 	out        outbox
 }
 
@@ -263,6 +264,10 @@ func (f *fleet) resolve(d *device) {
 	t := d.t
 	// counted here, not at the socket-open: an open whose outcome the
 	// horizon cuts off is not in the log
+	if d.addr {
+		f.resolveAddress(d, t)
+		return
+	}
 	f.stats.open(t - f.latency)
 	if f.cfg.OnOpen != nil {
 		f.cfg.OnOpen(Open{Device: d.index(), At: time.Duration(t-f.latency) * time.Microsecond, Delay: d.delay, Attempt: d.attempt})
@@ -305,6 +310,23 @@ func (f *fleet) serve(d *device, t int64) {
 	f.record(d, rec{t: max(t, back) + f.latency, outcome: auditfmt.Connected, stage: auditfmt.StageService, ceiling: -1})
 }
 
+// resolveAddress decides d's address attempt at t (Config.AddressDown):
+// it fails while the address service is down; once it is up, the device
+// records its address, and its session attempt follows at once (a
+// backoff_wait of no delay), resolved a latency later.
+func (f *fleet) resolveAddress(d *device, t int64) {
+	if f.isDown {
+		f.fail(d, auditfmt.AttemptFailed, auditfmt.FailTransient, 0)
+		return
+	}
+	f.record(d, rec{t: t, outcome: auditfmt.Connected, stage: auditfmt.StageAddress, ceiling: -1})
+	d.addr, d.delay = false, 0
+	d.tries++
+	f.record(d, rec{t: t, outcome: auditfmt.BackoffWait, ceiling: -1})
+	d.t, d.phase = t+f.latency, phaseResolve
+	f.q.push(*d)
+}
+
 // overCapacity counts a connect at t against the broker's capacity and
 // reports whether it is refused.
 func (f *fleet) overCapacity(t int64) bool {
@@ -326,7 +348,11 @@ func (f *fleet) fail(d *device, o auditfmt.Outcome, class auditfmt.FailureClass,
 	d.attempt++
 	d.authFailed = class == auditfmt.FailAuth
 	f.stats.failed(class)
-	f.record(d, rec{t: d.t, delay: d.delay, outcome: o, fail: class, reason: reason, ceiling: -1})
+	r := rec{t: d.t, delay: d.delay, outcome: o, fail: class, reason: reason, ceiling: -1}
+	if d.addr {
+		r.stage = auditfmt.StageAddress
+	}
+	f.record(d, r)
 	f.backoff(d, d.t)
 }
 
@@ -346,7 +372,11 @@ func (f *fleet) backoff(d *device, t int64) {
 	delay = float64(us) / microsPerSecond
 	d.prev, d.delay, d.phase = delay, delay, phaseWait
 	d.tries++
-	f.record(d, rec{t: t, delay: delay, outcome: auditfmt.BackoffWait, ceiling: f.draw.Ceiling(a)})
+	r := rec{t: t, delay: delay, outcome: auditfmt.BackoffWait, ceiling: f.draw.Ceiling(a)}
+	if d.addr = f.cfg.AddressDown && f.isDown; d.addr {
+		r.stage = auditfmt.StageAddress // the address service is down: the attempt begins with it
+	}
+	f.record(d, r)
 	d.t = t + us
 	f.q.push(*d)
 }

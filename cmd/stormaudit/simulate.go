@@ -70,6 +70,7 @@ the broker is back. docs/simulate.md describes the model.`,
 			&cli.Float64Flag{Name: "outbox-rate", Usage: "messages per second each device queues in its outbox while offline (0: no outbox)"},
 			&cli.IntFlag{Name: "flush-batch", Usage: "outbox messages a connected device sends per second (0: all at once)"},
 			&cli.BoolFlag{Name: "attempt-ids", Usage: "write an attempt_id on each record of an attempt"},
+			&cli.BoolFlag{Name: "address-down", Usage: "make the outage a failed address service (DHCP) instead of a dead broker: attempts fail at the address stage while it lasts"},
 			&cli.BoolFlag{Name: "service", Usage: "record the service stage: each device's first useful exchange after its connect"},
 			&cli.DurationFlag{Name: "service-down", Usage: "keep the application behind the broker down this long after the broker is back (implies --service): devices connect but are not served"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: boolEnv("STORMAUDIT_QUIET")},
@@ -125,6 +126,7 @@ func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
 		Capacity: int(cmd.Int("capacity")), CapacityWindow: cmd.Duration("capacity-window"),
 		ColdBoot: cmd.Bool("cold-boot"), OutboxPerS: cmd.Float64("outbox-rate"), FlushBatch: int(cmd.Int("flush-batch")),
 		AttemptIDs: cmd.Bool("attempt-ids"), Service: cmd.Bool("service"), ServiceDown: cmd.Duration("service-down"),
+		AddressDown: cmd.Bool("address-down"),
 	}
 	if cfg.Latency == 0 {
 		cfg.Latency = -1 // simulate.Config reads 0 as the default
@@ -202,7 +204,7 @@ var configFlags = map[string]string{
 	"BadAuth": "--bad-auth", "DevicesPerHost": "--devices-per-host", "Capacity": "--capacity",
 	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon", "Start": "--start",
 	"Library": "--library-reconnect", "ColdBoot": "--cold-boot", "OutboxPerS": "--outbox-rate", "FlushBatch": "--flush-batch",
-	"ServiceDown": "--service-down",
+	"ServiceDown": "--service-down", "AddressDown": "--address-down",
 }
 
 // errIngestEnded tells the simulation that nobody reads its records any more.
