@@ -85,9 +85,13 @@ func (p *Proxy) Restore() {
 // service behind the broker went away) and answers every CONNECT that
 // comes after with CONNACK 3, server unavailable, then closes: a broker
 // front whose application service failed. Serve ends it.
-func (p *Proxy) Refuse() {
+func (p *Proxy) Refuse() { p.closeAll(func() { p.refusing = true }) }
+
+// closeAll sets, under the lock, what set does, and closes every
+// connection (cleanly).
+func (p *Proxy) closeAll(set func()) {
 	p.mu.Lock()
-	p.refusing = true
+	set()
 	ls := p.links
 	p.links = map[*link]struct{}{}
 	p.mu.Unlock()
@@ -106,14 +110,7 @@ func (p *Proxy) Serve() {
 // Close stops listening and closes every connection.
 func (p *Proxy) Close() error {
 	err := p.ln.Close()
-	p.mu.Lock()
-	p.closed = true
-	ls := p.links
-	p.links = map[*link]struct{}{}
-	p.mu.Unlock()
-	for l := range ls {
-		l.close(false)
-	}
+	p.closeAll(func() { p.closed = true })
 	p.wg.Wait()
 	return err
 }

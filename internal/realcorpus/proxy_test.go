@@ -140,3 +140,68 @@ func TestProxyPassesCloses(t *testing.T) {
 		t.Errorf("the server's close came through as %v, want EOF", err)
 	}
 }
+
+// TestProxyRefuses: while refusing, the proxy closes the connections it
+// forwarded, answers a CONNECT with CONNACK 3 (MQTT 3.1.1) or reason 136
+// (MQTT 5) without reaching the target, and forwards again after Serve.
+func TestProxyRefuses(t *testing.T) {
+	target, count := echoServer(t)
+	p, err := StartProxy("127.0.0.1:0", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(p.Port())
+	live, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	live.Write([]byte("hi"))
+	buf := make([]byte, 8)
+	if _, err := io.ReadFull(live, buf[:2]); err != nil {
+		t.Fatal(err)
+	}
+	p.Refuse()
+	live.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := live.Read(buf); err == nil {
+		t.Error("a forwarded connection stayed open when the proxy began to refuse")
+	}
+	before := count.Load()
+	for _, tc := range []struct {
+		level byte
+		want  []byte
+	}{{4, []byte{0x20, 0x02, 0x00, 0x03}}, {5, []byte{0x20, 0x03, 0x00, 0x88, 0x00}}} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// CONNECT: "MQTT", the level, flags, keepalive 30, client id "d"
+		body := []byte{0x00, 0x04, 'M', 'Q', 'T', 'T', tc.level, 0x02, 0x00, 0x1e}
+		if tc.level == 5 {
+			body = append(body, 0x00) // no properties
+		}
+		body = append(body, 0x00, 0x01, 'd')
+		c.Write(append([]byte{0x10, byte(len(body))}, body...))
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got, err := io.ReadAll(c)
+		c.Close()
+		if err != nil || string(got) != string(tc.want) {
+			t.Errorf("level %d: got % x (%v), want % x and a close", tc.level, got, err, tc.want)
+		}
+	}
+	if count.Load() != before {
+		t.Error("a refused connection reached the target")
+	}
+	p.Serve()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("hi"))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(c, buf[:2]); err != nil || string(buf[:2]) != "hi" {
+		t.Errorf("after Serve: %q, %v; want the echo", buf[:2], err)
+	}
+}
