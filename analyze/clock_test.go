@@ -70,4 +70,14 @@ func TestOffsetsMoveEveryRule(t *testing.T) {
 	if h[0].Total() != 40 {
 		t.Errorf("the first second of the fleet's activity holds %d socket-opens, want all 40 of the boot", h[0].Total())
 	}
+	// a budget of 35 connects a second: the boot's 40 in one second break
+	// it on corrected clocks (30 and 10, four seconds apart, would not)
+	pol := parsePolicy1(t, "delay = \"full_jitter\"\nbase_delay_s = 1\nmultiplier = 2\nmax_delay_s = 60\nconnect_budget_per_s = 35\n")
+	res, err := Check(ds, Options{Policy: &pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := of(res, "connect-budget"); len(fs) != 1 || !strings.HasPrefix(fs[0].Message, "40 socket-opens") {
+		t.Errorf("connect-budget: %s; want the boot's 40 socket-opens in one second, on corrected clocks", describe(fs))
+	}
 }

@@ -81,9 +81,10 @@ func (r *budgetRule) Device(c *Context, d *Device) {
 	if !r.init(c) {
 		return
 	}
+	id := strings.Clone(d.ID)
 	for i := range d.Attempts {
-		if a := &d.Attempts[i]; openInLog(d, a) {
-			r.Hist.add(a.Open, d.Events[a.Backoff].Ref, d.ID)
+		if a := &d.Attempts[i]; isSessionStage(a.Stage) && openInLog(d, a) { // sockets to the broker
+			r.Hist.add(a.Open, d.Events[a.Backoff].Ref, id)
 		}
 	}
 }
@@ -102,6 +103,7 @@ func (r *budgetRule) Finish(c *Context) {
 	if !r.On {
 		return
 	}
+	r.Hist.correct(c.Fleet.clocks())
 	k := max(int64(math.Round(r.Window*1e9/float64(r.Hist.Res))), 1)
 	limit := math.Round(r.Budget*r.Window*1e9) / 1e9
 	var cur *overload
@@ -183,6 +185,61 @@ const (
 type timeHist struct {
 	Res    int64
 	Chunks map[int64]*histChunk
+	// Kept holds each device's event times, on its own clock, while it
+	// has at most KeptPerDevice of them (nil once it has more), so that
+	// correct can move them onto the fleet's clock: memory grows with the
+	// devices, not their records.
+	Kept map[string][]int64
+}
+
+// KeptPerDevice is how many of a device's events a timeHist keeps to
+// correct for its clock offset; a device with more is left on its own
+// clock there.
+const KeptPerDevice = 64
+
+// correct moves the events of the devices whose clocks ix says are off
+// onto the fleet's clock, with the examples kept of them.
+func (h *timeHist) correct(ix clockIndex) {
+	if ix.byName == nil {
+		return
+	}
+	for dev, ts := range h.Kept {
+		if ix.byName[dev] == nil {
+			continue
+		}
+		for _, t := range ts {
+			if o := ix.name(dev, t); o != 0 {
+				h.bump(t, ^uint32(0)) // -1
+				h.bump(t-o, 1)
+				h.moveSample(dev, t, t-o)
+			}
+		}
+	}
+}
+
+// bump adds d (^uint32(0) for -1) to the count of at's bucket.
+func (h *timeHist) bump(at int64, d uint32) {
+	b := floorDiv(at, h.Res)
+	key := floorDiv(b, histChunkLen)
+	ch := h.Chunks[key]
+	if ch == nil {
+		ch = &histChunk{}
+		h.Chunks[key] = ch
+	}
+	ch.N[b-key*histChunkLen] += d
+}
+
+// moveSample moves the example of dev at from to to, if one was kept.
+func (h *timeHist) moveSample(dev string, from, to int64) {
+	key := floorDiv(floorDiv(from, h.Res), histChunkLen)
+	if ch := h.Chunks[key]; ch != nil {
+		for i := range ch.Samples {
+			if s := &ch.Samples[i]; s.Dev == dev && s.At == from {
+				s.At = to
+				return
+			}
+		}
+	}
 }
 
 // merge adds the counts of next, a histogram of the same resolution, and
@@ -205,6 +262,12 @@ func (h *timeHist) merge(next *timeHist) {
 		}
 		room := max(histSamples-len(ch.Samples), 0)
 		ch.Samples = append(ch.Samples, nc.Samples[:min(room, len(nc.Samples))]...)
+	}
+	for dev, ts := range next.Kept {
+		if h.Kept == nil {
+			h.Kept = map[string][]int64{}
+		}
+		h.Kept[dev] = ts
 	}
 }
 
@@ -235,6 +298,17 @@ func (h *timeHist) add(at int64, ref Ref, dev string) {
 	ch.N[b-key*histChunkLen]++
 	if len(ch.Samples) < histSamples {
 		ch.Samples = append(ch.Samples, histSample{At: at, Ref: ref, Dev: dev})
+	}
+	if h.Kept == nil {
+		h.Kept = map[string][]int64{}
+	}
+	switch ts, seen := h.Kept[dev]; {
+	case !seen:
+		h.Kept[dev] = []int64{at}
+	case ts != nil && len(ts) < KeptPerDevice:
+		h.Kept[dev] = append(ts, at)
+	case ts != nil:
+		h.Kept[dev] = nil // too many to keep: left on its own clock
 	}
 }
 
