@@ -28,6 +28,12 @@ type Unserved struct {
 	Reconnected, Served int64
 }
 
+// Served returns when the session episode k of d (an index into
+// d.Episodes) was first served: the service stage's first connected
+// record after the connect that ended it, before the next episode;
+// NoTime if none, or if d records no service stage.
+func (d *Device) Served(k int) int64 { return d.servedAfter(d.serviceLine(), k) }
+
 // serviceLine returns d's service stage, nil if it records none.
 func (d *Device) serviceLine() *StageLine {
 	for i := range d.Stages {

@@ -72,10 +72,10 @@ func TimelineText(w io.Writer, t Timeline) error {
 	}
 	tw.Flush()
 	timelineSessions(bw, "", d.Sessions)
-	timelineEpisodes(bw, "", d.Episodes)
+	timelineEpisodes(bw, "", d.Episodes, d.Served)
 	for _, l := range d.Stages {
 		timelineSessions(bw, l.Stage.String()+" ", l.Sessions)
-		timelineEpisodes(bw, l.Stage.String()+" ", l.Episodes)
+		timelineEpisodes(bw, l.Stage.String()+" ", l.Episodes, nil)
 	}
 	return bw.Flush()
 }
@@ -142,19 +142,27 @@ func timelineSessions(w io.Writer, stage string, sessions []analyze.Session) {
 	}
 }
 
-func timelineEpisodes(w io.Writer, stage string, episodes []analyze.Episode) {
+// timelineEpisodes writes a stage's outages; served, for the session,
+// says when each was first served (analyze.Device.Served; nil: not asked).
+func timelineEpisodes(w io.Writer, stage string, episodes []analyze.Episode, served func(int) int64) {
 	fmt.Fprintf(w, "\n%soutages:\n", stage)
 	if len(episodes) == 0 {
 		fmt.Fprintf(w, "  none\n")
 	}
-	for _, e := range episodes {
+	for k, e := range episodes {
 		kind := EpisodeKind(&e)
 		if e.End == analyze.NoTime {
 			fmt.Fprintf(w, "  %s from %s, not recovered; %s\n", kind, Time(e.Start), plural(e.Attempts, "attempt"))
 			continue
 		}
-		fmt.Fprintf(w, "  %s from %s to %s (%s); %s\n", kind, Time(e.Start), Time(e.End), Span(e.Start, e.End),
-			plural(e.Attempts, "attempt"))
+		s := ""
+		if served != nil {
+			if at := served(k); at != analyze.NoTime {
+				s = fmt.Sprintf("; first useful service at %s (%s after the loss)", Time(at), Span(e.Start, at))
+			}
+		}
+		fmt.Fprintf(w, "  %s from %s to %s (%s); %s%s\n", kind, Time(e.Start), Time(e.End), Span(e.Start, e.End),
+			plural(e.Attempts, "attempt"), s)
 	}
 }
 

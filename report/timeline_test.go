@@ -137,3 +137,20 @@ func TestSpanNeverNegative(t *testing.T) {
 		t.Errorf("Span(109000, 0) = %q, want %q", got, want)
 	}
 }
+
+// TestTimelineServed: a device that records the service stage shows when
+// each loss was first served beside its reconnect.
+func TestTimelineServed(t *testing.T) {
+	d := device()
+	served := analyze.Event{At: t0 + 9_000_000_000, Outcome: auditfmt.Connected, Stage: auditfmt.StageService, Ceiling: math.NaN(),
+		Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Line: 7, Row: 6}}
+	d.Events = append(d.Events, served)
+	d.Build()
+	var b bytes.Buffer
+	if err := TimelineText(&b, Timeline{Device: d, Sources: []string{"gw-a.ndjson"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "; 2 attempts; first useful service at 2026-11-30T14:17:39Z (9s after the loss)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("missing %q in:\n%s", want, b.String())
+	}
+}
