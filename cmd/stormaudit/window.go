@@ -20,6 +20,23 @@ func windowFlags() []cli.Flag {
 	}
 }
 
+// The range a window's bound may take: the years of the records'
+// timestamps (docs/format.md), which int64 nanoseconds hold. A bound
+// outside it would overflow, and 0001-01-01 would read as no bound.
+var (
+	earliestBound = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	latestBound   = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// checkBound refuses a bound t of --flag (as written, s) outside
+// [earliestBound, latestBound].
+func checkBound(flag, s string, t time.Time) error {
+	if t.Before(earliestBound) || t.After(latestBound) {
+		return usageErr("--%s %s: expected a time from 1678-01-01 to 2262-01-01 (the range of the records' timestamps)", flag, s)
+	}
+	return nil
+}
+
 // bound is one end of a window: a time, or an offset from the first
 // incident's loss.
 type bound struct {
@@ -46,7 +63,7 @@ func parseBound(flag, s string) (bound, error) {
 	if err != nil {
 		return bound{}, usageErr("--%s %q: expected an RFC 3339 time (2026-11-30T14:17:30Z) or a time relative to the first incident (incident-30s)", flag, s)
 	}
-	return bound{at: t}, nil
+	return bound{at: t}, checkBound(flag, s, t)
 }
 
 // window reads --since and --until: the bounds given, and whether one is
@@ -105,6 +122,17 @@ func applyWindow(cmd *cli.Command, name, dir string, opts *analyze.Options) erro
 		return b.at
 	}
 	opts.Since, opts.Until = resolve(since), resolve(until)
+	for _, b := range []struct {
+		flag string
+		b    *bound
+		t    time.Time
+	}{{"since", since, opts.Since}, {"until", until, opts.Until}} {
+		if b.b != nil && b.b.incident {
+			if err := checkBound(b.flag, cmd.String(b.flag)+" ("+b.t.Format(time.RFC3339Nano)+")", b.t); err != nil {
+				return err
+			}
+		}
+	}
 	if !opts.Since.IsZero() && !opts.Until.IsZero() && !opts.Since.Before(opts.Until) {
 		return usageErr("%s: --since %s is not before --until %s: the window holds nothing", name,
 			opts.Since.Format(time.RFC3339Nano), opts.Until.Format(time.RFC3339Nano))
