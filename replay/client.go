@@ -81,6 +81,9 @@ func connect(nc net.Conn, proto byte, p connectParams, deadline time.Time) (*cli
 	if proto == MQTT5 && !p.clean {
 		pk.Properties.SessionExpiryInterval, pk.Properties.SessionExpiryIntervalFlag = sessionExpiry, true
 	}
+	if proto == MQTT5 {
+		pk.Properties.MaximumPacketSize = MaxPacketSize
+	}
 	var buf bytes.Buffer
 	if err := pk.ConnectEncode(&buf); err != nil {
 		return nil, false, err
@@ -90,16 +93,16 @@ func connect(nc net.Conn, proto byte, p connectParams, deadline time.Time) (*cli
 		return nil, false, err
 	}
 	c := &client{nc: nc, br: bufio.NewReaderSize(nc, 512), proto: proto, done: make(chan struct{})}
-	fh, body, err := c.readPacket()
+	fh, body, err := c.readPacket(MaxConnackSize)
 	if err != nil {
 		return nil, false, err
 	}
 	if fh.Type != packets.Connack {
-		return nil, false, fmt.Errorf("expected CONNACK, found packet type %d", fh.Type)
+		return nil, false, errProtocol{fmt.Sprintf("expected CONNACK, found packet type %d", fh.Type)}
 	}
 	ack := packets.Packet{FixedHeader: fh, ProtocolVersion: proto}
 	if err := ack.ConnackDecode(body); err != nil {
-		return nil, false, err
+		return nil, false, errProtocol{"CONNACK: " + err.Error()}
 	}
 	if ack.ReasonCode != 0 {
 		return nil, false, errRefused{ack.ReasonCode}
@@ -108,19 +111,44 @@ func connect(nc net.Conn, proto byte, p connectParams, deadline time.Time) (*cli
 	return c, ack.SessionPresent, nil
 }
 
-// readPacket reads one packet: its fixed header and the rest of it.
-func (c *client) readPacket() (packets.FixedHeader, []byte, error) {
+// The largest packets the replay's client reads: a CONNACK (a few bytes,
+// and an MQTT 5 broker's properties), and any other packet (a PUBLISH of
+// a queued message, at most MaxPacketSize: an MQTT 5 CONNECT declares it
+// as its Maximum Packet Size). A broker that sends more breaks the
+// protocol: the connection is dropped and counted as the broker's
+// protocol error, never allocated.
+const (
+	MaxConnackSize = 4 << 10
+	MaxPacketSize  = 1 << 20
+)
+
+// errProtocol is a packet from the broker that breaks the protocol: over
+// the size the replay reads, or malformed.
+type errProtocol struct{ why string }
+
+func (e errProtocol) Error() string { return "the broker broke the protocol: " + e.why }
+
+// readPacket reads one packet of at most max bytes after its fixed
+// header: its fixed header and the rest of it.
+func (c *client) readPacket(max int) (packets.FixedHeader, []byte, error) {
 	var fh packets.FixedHeader
 	b, err := c.br.ReadByte()
 	if err != nil {
 		return fh, nil, err
 	}
 	if err := fh.Decode(b); err != nil {
-		return fh, nil, err
+		return fh, nil, errProtocol{fmt.Sprintf("fixed header 0x%02x: %v", b, err)}
 	}
 	n, _, err := packets.DecodeLength(c.br)
 	if err != nil {
-		return fh, nil, err
+		var ne net.Error
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) || errors.Is(err, net.ErrClosed) {
+			return fh, nil, err // the connection's end, not a malformed length
+		}
+		return fh, nil, errProtocol{"remaining length: " + err.Error()}
+	}
+	if n > max {
+		return fh, nil, errProtocol{fmt.Sprintf("a packet of type %d declares %d bytes, over the %d the replay reads", fh.Type, n, max)}
 	}
 	fh.Remaining = n
 	body := make([]byte, n)
@@ -192,7 +220,7 @@ func (c *client) await(typ byte, deadline time.Time) error {
 	c.nc.SetReadDeadline(deadline)
 	defer c.nc.SetReadDeadline(time.Time{})
 	for {
-		fh, _, err := c.readPacket()
+		fh, _, err := c.readPacket(MaxPacketSize)
 		if err != nil {
 			return err
 		}
@@ -216,7 +244,7 @@ func (c *client) keep(keepalive uint16, lost func(error), on func(packets.FixedH
 			if ping > 0 {
 				c.nc.SetReadDeadline(time.Now().Add(ping))
 			}
-			fh, body, err := c.readPacket()
+			fh, body, err := c.readPacket(MaxPacketSize)
 			if ping > 0 && timedOut(err) && !c.stopped() {
 				if c.write(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Pingreq}, ProtocolVersion: c.proto},
 					(*packets.Packet).PingreqEncode) == nil {

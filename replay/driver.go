@@ -162,6 +162,7 @@ const (
 	timedOutKind
 	failed   // the socket could not be opened, or the connection ended before a CONNACK
 	linkDown // due while Options.LinkDown held the link down: no socket was opened
+	protocol // the broker's answer broke the protocol (errProtocol)
 )
 
 // live is a device's state during a replay.
@@ -181,7 +182,10 @@ type run struct {
 	results []result
 	audit   auditLog
 	wills   atomic.Int64
-	ctx     context.Context
+	// broke counts the accepted connections whose later packets broke the
+	// protocol, dropped the accepted connections the broker ended
+	broke, dropped atomic.Int64
+	ctx            context.Context
 	queue   *queueRun // nil without Options.Queue
 }
 
@@ -387,7 +391,13 @@ func (r *run) attempt(i int, due time.Time) {
 	}
 	res.connack = time.Since(started)
 	var ref errRefused
+	var perr errProtocol
 	switch {
+	case errors.As(err, &perr):
+		res.kind = protocol
+		r.audit.record(dev, d, auditfmt.AttemptFailed, c.Attempt+1, wait.Seconds(), time.Now(), func(rec *auditfmt.Record) {
+			rec.FailureClass = auditfmt.FailUnknown
+		})
 	case err == nil:
 		res.kind, res.at = accepted, time.Since(r.start)
 		r.audit.record(dev, d, auditfmt.Connected, 0, wait.Seconds(), time.Now(), func(rec *auditfmt.Record) {
@@ -399,7 +409,7 @@ func (r *run) attempt(i int, due time.Time) {
 		if r.opts.Service {
 			on = r.serve(dev, d, cl, on)
 		}
-		cl.keep(d.Keepalive, func(error) { r.lost(dev, d, cl) }, on)
+		cl.keep(d.Keepalive, func(err error) { r.lost(dev, d, cl, err) }, on)
 	case errors.As(err, &ref):
 		res.kind, res.code = refused, ref.code
 		r.audit.record(dev, d, auditfmt.Refused, c.Attempt+1, wait.Seconds(), time.Now(), func(rec *auditfmt.Record) {
@@ -489,7 +499,11 @@ func (r *run) ended() bool {
 }
 
 // lost is called when the broker ends a device's connection.
-func (r *run) lost(dev *live, d *Device, cl *client) {
+func (r *run) lost(dev *live, d *Device, cl *client, err error) {
+	r.dropped.Add(1)
+	if errors.As(err, &errProtocol{}) {
+		r.broke.Add(1)
+	}
 	dev.mu.Lock()
 	defer dev.mu.Unlock()
 	if dev.cl == cl {

@@ -303,3 +303,57 @@ func (m *mosquittoBroker) Stop() error {
 type syncWriter struct{ b *bytes.Buffer }
 
 func (w *syncWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
+
+// fakeBroker answers every connection with answer (after reading what the
+// client sends first) and closes it; it returns its address.
+func fakeBroker(t *testing.T, answer []byte) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 512)
+				c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				if _, err := c.Read(buf); err != nil {
+					return
+				}
+				c.Write(answer)
+				time.Sleep(50 * time.Millisecond)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestHostileBrokerPackets: a broker that declares a 256 MiB CONNACK, or
+// sends a valid CONNACK and then a packet over MaxPacketSize and drops
+// the connection, breaks the protocol: the replay reads neither, counts
+// them, and does not say the broker held.
+func TestHostileBrokerPackets(t *testing.T) {
+	huge := []byte{0x20, 0xff, 0xff, 0xff, 0x7f}
+	garbage := append([]byte{0x20, 0x02, 0x00, 0x00}, 0x30, 0xff, 0xff, 0xff, 0x7f)
+	for _, tc := range []struct {
+		name   string
+		answer []byte
+	}{{"huge CONNACK", huge}, {"CONNACK then garbage", garbage}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Run(context.Background(), spread(5, 50*time.Millisecond), Options{Broker: fakeBroker(t, tc.answer),
+				Hold: 300 * time.Millisecond, ConnectTimeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep.Judge(DefaultConnackSLO)
+			if rep.Held || rep.ProtocolErrors != 5 {
+				t.Errorf("%d protocol errors, %d dropped, held %v (%s); want 5 and not held", rep.ProtocolErrors, rep.Dropped, rep.Held, rep.Verdict)
+			}
+		})
+	}
+}

@@ -37,6 +37,14 @@ type Report struct {
 	// ConnectsLinkDown counts the connects due while Options.LinkDown
 	// held the devices' link down: they failed without a socket.
 	ConnectsLinkDown int `json:"connects_link_down"`
+	// ProtocolErrors counts the broker's packets that broke the protocol
+	// (a packet over the size the replay reads, MaxConnackSize or
+	// MaxPacketSize, or malformed): as a connect's answer, or on an
+	// accepted connection, which the replay then dropped.
+	ProtocolErrors int `json:"protocol_errors"`
+	// Dropped counts the accepted connections the broker ended before the
+	// replay did (those of ProtocolErrors included).
+	Dropped int `json:"dropped_after_accept"`
 
 	// OpenedS is the wall time from the first socket-open to the last;
 	// ConnectsPerS the socket-opens per second over it: the rate the
@@ -88,7 +96,8 @@ const DefaultConnackSLO = time.Second
 func (r *run) report(interrupted bool) *Report {
 	rep := &Report{Plan: r.plan.Name, Speed: r.opts.Speed, Interrupted: interrupted, Devices: len(r.plan.Devices),
 		ConnectsScheduled: len(r.plan.Connects), RefusedByCode: map[string]int{}, WillsDelivered: int(r.wills.Load()),
-		RestartScheduled: r.opts.Restart != nil, LinkDownScheduled: r.opts.LinkDown != nil}
+		RestartScheduled: r.opts.Restart != nil, LinkDownScheduled: r.opts.LinkDown != nil,
+		ProtocolErrors: int(r.broke.Load()), Dropped: int(r.dropped.Load())}
 	rep.Protocol = "3.1.1"
 	if r.opts.Protocol == MQTT5 {
 		rep.Protocol = "5"
@@ -124,6 +133,8 @@ func (r *run) report(interrupted bool) *Report {
 			rep.ConnectsTimedOut++
 		case failed:
 			rep.ConnectsFailed++
+		case protocol:
+			rep.ProtocolErrors++
 		case linkDown:
 			rep.ConnectsLinkDown++
 		}
@@ -159,6 +170,12 @@ func (rep *Report) Judge(slo time.Duration) {
 	}
 	if rep.ConnectsTimedOut > 0 {
 		why = append(why, fmt.Sprintf("%d connects timed out", rep.ConnectsTimedOut))
+	}
+	if rep.ProtocolErrors > 0 {
+		why = append(why, fmt.Sprintf("%d packets from the broker broke the protocol", rep.ProtocolErrors))
+	}
+	if rep.Dropped > 0 && !rep.RestartScheduled && !rep.LinkDownScheduled {
+		why = append(why, fmt.Sprintf("%d accepted connections dropped by the broker", rep.Dropped))
 	}
 	if rep.ConnectsFailed > 0 && !rep.RestartScheduled {
 		why = append(why, fmt.Sprintf("%d connects failed with no broker restart scheduled (no broker answered)", rep.ConnectsFailed))
@@ -233,6 +250,7 @@ var Rows = []Row{
 	{Name: "refused", Value: func(r *Report) string { return refusedText(r) }},
 	{Name: "timed out", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsTimedOut) }},
 	{Name: "failed (no broker)", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsFailed) }},
+	{Name: "protocol errors, dropped", Value: func(r *Report) string { return fmt.Sprintf("%d, %d", r.ProtocolErrors, r.Dropped) }},
 	{Name: "peak accepted/s", Value: func(r *Report) string { return fmt.Sprintf("%d at +%.1fs", r.PeakConnectsPerS, r.PeakAtS) }},
 	{Name: "lateness p50/p99", Value: func(r *Report) string { return fmt.Sprintf("%.2f / %.2f ms", r.LatenessP50Ms, r.LatenessP99Ms) }},
 	{Name: "CONNACK p50/p99/max", Value: func(r *Report) string {
