@@ -186,7 +186,7 @@ type run struct {
 	// protocol, dropped the accepted connections the broker ended
 	broke, dropped atomic.Int64
 	ctx            context.Context
-	queue   *queueRun // nil without Options.Queue
+	queue          *queueRun // nil without Options.Queue
 }
 
 // Run plays the plan against the broker: one connection per scheduled
