@@ -171,6 +171,7 @@ func build(rep *Report, o Options) (*page, error) {
 		return nil, err
 	}
 	pg.Replay = replayed
+	escapePage(pg)
 	if o.Redact != nil {
 		redactPage(pg, o.Redact)
 	}

@@ -3,6 +3,7 @@ package afteraction
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,6 +29,9 @@ var hostile = map[string]string{
 	"dev-0042": `"><img src=x onerror="window.__pwned=2">`,
 	"dev-0043": `</svg><svg onload="window.__pwned=3"><text>`,
 	"dev-0044": `x' onmouseover='window.__pwned=4`,
+	// a terminal obeys ESC and BEL (cat report.html); U+202E spoofs a name
+	"dev-0045": "red\x1b[31m\x07bell",
+	"dev-0046": "dev-\u202e1000-ved",
 }
 
 // hostileReport writes the report of the sample incident with hostile
@@ -115,8 +119,13 @@ func TestReportEscapes(t *testing.T) {
 	}
 	walk(doc)
 	for _, id := range hostile {
-		if !strings.Contains(text.String(), id) {
-			t.Errorf("the page's text lacks the client id %q", id)
+		if !strings.Contains(text.String(), safe.Text(id)) {
+			t.Errorf("the page's text lacks the client id %q, shown as %q", id, safe.Text(id))
+		}
+	}
+	for _, raw := range []string{"\x1b", "\x07", "\u202e"} {
+		if bytes.Contains(b, []byte(raw)) {
+			t.Errorf("the page holds a raw %q from a client id", raw)
 		}
 	}
 	if !strings.Contains(text.String(), `recorded <b>bold</b>`) {

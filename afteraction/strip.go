@@ -1,6 +1,7 @@
 package afteraction
 
 import (
+	"github.com/stormaudit/stormaudit/internal/safe"
 	"html/template"
 	"image/color"
 	"math"
@@ -105,6 +106,7 @@ func count(glyphs [analyze.NumOpenKinds]plotter.XYs) int {
 
 // shortID returns id, cut to maxLabel runes.
 func shortID(id string) string {
+	id = safe.Text(id) // a control or bidi character shown, not obeyed
 	if r := []rune(id); len(r) > maxLabel {
 		return string(r[:maxLabel-1]) + "…"
 	}

@@ -172,8 +172,16 @@ func replaySetup(cmd *cli.Command) (*replaySettings, error) {
 	s := &replaySettings{slo: cmd.Duration("connack-slo"), audit: cmd.String("audit")}
 	o := &s.opts
 	o.Speed, o.ConnectTimeout, o.Service = cmd.Float64("speed"), cmd.Duration("connect-timeout"), cmd.Bool("service")
-	if !(o.Speed > 0) {
-		return nil, usageErr("replay: --speed: expected a factor > 0, found %v", o.Speed)
+	// time compressed or stretched beyond a million-fold would overflow
+	// the plan's nanoseconds (a lateness of 9e12 ms read "held")
+	if !(o.Speed >= 1e-6 && o.Speed <= 1e6) {
+		return nil, usageErr("replay: --speed: expected a factor from 0.000001 to 1000000, found %v", o.Speed)
+	}
+	if k := cmd.Int("keepalive"); k < 0 || k > 65535 {
+		return nil, usageErr("replay: --keepalive: expected seconds from 0 to 65535 (MQTT's two bytes; 0: none), found %d", k)
+	}
+	if n := cmd.Int("max-clients"); n < 0 {
+		return nil, usageErr("replay: --max-clients: expected a count >= 0 (0: no limit), found %d", n)
 	}
 	if o.ConnectTimeout <= 0 {
 		return nil, usageErr("replay: --connect-timeout: expected a duration > 0, found %v", o.ConnectTimeout)
