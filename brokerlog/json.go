@@ -23,7 +23,38 @@ func decodeObject(text []byte, v any, out *outcome) bool {
 		out.reject("", "expected a JSON object: "+err.Error())
 		return false
 	}
+	if k, ok := repeatedMember(text); ok {
+		out.reject(k, "expected each member once, found "+strconv.Quote(k)+" twice (which one would the broker mean?)")
+		return false
+	}
 	return true
+}
+
+// repeatedMember returns a member name the object text (valid JSON)
+// holds twice at its top level, compared as encoding/json matches them
+// to fields (case-insensitively); ok is false when none repeats.
+func repeatedMember(text []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := t.(string)
+		if seen[strings.ToLower(k)] {
+			return k, true
+		}
+		seen[strings.ToLower(k)] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // detectJSON tells EMQX's events from AWS IoT's by their member names

@@ -53,6 +53,9 @@ func TestEMQXLines(t *testing.T) {
 		{`{"event":"client.connected","connected_at":1645002753259}`, want{reject: "clientid"}},
 		{`{"event":"client.connected","clientid":7,"connected_at":1645002753259}`, want{reject: "clientid"}},
 		{`{"event":"client.connected","clientid":"c"}`, want{reject: "timestamp"}},
+		// which of two client ids would the broker mean? (encoding/json takes the last)
+		{`{"event":"client.connected","clientid":"a","clientid":"b","connected_at":1645002753259}`, want{reject: "clientid"}},
+		{`{"event":"client.connected","clientid":"a","ClientID":"b","connected_at":1645002753259}`, want{reject: "ClientID"}},
 		{`{"event":"client.connected","clientid":"c","connected_at":-1}`, want{reject: "connected_at"}},
 		{`{"event":"client.connected","clientid":"c","connected_at":1.5e12}`, want{reject: "connected_at"}},
 		{`{"event":"client.connected","clientid":"c","connected_at":99999999999999999999}`, want{reject: "connected_at"}},

@@ -123,6 +123,9 @@ func TestMosquittoLines(t *testing.T) {
 		{"Dec  2 04:19:43 gw mosquitto[812]: 1796185183: Client a disconnected.",
 			want{kind: Closed, client: "a", reason: ClientDisconnect, at: "2026-12-02T04:19:43Z", res: time.Second}},
 		{"Dec  2 04:19:43 gw mosquitto[812]: Client a disconnected.", want{reject: "stamp"}},
+		// a leap second would roll into the next day, as 24:00:00 would: neither is read
+		{"2026-12-02T23:59:60: Client a disconnected.", want{reject: "stamp"}},
+		{"2026-12-02T24:00:00: Client a disconnected.", want{reject: "stamp"}},
 		{"Dec  2 04:19:43 gw sshd[812]: 1796185183: Client a disconnected.", want{reject: "stamp"}},
 		{"anF  2 04:19:43 gw mosquitto[812]: 1796185183: Client a disconnected.", want{reject: "stamp"}},
 		{"2026-12-02T04:19:43.123456+00:00 gw sshd[812]: Accepted publickey", want{reject: "message"}},

@@ -173,6 +173,9 @@ func Read(r io.Reader, name string, opt Options) (*Log, error) {
 		} else {
 			p.parse(rec.text, &out)
 		}
+		if out.why == "" && !out.skip && out.ev.Kind == Accepted && out.ev.Client == "" {
+			out.reject("client", "expected the accepted client's id, found an empty one")
+		}
 		switch {
 		case out.why != "":
 			log.Rejected++

@@ -325,3 +325,17 @@ func TestManyBlankLines(t *testing.T) {
 		t.Errorf("blank %d, events %+v", log.Blank, log.Events)
 	}
 }
+
+// TestEmptyClientAccepted: an accept of a client with an empty id is a
+// reject naming the client, not an event of nobody.
+func TestEmptyClientAccepted(t *testing.T) {
+	log, err := Read(strings.NewReader(`{"event":"client.connected","clientid":"","connected_at":1645002753259}
+{"event":"client.connected","clientid":"c","connected_at":1645002753259}
+`), "e.ndjson", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Events) != 1 || log.Rejected != 1 || log.Rejects[0].Field != "client" || log.Rejects[0].Line != 1 {
+		t.Errorf("events %+v, rejects %+v; want the empty id's line rejected", log.Events, log.Rejects)
+	}
+}

@@ -51,7 +51,9 @@ func parseDateTime(s string, loc *time.Location) (dateTime, bool) {
 		return d, false
 	}
 	if year < minYear || year >= maxYear || month < 1 || month > 12 || day < 1 ||
-		day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 60 {
+		day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
+		// a leap second's :60 would roll into the next minute (or day),
+		// as 24:00:00 would: neither is read
 		return d, false
 	}
 	i := 19
