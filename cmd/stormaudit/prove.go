@@ -81,6 +81,11 @@ func runVerifyProof(cmd *cli.Command, path string, verifiers note.Verifiers, for
 		return &exitError{code: 2, err: fmt.Errorf("verify: --proof: %s: expected a proof written by stormaudit prove: %v", path, err)}
 	}
 	cp, signers, err := hashchain.CheckProof(p, verifiers)
+	if log := cmd.String("log"); err == nil && log != "" && cp.Origin != log {
+		// the pin a dataset check enforces: a proof from another dataset
+		// signed by the same key is not the record expected
+		err = fmt.Errorf("log: the proof's checkpoint is of log %q, not of %q: a record of another dataset than the one expected", cp.Origin, log)
+	}
 	out := cmd.Root().Writer
 	if format == "json" {
 		res := map[string]any{"proof": path, "origin": p.Origin, "seq": p.Seq, "index": p.Index, "tree_size": p.TreeSize, "verified": signers, "ok": err == nil}

@@ -57,6 +57,14 @@ func runVerify(ctx context.Context, cmd *cli.Command) error {
 		verifiers = nil
 	}
 	if p := cmd.String("proof"); p != "" {
+		// a proof carries its checkpoint, not the dataset's history: what
+		// checks a dataset cannot be silently left out
+		if cmd.NArg() > 0 {
+			return usageErr("verify: --proof checks a proof without its dataset; found the argument %q: give one or the other", cmd.Args().First())
+		}
+		if cmd.String("since") != "" {
+			return usageErr("verify: --since proves a dataset extends an earlier checkpoint; a --proof has one checkpoint and no history to check it against")
+		}
 		return runVerifyProof(cmd, p, verifiers, format)
 	}
 	if cmd.NArg() != 1 {
