@@ -145,6 +145,9 @@ type checker struct {
 	rules []Rule
 	ctxs  []*Context // each rule's
 	fc    *fleetCounter
+	// changedLogs says of each stored broker log that no longer matches
+	// the manifest's digest (storedBrokerLogs), noted once
+	changedLogs []string
 
 	moved, movedDevices int
 	movedGap            int64
@@ -226,6 +229,9 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		k.fc.Inc.keepalive = seconds(p.KeepaliveS)
 	}
 	k.fc.broker = k.opts.Broker // a decoded partial's fleet counter has none
+	for _, ch := range k.changedLogs {
+		c.Note("broker-log", ch)
+	}
 	k.fc.Inc.end = c.End
 	c.Fleet = k.fc.stats()
 	if w := c.Fleet.Witness; w != nil {

@@ -49,12 +49,14 @@ func NewSplit(dir string, opts Options) (*Split, error) {
 	if err != nil {
 		return nil, err
 	}
+	var changed []string
 	if len(opts.Broker) == 0 && len(man.BrokerLogs) > 0 {
-		if opts.Broker, err = storedBrokerLogs(dir, man); err != nil {
+		if opts.Broker, changed, err = storedBrokerLogs(dir, man); err != nil {
 			return nil, err
 		}
 	}
 	s := &Split{dir: dir, opts: opts, man: man, k: newChecker(opts)}
+	s.k.changedLogs = changed
 	if opts.Policy == nil {
 		in := opts.Inference
 		if in == nil {
@@ -232,6 +234,7 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	if parts[0].firesTaken {
 		restoreFires(parts[0].resync(), kept, counts)
 	}
+	k.changedLogs = s.k.changedLogs
 	res := k.finish(s.dir, s.man, sources)
 	for _, file := range s.man.Files {
 		res.Files = append(res.Files, filepath.Join(s.dir, file.Name))

@@ -2,7 +2,10 @@ package analyze
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -665,32 +668,51 @@ func (ib *IncidentBroker) datedByTimeouts(ts []BrokerEvent) {
 	ib.LostAt = lo + (hi-lo)/2
 }
 
+// countWriter counts the bytes written to it.
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
 // storedBrokerLogs reads the broker logs stored with the dataset in dir
-// (ingest --broker-log), as they were read when stored.
-func storedBrokerLogs(dir string, man *dataset.Manifest) ([]*brokerlog.Log, error) {
+// (ingest --broker-log), as they were read when stored. A file that no
+// longer matches the digest the manifest holds was changed after ingest:
+// it is not read as a witness, and what is said of it is returned.
+func storedBrokerLogs(dir string, man *dataset.Manifest) ([]*brokerlog.Log, []string, error) {
 	var out []*brokerlog.Log
+	var changed []string
 	for _, b := range man.BrokerLogs {
 		if !filepath.IsLocal(filepath.FromSlash(b.File)) || !strings.HasPrefix(b.File, dataset.BrokerDir+"/") {
-			return nil, fmt.Errorf("%s: broker_logs: file %q: expected a file under %s/", dataset.ManifestName, b.File, dataset.BrokerDir)
+			return nil, nil, fmt.Errorf("%s: broker_logs: file %q: expected a file under %s/", dataset.ManifestName, b.File, dataset.BrokerDir)
 		}
 		format, err := brokerlog.ParseFormat(b.Format)
 		if err != nil {
-			return nil, fmt.Errorf("%s: broker_logs: %s: format: %v", dataset.ManifestName, b.File, err)
+			return nil, nil, fmt.Errorf("%s: broker_logs: %s: format: %v", dataset.ManifestName, b.File, err)
 		}
 		loc, err := time.LoadLocation(b.TZ)
 		if err != nil {
-			return nil, fmt.Errorf("%s: broker_logs: %s: tz: %v", dataset.ManifestName, b.File, err)
+			return nil, nil, fmt.Errorf("%s: broker_logs: %s: tz: %v", dataset.ManifestName, b.File, err)
 		}
 		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(b.File)))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		l, err := brokerlog.Read(f, b.Name, brokerlog.Options{Format: format, TZ: loc})
+		h := sha256.New()
+		cnt := &countWriter{}
+		r := io.TeeReader(f, io.MultiWriter(h, cnt))
+		l, err := brokerlog.Read(r, b.Name, brokerlog.Options{Format: format, TZ: loc})
+		if err == nil {
+			_, err = io.Copy(io.Discard, r) // the digest is of every byte
+		}
 		f.Close()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != b.Digest.SHA256 || cnt.n != b.Digest.Bytes {
+			changed = append(changed, fmt.Sprintf("%s, stored as %s, was changed after ingest (%d bytes with SHA-256 %s; the manifest holds %d bytes with %s): "+
+				"not read as a witness (verify names it)", b.Name, b.File, cnt.n, got, b.Digest.Bytes, b.Digest.SHA256))
+			continue
 		}
 		out = append(out, l)
 	}
-	return out, nil
+	return out, changed, nil
 }

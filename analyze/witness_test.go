@@ -175,3 +175,43 @@ func TestWitnessUnrelatedLog(t *testing.T) {
 		t.Errorf("a related log skipped: %v", res.Summary.Skipped)
 	}
 }
+
+// TestStoredBrokerLogChanged: a broker log stored with a dataset and
+// changed after ingest is not read as a witness, and the check says so
+// once, naming it.
+func TestStoredBrokerLogChanged(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "log.ndjson")
+	if err := os.WriteFile(in, []byte(evidenceLog(10, func(*strings.Builder, string, func(string, float64, int, float64)) {})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blog := []byte("1796126400: mosquitto version 2.0.11 running\n1796126400: New client connected from 127.0.0.1:1 as dev-01 (p2, c0, k30).\n")
+	ds := filepath.Join(dir, "ds")
+	m, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: in}}, ingest.Options{BrokerLogs: []ingest.BrokerSource{{Name: "m.log", Data: blog}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Check(ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Fleet.Witness == nil {
+		t.Fatal("the stored broker log was not read")
+	}
+	f, _ := os.OpenFile(filepath.Join(ds, filepath.FromSlash(m.BrokerLogs[0].File)), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("1796126401: New client connected from 127.0.0.1:2 as dev-02 (p2, c0, k30).\n")
+	f.Close()
+	res, err = Check(ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, note := range res.Summary.Notes {
+		if strings.Contains(note, "m.log, stored as "+m.BrokerLogs[0].File+", was changed after ingest") {
+			n++
+		}
+	}
+	if res.Summary.Fleet.Witness != nil || n != 1 {
+		t.Errorf("witness %v, notes %q; want no witness and one note naming the changed log", res.Summary.Fleet.Witness != nil, res.Summary.Notes)
+	}
+}

@@ -87,6 +87,11 @@ func TestBrokerLogStored(t *testing.T) {
 		if rep.Problem == nil || !strings.Contains(rep.Problem.String(), tc.what) {
 			t.Errorf("%s: problem %v, want one saying %q", tc.name, rep.Problem, tc.what)
 		}
+		// the file changed is what the problem names, and no broker log is
+		// said to match the manifest beside it
+		if tc.what == "SHA-256" && (!strings.HasPrefix(rep.Problem.File, "broker/") || len(rep.BrokerLogs) != 0) {
+			t.Errorf("%s: problem filed under %q, broker logs said to match %v; want the broker file named and none matching", tc.name, rep.Problem.File, rep.BrokerLogs)
+		}
 	}
 	if _, _, err := ingestWithBroker(t, ingest.Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "mosquitto.log:3") {
 		t.Errorf("--strict with a rejected broker log line: %v, want an error naming mosquitto.log:3", err)

@@ -95,34 +95,49 @@ func checkAccounting(dir string, m *dataset.Manifest, rep *Report) error {
 	case rep.Checkpoint != nil && m.Checkpoint != string(rep.Checkpoint.Format()):
 		return fail("its checkpoint is not the dataset's checkpoint")
 	}
-	type digested struct {
+	// a file that does not match its digest is what was tampered: the
+	// problem names it, not the manifest
+	check := func(name string, want dataset.Digest) (bool, error) {
+		got, err := dataset.DigestFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if errors.Is(err, os.ErrNotExist) {
+			rep.Problem = &Problem{File: name, What: fmt.Sprintf("missing: ingest wrote %d bytes with SHA-256 %s", want.Bytes, want.SHA256)}
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if got != want {
+			rep.Problem = &Problem{File: name, What: fmt.Sprintf("%d bytes with SHA-256 %s; ingest wrote %d bytes with SHA-256 %s (manifest.json)",
+				got.Bytes, got.SHA256, want.Bytes, want.SHA256)}
+			return false, nil
+		}
+		return true, nil
+	}
+	for _, f := range []struct {
 		name string
 		want dataset.Digest
+	}{{dataset.RejectsName, m.Rejects}, {dataset.DuplicatesName, m.Duplicates}} {
+		if ok, err := check(f.name, f.want); !ok {
+			return err
+		}
 	}
-	files := []digested{{dataset.RejectsName, m.Rejects}, {dataset.DuplicatesName, m.Duplicates}}
 	for _, b := range m.BrokerLogs {
 		for _, name := range []string{b.File, b.RejectsFile} {
 			if !filepath.IsLocal(filepath.FromSlash(name)) || !strings.HasPrefix(name, dataset.BrokerDir+"/") {
 				return fail("broker_logs: file %q: expected a file under %s/", name, dataset.BrokerDir)
 			}
 		}
-		files = append(files, digested{b.File, b.Digest}, digested{b.RejectsFile, b.Rejects})
-		rep.BrokerLogs = append(rep.BrokerLogs, fmt.Sprintf("%s (%s, %d events, %d lines rejected) as %s", b.Name, b.Format, b.Events, b.Rejected, b.File))
 		if b.Lines != b.Events+b.Skipped+b.Rejected+b.Blank {
 			return fail("broker_logs: %s: %d lines, but %d events + %d skipped + %d rejected + %d blank", b.Name, b.Lines, b.Events, b.Skipped, b.Rejected, b.Blank)
 		}
-	}
-	for _, f := range files {
-		got, err := dataset.DigestFile(filepath.Join(dir, filepath.FromSlash(f.name)))
-		if errors.Is(err, os.ErrNotExist) {
-			return fail("%s is missing: ingest wrote %d bytes with SHA-256 %s", f.name, f.want.Bytes, f.want.SHA256)
-		}
-		if err != nil {
+		if ok, err := check(b.File, b.Digest); !ok {
 			return err
 		}
-		if got != f.want {
-			return fail("%s has %d bytes with SHA-256 %s; ingest wrote %d bytes with SHA-256 %s", f.name, got.Bytes, got.SHA256, f.want.Bytes, f.want.SHA256)
+		if ok, err := check(b.RejectsFile, b.Rejects); !ok {
+			return err
 		}
+		// said to match only once its files did
+		rep.BrokerLogs = append(rep.BrokerLogs, fmt.Sprintf("%s (%s, %d events, %d lines rejected) as %s", b.Name, b.Format, b.Events, b.Rejected, b.File))
 	}
 	if !bytes.HasSuffix(text, []byte("\n")) {
 		return fail("expected a JSON document ending in a newline")
