@@ -89,6 +89,12 @@ func ServiceTopic(clientID string) string { return "stormaudit/replay/" + client
 // subscription uses 1.
 const serviceID = 2
 
+// QueueQuiet is how long the end of a replay with queued messages waits
+// with nothing received before it stops waiting for the rest: long enough
+// that a loaded machine's pause is not taken for messages lost (a second
+// was not, with a second test run beside it on two cores).
+const QueueQuiet = 5 * time.Second
+
 // Restart takes the broker down At after the replay's start (in plan time)
 // for Down, through Stop and Start.
 type Restart struct {
@@ -252,7 +258,7 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 		sleepCtx(ctx, opts.Hold)
 	}
 	if r.queue != nil {
-		r.queue.settle(ctx, max(opts.Hold, time.Second))
+		r.queue.settle(ctx, max(opts.Hold, QueueQuiet))
 	}
 	r.disconnectAll()
 	if r.queue != nil {
