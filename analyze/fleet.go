@@ -164,6 +164,9 @@ func (fc *fleetCounter) stats() *FleetStats {
 	if wit != nil {
 		st.Witness, st.ClockOffsets = wit, append(boffs, st.ClockOffsets...)
 		for k := range st.Incidents {
+			if wit.apart() {
+				break // a log that lies apart in time says nothing of the incidents
+			}
 			next := int64(NoTime)
 			if k+1 < len(st.Incidents) {
 				next = st.Incidents[k+1].LostAt

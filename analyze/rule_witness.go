@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The rules that need the broker's log (Options.Broker): a check without
@@ -49,11 +50,29 @@ func (*sessionTakeover) Info() RuleInfo {
 			"connection, or one client id on two devices. Needs --broker-log."}
 }
 
+// apartText says that the broker's log names the audit's devices and
+// pairs none of their connects: it lies apart in time, by how much, and
+// whether that looks like a time zone.
+func apartText(w *Witness) string {
+	d := time.Duration(w.Apart).Round(time.Second)
+	s := fmt.Sprintf("%s names %s of the audit but none of its accepts pairs with their connected records: its stamps lie about %v from "+
+		"the audit's (the median, a device's first connect to its nearest accept)", logNames(w), nOf(w.Known, "device"), d)
+	if q := time.Duration(abs64(w.Apart)).Round(15 * time.Minute); q >= time.Hour/2 && q <= 14*time.Hour &&
+		(time.Duration(abs64(w.Apart))-q).Abs() < 2*time.Minute {
+		s += fmt.Sprintf(", a whole %v: a time zone? Mosquitto stamps local time unless told; give --broker-log-tz", q)
+	}
+	return s + ". Nothing it says was judged"
+}
+
 // unrelated reports, for rule, a broker log that shares no connect with
 // the audit (no accept of it pairs with a connected record, and it names
 // client ids the audit does not): another broker's, or another run's.
 // The rule then judges nothing, and says so (Skip).
 func unrelated(c *Context, rule string, w *Witness) bool {
+	if w.apart() {
+		c.Skip(rule, apartText(w))
+		return true
+	}
 	if w.Paired > 0 || w.Strangers == 0 {
 		return false
 	}

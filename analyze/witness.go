@@ -134,10 +134,22 @@ type Witness struct {
 	// never names (other clients of the broker, or devices whose audit is
 	// missing), Paired the connected records paired with an accept.
 	Strangers, Paired int
+	// Known counts the audit's devices the broker accepted at least once;
+	// Apart is, over them, the median of the time from a device's first
+	// connected record to its nearest accept (its clock minus the
+	// broker's): when nothing pairs, how far apart the two logs lie (a
+	// broker log in another time zone lies hours off); NoTime if Known is 0.
+	Known int
+	Apart int64
 	// Events are every broker log's events, on the broker's clock, in
 	// time order.
 	Events []BrokerEvent
 }
+
+// Apart reports whether the broker's log names the audit's devices but
+// none of its accepts pairs with their connected records: the two logs
+// lie apart in time (another time zone, another run).
+func (w *Witness) apart() bool { return w.Paired == 0 && w.Known > 0 }
 
 // AuditConnect is an audited connected record (on the device's clock).
 type AuditConnect struct {
@@ -196,6 +208,7 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32][]Clo
 		from, to = wit.Events[0].At, wit.Events[n-1].At+int64(wit.Events[n-1].Res)
 	}
 	known := map[string]bool{}
+	var apart []int64 // each known device's first connect minus its nearest accept
 	offsets := map[int32][]ClockOffset{}
 	var offs []ClockOffset
 	slices.SortFunc(w.Devs, func(a, b witnessDev) int { return strings.Compare(a.ID, b.ID) })
@@ -211,6 +224,18 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32][]Clo
 			if wit.Events[i].Kind == brokerlog.Closed && wit.Events[i].Reason == brokerlog.Takeover {
 				takeovers = append(takeovers, wit.Events[i])
 			}
+		}
+		if len(acc) > 0 && len(d.Conn) > 0 {
+			wit.Known++
+			c := slices.Min(d.Conn)
+			k, _ := slices.BinarySearchFunc(acc, c, func(e BrokerEvent, t int64) int { return cmp.Compare(e.At, t) })
+			best := int64(NoTime)
+			for _, j := range []int{k - 1, k} {
+				if j >= 0 && j < len(acc) && (best == NoTime || abs64(c-acc[j].At) < abs64(best)) {
+					best = c - acc[j].At
+				}
+			}
+			apart = append(apart, best)
 		}
 		mine, split := brokerOffsets(d, acc)
 		if len(mine) > 0 {
@@ -230,6 +255,14 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32][]Clo
 		if !known[c] && slices.ContainsFunc(is, func(i int) bool { return wit.Events[i].Kind == brokerlog.Accepted }) {
 			wit.Strangers++
 		}
+	}
+	wit.Apart = NoTime
+	if len(apart) > 0 {
+		slices.Sort(apart)
+		wit.Apart = apart[(len(apart)-1)/2]
+	}
+	if wit.apart() {
+		return wit, nil, nil // its accepts are no clock's evidence
 	}
 	return wit, offsets, offs
 }

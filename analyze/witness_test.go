@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"os"
 	"path/filepath"
@@ -213,5 +214,49 @@ func TestStoredBrokerLogChanged(t *testing.T) {
 	}
 	if res.Summary.Fleet.Witness != nil || n != 1 {
 		t.Errorf("witness %v, notes %q; want no witness and one note naming the changed log", res.Summary.Fleet.Witness != nil, res.Summary.Notes)
+	}
+}
+
+// TestBrokerLogAnHourOff: the same fleet's Mosquitto log with local stamps
+// an hour off (read as UTC) pairs nothing; it is said to lie apart by a
+// whole hour, a time zone, and neither the witness rules nor the
+// incidents' broker view read it.
+func TestBrokerLogAnHourOff(t *testing.T) {
+	data, err := os.ReadFile("testdata/witness/positive-broker.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shifted bytes.Buffer
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if stamp, rest, ok := strings.Cut(line, ": "); ok {
+			var n int64
+			if _, err := fmt.Sscan(stamp, &n); err == nil {
+				line = fmt.Sprintf("%d: %s", n+3600, rest)
+			}
+		}
+		shifted.WriteString(line)
+	}
+	blog, err := brokerlog.Read(&shifted, "shifted.log", brokerlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sameResult(t, bucketed(t, 0, "testdata/witness/positive.ndjson"), Options{Broker: []*brokerlog.Log{blog}})
+	w := res.Summary.Fleet.Witness
+	if w == nil || !w.apart() || time.Duration(w.Apart).Round(time.Minute) != -time.Hour {
+		t.Fatalf("witness %+v, want one apart by an hour", w)
+	}
+	for _, id := range []string{unauditedConnectID, unseenConnectID, sessionTakeoverID} {
+		i := slices.IndexFunc(res.Summary.Skipped, func(s Skip) bool { return s.Rule == id })
+		if i < 0 || !strings.Contains(res.Summary.Skipped[i].Reason, "a whole 1h0m0s: a time zone?") {
+			t.Errorf("%s: skipped %+v, want it skipped naming the time zone", id, res.Summary.Skipped)
+		}
+	}
+	for _, in := range res.Summary.Fleet.Incidents {
+		if in.Broker != nil {
+			t.Errorf("an incident's broker view from a log an hour off: %+v", in.Broker)
+		}
+	}
+	if len(res.Summary.Fleet.ClockOffsets) != 0 {
+		t.Errorf("clock offsets %+v from a log an hour off", res.Summary.Fleet.ClockOffsets)
 	}
 }
