@@ -2,8 +2,8 @@ package analyze
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
