@@ -209,17 +209,15 @@ type Unrecovered struct {
 // never came back, from the losses of its span; offs are the clock
 // offsets found (the broker's, ic.pre, besides).
 func (ic *incidentCounter) whyAndWho(incs []Incident, spans [][2]int, offs []ClockOffset) {
-	by := map[int32][]ClockOffset{}
-	for dev, os := range ic.pre {
-		by[dev] = append(by[dev], os...)
+	var all []ClockOffset
+	for _, os := range ic.pre {
+		all = append(all, os...)
 	}
-	for _, o := range offs {
-		by[o.dev] = append(by[o.dev], o)
-	}
+	ix := indexClocks(append(all, offs...))
 	for k, sp := range spans {
 		ls := ic.Losses[sp[0]:sp[1]]
 		incs[k].Met, incs[k].Stages = ic.metOf(ls)
-		incs[k].Unrecovered = ic.unrecoveredOf(ls, ic.end, by)
+		incs[k].Unrecovered = ic.unrecoveredOf(ls, ic.end, ix)
 		ic.serviceOf(&incs[k], ls)
 		incs[k].Diagnosis = Diagnose(&incs[k])
 	}
@@ -261,9 +259,8 @@ func (ic *incidentCounter) keepLast(d *Device, dev int32, ep *Episode) {
 
 // unrecoveredOf returns the devices of the losses ls that never
 // connected after them, with their last states, sorted by device; end is
-// the log's last record (NoTime: unknown), offs each device's clock
-// offsets.
-func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, offs map[int32][]ClockOffset) []Unrecovered {
+// the log's last record (NoTime: unknown), ix the clock offsets.
+func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, ix clockIndex) []Unrecovered {
 	var out []Unrecovered
 	seen := map[int32]bool{}
 	for _, l := range ls {
@@ -276,7 +273,7 @@ func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, offs map[int
 			continue
 		}
 		s := ic.Last[k]
-		o := offsetAt(offs[l.Dev], s.At)
+		o := ix.dev(l.Dev, s.At)
 		u := Unrecovered{Device: ic.Names[l.Dev], At: s.At - o, Stage: s.Stage, Due: s.Due, Delay: s.Delay, Class: s.Class,
 			Reason: s.Reason, Attempts: int(s.Attempts)}
 		if u.Due != NoTime {

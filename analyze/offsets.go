@@ -88,13 +88,17 @@ type clockIndex struct {
 
 // clocks returns the index of st's clock offsets; its maps are nil when
 // none was found.
-func (st *FleetStats) clocks() clockIndex {
+func (st *FleetStats) clocks() clockIndex { return indexClocks(st.ClockOffsets) }
+
+// indexClocks returns the index of the clock offsets offs; its maps are
+// nil when offs is empty.
+func indexClocks(offs []ClockOffset) clockIndex {
 	var ix clockIndex
-	if len(st.ClockOffsets) == 0 {
+	if len(offs) == 0 {
 		return ix
 	}
 	ix.byDev, ix.byName = map[int32][]ClockOffset{}, map[string][]ClockOffset{}
-	for _, o := range st.ClockOffsets {
+	for _, o := range offs {
 		ix.byDev[o.dev] = append(ix.byDev[o.dev], o)
 		ix.byName[o.Device] = append(ix.byName[o.Device], o)
 	}

@@ -74,6 +74,7 @@ func (r *budgetRule) init(c *Context) bool {
 		return false
 	}
 	r.Hist = newTimeHist(min(int64(BudgetResolution), max(nanos(r.Window), 1)))
+	r.Hist.Keep = true // its opens move onto the fleet's clock (correct)
 	return true
 }
 
@@ -188,7 +189,9 @@ type timeHist struct {
 	// Kept holds each device's event times, on its own clock, while it
 	// has at most KeptPerDevice of them (nil once it has more), so that
 	// correct can move them onto the fleet's clock: memory grows with the
-	// devices, not their records.
+	// devices, not their records. Only when Keep is set (its device ids
+	// must then be copies that pin no batch).
+	Keep bool
 	Kept map[string][]int64
 }
 
@@ -219,6 +222,13 @@ func (h *timeHist) correct(ix clockIndex) {
 
 // bump adds d (^uint32(0) for -1) to the count of at's bucket.
 func (h *timeHist) bump(at int64, d uint32) {
+	ch, i := h.chunk(at)
+	ch.N[i] += d
+}
+
+// chunk returns the chunk of at's bucket, made if need be, and the
+// bucket's index in it.
+func (h *timeHist) chunk(at int64) (*histChunk, int64) {
 	b := floorDiv(at, h.Res)
 	key := floorDiv(b, histChunkLen)
 	ch := h.Chunks[key]
@@ -226,7 +236,7 @@ func (h *timeHist) bump(at int64, d uint32) {
 		ch = &histChunk{}
 		h.Chunks[key] = ch
 	}
-	ch.N[b-key*histChunkLen] += d
+	return ch, b - key*histChunkLen
 }
 
 // moveSample moves the example of dev at from to to, if one was kept.
@@ -288,16 +298,13 @@ func newTimeHist(res int64) *timeHist {
 }
 
 func (h *timeHist) add(at int64, ref Ref, dev string) {
-	b := floorDiv(at, h.Res)
-	key := floorDiv(b, histChunkLen)
-	ch := h.Chunks[key]
-	if ch == nil {
-		ch = &histChunk{}
-		h.Chunks[key] = ch
-	}
-	ch.N[b-key*histChunkLen]++
+	ch, i := h.chunk(at)
+	ch.N[i]++
 	if len(ch.Samples) < histSamples {
 		ch.Samples = append(ch.Samples, histSample{At: at, Ref: ref, Dev: dev})
+	}
+	if !h.Keep {
+		return
 	}
 	if h.Kept == nil {
 		h.Kept = map[string][]int64{}
