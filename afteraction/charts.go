@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
-	"slices"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -32,8 +31,8 @@ type activity struct {
 	from, to   int64
 	budgetPerS float64 // connects per second the broker accepts; 0 when undeclared
 	incidents  []analyze.Incident
-	numbers    []int   // the incidents' numbers in the report
-	accepts    []int64 // the broker's accepts, from its log, in time order; nil without one
+	numbers    []int                    // the incidents' numbers in the report
+	accepts    func(from, to int64) int // the broker's accepts in [from, to), from its log; nil without one
 }
 
 // activityChart draws the socket-opens per bucket as stacked areas, one
@@ -78,10 +77,9 @@ func activityChart(a activity) (template.HTML, time.Duration, error) {
 	if a.accepts != nil {
 		acc := make(plotter.XYs, 0, n+1)
 		for _, b := range hist {
-			lo, _ := slices.BinarySearch(a.accepts, b.Start)
-			hi, _ := slices.BinarySearch(a.accepts, b.Start+int64(width))
-			acc = append(acc, plotter.XY{X: secs(b.Start), Y: float64(hi - lo)})
-			top = max(top, float64(hi-lo))
+			n := float64(a.accepts(b.Start, b.Start+int64(width)))
+			acc = append(acc, plotter.XY{X: secs(b.Start), Y: n})
+			top = max(top, n)
 		}
 		acc = append(acc, plotter.XY{X: end, Y: acc[len(acc)-1].Y})
 		p.Add(&plotter.Line{XYs: acc, StepStyle: plotter.PostStep,

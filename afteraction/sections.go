@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/brokerlog"
 	"github.com/stormaudit/stormaudit/report"
 )
 
@@ -52,14 +51,9 @@ func chartsOf(pg *page, rep *Report, o Options) error {
 		numbers[i] = i + 1
 	}
 	var width time.Duration
-	var accepts []int64
+	var accepts func(from, to int64) int
 	if w := st.Witness; w != nil {
-		accepts = []int64{}
-		for _, e := range w.Events {
-			if e.Kind == brokerlog.Accepted {
-				accepts = append(accepts, e.At)
-			}
-		}
+		accepts = w.AcceptsIn
 	}
 	pg.Activity.SVG, width, err = activityChart(activity{title: "Socket-opens and connects over the whole log", act: &ov.Activity,
 		from: from, to: to, budgetPerS: budget, incidents: st.Incidents, numbers: numbers, accepts: accepts})

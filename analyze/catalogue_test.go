@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormaudit/stormaudit/brokerlog"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -74,7 +73,7 @@ func TestRuleNeeds(t *testing.T) {
 		for _, log := range logs {
 			opts := Options{Policy: &policy.Policy{}}
 			if blog := brokerLogBeside(t, log); blog != nil {
-				opts.Broker = []*brokerlog.Log{blog}
+				opts.Broker = []*BrokerLog{blog}
 			}
 			res := checkFilesWith(t, t.TempDir(), opts, log)
 			for _, n := range res.Summary.Notes {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/stormaudit/stormaudit/brokerlog"
 	"runtime"
 	"slices"
 	"sync"
@@ -55,7 +54,7 @@ type Options struct {
 	// accepts (clock offsets, and the rules that need a broker log), and
 	// says what the broker saw of each incident. Without them, a check of
 	// a dataset takes the broker logs stored with it (ingest --broker-log).
-	Broker []*brokerlog.Log
+	Broker []*BrokerLog
 }
 
 // Inference is the policy inferred from a log: nil when none could be,

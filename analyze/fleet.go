@@ -89,7 +89,7 @@ type fleetCounter struct {
 	Redel  secondCounter
 	Wit    witnessCounter
 
-	broker []*brokerlog.Log // the broker's logs, set before stats
+	broker []*BrokerLog // the broker's logs, set before stats
 }
 
 func newFleetCounter(window time.Duration) *fleetCounter {
@@ -191,12 +191,12 @@ func (fc *fleetCounter) stats() *FleetStats {
 }
 
 // brokerDowns returns when the broker's logs say it went down, sorted.
-func brokerDowns(logs []*brokerlog.Log) []int64 {
+func brokerDowns(logs []*BrokerLog) []int64 {
 	var out []int64
 	for _, l := range logs {
-		for i := range l.Events {
-			if l.Events[i].Kind == brokerlog.BrokerDown {
-				out = append(out, l.Events[i].At)
+		for i := range l.events {
+			if l.events[i].Kind == brokerlog.BrokerDown {
+				out = append(out, l.events[i].At)
 			}
 		}
 	}
@@ -206,13 +206,13 @@ func brokerDowns(logs []*brokerlog.Log) []int64 {
 
 // brokerKeepalive returns the keepalive most of the broker's accepts
 // declare (seconds, as the clients' CONNECTs gave it), 0 if none does.
-func brokerKeepalive(logs []*brokerlog.Log) time.Duration {
-	count := map[int]int{}
-	best := 0
+func brokerKeepalive(logs []*BrokerLog) time.Duration {
+	count := map[uint16]int{}
+	best := uint16(0)
 	for _, l := range logs {
-		for i := range l.Events {
-			if e := &l.Events[i]; e.Kind == brokerlog.Accepted && e.Keepalive > 0 {
-				count[e.Keepalive]++
+		for i := range l.events {
+			if e := &l.events[i]; e.Kind == brokerlog.Accepted && e.Keepalive > 0 {
+				count[e.Keepalive] += int(e.N)
 				if c := count[e.Keepalive]; c > count[best] || c == count[best] && e.Keepalive < best {
 					best = e.Keepalive
 				}

@@ -135,7 +135,7 @@ func ruleLogs(t *testing.T, id string, needsBroker bool) {
 		name := filepath.Base(log)
 		opts := Options{Policy: pol}
 		if blog := brokerLogBeside(t, log); blog != nil {
-			opts.Broker = []*brokerlog.Log{blog}
+			opts.Broker = []*BrokerLog{blog}
 		} else if needsBroker {
 			t.Fatalf("%s: %s needs a broker log, and there is no %s beside it", name, id, brokerLogName(log))
 		}
@@ -165,7 +165,7 @@ func brokerLogName(log string) string { return strings.TrimSuffix(log, ".ndjson"
 
 // brokerLogBeside reads the broker log of the audit log log, or returns
 // nil if there is none.
-func brokerLogBeside(t *testing.T, log string) *brokerlog.Log {
+func brokerLogBeside(t *testing.T, log string) *BrokerLog {
 	t.Helper()
 	f, err := os.Open(brokerLogName(log))
 	if os.IsNotExist(err) {
@@ -175,7 +175,7 @@ func brokerLogBeside(t *testing.T, log string) *brokerlog.Log {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	blog, err := brokerlog.Read(f, filepath.Base(f.Name()), brokerlog.Options{})
+	blog, err := LoadBrokerLog(f, filepath.Base(f.Name()), brokerlog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

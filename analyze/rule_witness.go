@@ -89,7 +89,7 @@ func (*unauditedConnect) Finish(c *Context) {
 	}
 	eachDevice(w.Unaudited, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {
 		c.Report(brokerFinding(unauditedConnectID, "unaudited-connect/accept-without-record", dev, w, es,
-			fmt.Sprintf("the broker accepted %s of %s that its audit has no connected record for", countNoun(len(es), "connection", "connections"), dev),
+			fmt.Sprintf("the broker accepted %s of %s that its audit has no connected record for", countNoun(repeats(es), "connection", "connections"), dev),
 			"A second owner of the client id, a reconnect loop that writes no audit, or records lost on the way."))
 	})
 	if w.Strangers > 0 {
@@ -125,7 +125,7 @@ func (*sessionTakeover) Finish(c *Context) {
 	}
 	eachDevice(w.Takeovers, func(e BrokerEvent) string { return e.Client }, func(dev string, es []BrokerEvent) {
 		c.Report(brokerFinding(sessionTakeoverID, "session-takeover/live-connection-closed", dev, w, es,
-			fmt.Sprintf("the broker closed a live connection of %s %s for a new one with the same client id", dev, nTimes(len(es))),
+			fmt.Sprintf("the broker closed a live connection of %s %s for a new one with the same client id", dev, nTimes(repeats(es))),
 			"Two owners of one connection (a library's own reconnect beside the manager's), or one client id on two devices."))
 	})
 }
@@ -135,12 +135,18 @@ func (*sessionTakeover) Finish(c *Context) {
 func brokerFinding(rule, kind, dev string, w *Witness, es []BrokerEvent, msg, why string) Finding {
 	f := Finding{Rule: rule, Kind: kind, Severity: Warning, Device: dev, Start: es[0].At, End: es[len(es)-1].At, Message: msg}
 	var at []string
+	shown := 0
 	for i, e := range es {
 		if i == 5 {
-			at = append(at, fmt.Sprintf("and %d more", len(es)-5))
+			at = append(at, fmt.Sprintf("and %d more", repeats(es)-shown))
 			break
 		}
-		at = append(at, fmt.Sprintf("%s (%s:%d: %s)", fmtTime(e.At), w.Logs[e.Log].Name, e.Line, e.Detail))
+		line := fmt.Sprintf("%s (%s:%d: %s)", fmtTime(e.At), w.Logs[e.Log].Name, e.Line, e.Detail)
+		if e.Repeats > 1 {
+			line = fmt.Sprintf("%s (%s:%d, and %d identical lines after it: %s)", fmtTime(e.At), w.Logs[e.Log].Name, e.Line, e.Repeats-1, e.Detail)
+		}
+		at = append(at, line)
+		shown += e.Repeats
 	}
 	f.Explanation = fmt.Sprintf("%s: %s. %s", dev, strings.Join(at, "; "), why)
 	return f

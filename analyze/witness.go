@@ -98,10 +98,21 @@ func (w *witnessCounter) merge(next *witnessCounter, devices int32) {
 }
 
 // BrokerEvent is one event of a broker log, with the log it came from
-// (an index into Witness.Logs).
+// (an index into Witness.Logs) and how many identical events it stands
+// for (at least 1: see BrokerLog).
 type BrokerEvent struct {
 	brokerlog.Event
-	Log int
+	Log     int
+	Repeats int
+}
+
+// repeats returns how many events es stand for.
+func repeats(es []BrokerEvent) int {
+	n := 0
+	for _, e := range es {
+		n += e.Repeats
+	}
+	return n
 }
 
 // BrokerLogInfo sums up one broker log a check read.
@@ -141,9 +152,25 @@ type Witness struct {
 	// broker log in another time zone lies hours off); NoTime if Known is 0.
 	Known int
 	Apart int64
-	// Events are every broker log's events, on the broker's clock, in
-	// time order.
-	Events []BrokerEvent
+
+	logs   []*BrokerLog
+	events []brokerEv // every log's, on the broker's clock, in time order
+}
+
+// client returns the client id of e.
+func (w *Witness) client(e *brokerEv) string { return w.logs[e.Log].clients[e.Client] }
+
+// AcceptsIn returns how many connections the broker's logs say it
+// accepted in [from, to).
+func (w *Witness) AcceptsIn(from, to int64) int {
+	lo, _ := slices.BinarySearchFunc(w.events, from, func(e brokerEv, t int64) int { return cmp.Compare(e.At, t) })
+	n := 0
+	for i := lo; i < len(w.events) && w.events[i].At < to; i++ {
+		if w.events[i].Kind == brokerlog.Accepted {
+			n += int(w.events[i].N)
+		}
+	}
+	return n
 }
 
 // Apart reports whether the broker's log names the audit's devices but
@@ -180,49 +207,55 @@ type AuditConnect struct {
 // resolution half the width of their middle 80%, at least
 // FineResolution. The offset is reported, and applied, when it exceeds
 // its resolution by more than LatencySlack.
-func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32][]ClockOffset, []ClockOffset) {
-	wit := &Witness{}
-	byClient := map[string][]int{}
+func (w *witnessCounter) judge(logs []*BrokerLog) (*Witness, map[int32][]ClockOffset, []ClockOffset) {
+	wit := &Witness{logs: logs}
+	for _, l := range logs {
+		wit.Logs = append(wit.Logs, l.info)
+	}
+	// the logs' client ids, as one set
+	gid := map[string]int32{}
+	remap := make([][]int32, len(logs))
 	for li, l := range logs {
-		wit.Logs = append(wit.Logs, logInfo(l))
-		for _, e := range l.Events {
-			wit.Events = append(wit.Events, BrokerEvent{Event: e, Log: li})
+		remap[li] = make([]int32, len(l.clients))
+		for k, c := range l.clients {
+			id, ok := gid[c]
+			if !ok {
+				id = int32(len(gid))
+				gid[c] = id
+			}
+			remap[li][k] = id
 		}
 	}
-	slices.SortStableFunc(wit.Events, func(a, b BrokerEvent) int { return cmp.Compare(a.At, b.At) })
-	keepalive := map[string]int{} // each client's, as it declared at its last accept
-	for i := range wit.Events {
-		e := &wit.Events[i]
-		switch {
-		case e.Kind == brokerlog.Accepted && e.Keepalive > 0:
-			keepalive[e.Client] = e.Keepalive
-		case e.Kind == brokerlog.Closed && e.Keepalive == 0:
-			e.Keepalive = keepalive[e.Client] // the session's, for its timeout
-		}
-		if c := e.Client; c != "" {
-			byClient[c] = append(byClient[c], i)
+	wit.events = mergedEvents(logs, remap, len(gid))
+	byClient := make([][]int32, len(gid))
+	for i := range wit.events {
+		if e := &wit.events[i]; e.Client != 0 {
+			g := remap[e.Log][e.Client]
+			byClient[g] = append(byClient[g], int32(i))
 		}
 	}
 	from, to := int64(NoTime), int64(NoTime)
-	if n := len(wit.Events); n > 0 {
-		from, to = wit.Events[0].At, wit.Events[n-1].At+int64(wit.Events[n-1].Res)
+	if n := len(wit.events); n > 0 {
+		from, to = wit.events[0].At, wit.events[n-1].At+int64(wit.events[n-1].Res)
 	}
-	known := map[string]bool{}
+	known := make([]bool, len(gid))
 	var apart []int64 // each known device's first connect minus its nearest accept
 	offsets := map[int32][]ClockOffset{}
 	var offs []ClockOffset
 	slices.SortFunc(w.Devs, func(a, b witnessDev) int { return strings.Compare(a.ID, b.ID) })
 	for _, d := range w.Devs {
-		known[d.ID] = true
-		var acc []BrokerEvent
+		var acc, takeovers []BrokerEvent
 		nUnaudited := len(wit.Unaudited)
-		var takeovers []BrokerEvent
-		for _, i := range byClient[d.ID] {
-			if wit.Events[i].Kind == brokerlog.Accepted {
-				acc = append(acc, wit.Events[i])
-			}
-			if wit.Events[i].Kind == brokerlog.Closed && wit.Events[i].Reason == brokerlog.Takeover {
-				takeovers = append(takeovers, wit.Events[i])
+		if g, ok := gid[d.ID]; ok {
+			known[g] = true
+			for _, i := range byClient[g] {
+				e := &wit.events[i]
+				if e.Kind == brokerlog.Accepted {
+					acc = appendCopies(acc, wit.event(e), len(d.Conn)+1)
+				}
+				if e.Kind == brokerlog.Closed && e.Reason == brokerlog.Takeover {
+					takeovers = append(takeovers, wit.event(e))
+				}
 			}
 		}
 		if len(acc) > 0 && len(d.Conn) > 0 {
@@ -251,8 +284,8 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32][]Clo
 		}
 		slices.SortFunc(wit.Unaudited[nUnaudited:], func(a, b BrokerEvent) int { return cmp.Compare(a.At, b.At) })
 	}
-	for c, is := range byClient {
-		if !known[c] && slices.ContainsFunc(is, func(i int) bool { return wit.Events[i].Kind == brokerlog.Accepted }) {
+	for g, is := range byClient {
+		if !known[g] && slices.ContainsFunc(is, func(i int32) bool { return wit.events[i].Kind == brokerlog.Accepted }) {
 			wit.Strangers++
 		}
 	}
@@ -265,6 +298,49 @@ func (w *witnessCounter) judge(logs []*brokerlog.Log) (*Witness, map[int32][]Clo
 		return wit, nil, nil // its accepts are no clock's evidence
 	}
 	return wit, offsets, offs
+}
+
+// mergedEvents returns the events of every log in time order (those with
+// the same stamp in the order of the logs, then of each log's lines),
+// each Closed one without a keepalive given its session's across the
+// logs (a session accepted in one log and timed out in the next, rotated
+// one). remap gives each log's client indices as indices below n. One
+// log's events are returned as they are held.
+func mergedEvents(logs []*BrokerLog, remap [][]int32, n int) []brokerEv {
+	if len(logs) == 1 {
+		return logs[0].events
+	}
+	var all []brokerEv
+	for li, l := range logs {
+		k := len(all)
+		all = append(all, l.events...)
+		for i := k; i < len(all); i++ {
+			all[i].Log = uint16(li)
+		}
+	}
+	slices.SortStableFunc(all, func(x, y brokerEv) int { return cmp.Compare(x.At, y.At) })
+	fillKeepalives(all, func(e *brokerEv) uint32 { return uint32(remap[e.Log][e.Client]) }, n)
+	return all
+}
+
+// event returns e as a BrokerEvent.
+func (w *Witness) event(e *brokerEv) BrokerEvent {
+	return BrokerEvent{Event: w.logs[e.Log].event(e), Log: int(e.Log), Repeats: int(e.N)}
+}
+
+// appendCopies appends to acc the events e stands for, one each, at most
+// most of them: the last one stands for the rest. A device's accepts are
+// paired one by one with its connected records, of which there are fewer
+// than most.
+func appendCopies(acc []BrokerEvent, e BrokerEvent, most int) []BrokerEvent {
+	n := e.Repeats
+	for k := 1; k < min(n, most); k++ {
+		one := e
+		one.Repeats = 1
+		acc = append(acc, one)
+	}
+	e.Repeats = n - (min(n, most) - 1)
+	return append(acc, e)
 }
 
 // MaxStepConnects bounds the connected records of a device that are
@@ -542,28 +618,25 @@ func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
 }
 
 // logInfo sums up one broker log.
-func logInfo(l *brokerlog.Log) BrokerLogInfo {
-	in := BrokerLogInfo{Name: l.Name, Format: l.Format.String(), Lines: l.Lines, Events: len(l.Events), Skipped: l.Skipped,
+func logInfo(l *BrokerLog) BrokerLogInfo {
+	in := BrokerLogInfo{Name: l.Name, Format: l.Format.String(), Lines: l.Lines, Events: l.Found, Skipped: l.Skipped,
 		Rejected: l.Rejected, First: NoTime, Last: NoTime, AcceptsPeakAt: NoTime, ClosedBy: map[string]int{}}
 	if len(l.Rejects) > 0 {
 		in.FirstReject = l.Rejects[0].String()
 	}
-	var acc []int64
-	for _, e := range l.Events {
-		if in.First == NoTime {
-			in.First = e.At
-		}
-		in.Last = e.At
-		switch e.Kind {
+	if n := len(l.events); n > 0 {
+		in.First, in.Last = l.events[0].At, l.events[n-1].At
+	}
+	for i := range l.events {
+		switch e := &l.events[i]; e.Kind {
 		case brokerlog.Accepted:
-			in.Accepts++
-			acc = append(acc, e.At)
+			in.Accepts += int(e.N)
 		case brokerlog.Closed:
-			in.Closes++
-			in.ClosedBy[e.Reason.String()]++
+			in.Closes += int(e.N)
+			in.ClosedBy[e.Reason.String()] += int(e.N)
 		}
 	}
-	in.AcceptsPeak, in.AcceptsPeakAt = peakPerWindow(acc, -1<<63+1, NoTime, int64(time.Second))
+	in.AcceptsPeak, in.AcceptsPeakAt = acceptsPeak(l.events, int64(time.Second), func(*brokerEv) bool { return true })
 	return in
 }
 
@@ -637,20 +710,22 @@ func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64)
 	if end == NoTime {
 		end = 1<<63 - 1
 	}
-	lo, _ := slices.BinarySearchFunc(wit.Events, from, func(e BrokerEvent, t int64) int { return cmp.Compare(e.At, t) })
-	var accepts []int64
-	var timeouts []BrokerEvent
+	lo, _ := slices.BinarySearchFunc(wit.events, from, func(e brokerEv, t int64) int { return cmp.Compare(e.At, t) })
+	hi := lo
+	for hi < len(wit.events) && wit.events[hi].At < end {
+		hi++
+	}
+	evs := wit.events[lo:hi]
+	var timeouts []brokerEv
 	restarted := false
 	refusals := map[int32]int{}
-	for _, e := range wit.Events[lo:] {
-		if e.At >= end {
-			break
-		}
+	for i := range evs {
+		e := &evs[i]
 		if (e.Kind == brokerlog.BrokerDown || e.Kind == brokerlog.BrokerUp) && (inc.FirstConnectAt == NoTime || e.At <= inc.FirstConnectAt) {
 			restarted = true
 		}
 		if e.Kind == brokerlog.Refused && e.At >= inc.LostAtEarliest {
-			refusals[int32(e.Code)]++
+			refusals[int32(e.Code)] += int(e.N)
 		}
 		switch {
 		case e.Kind == brokerlog.BrokerDown && e.At >= downFrom && e.At <= inc.FirstLoss+int64(time.Second) && ib.UpAt == NoTime:
@@ -658,24 +733,23 @@ func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64)
 		case e.Kind == brokerlog.BrokerUp && e.At > inc.FirstLoss-int64(time.Second) && ib.UpAt == NoTime && ib.FirstAcceptAt == NoTime:
 			ib.UpAt = e.At
 		case e.Kind == brokerlog.Accepted && e.At >= inc.LostAtEarliest:
-			accepts = append(accepts, e.At)
-			if members[e.Client] && ib.FirstAcceptAt == NoTime && (ib.UpAt == NoTime || e.At >= ib.UpAt) {
+			if ib.FirstAcceptAt == NoTime && (ib.UpAt == NoTime || e.At >= ib.UpAt) && members[wit.client(e)] {
 				ib.FirstAcceptAt = e.At
 			}
-		case e.Kind == brokerlog.Closed && members[e.Client] && ib.FirstAcceptAt == NoTime && e.At >= inc.LostAtEarliest:
-			ib.ClosedBy[e.Reason.String()]++
+		case e.Kind == brokerlog.Closed && ib.FirstAcceptAt == NoTime && e.At >= inc.LostAtEarliest && members[wit.client(e)]:
+			ib.ClosedBy[e.Reason.String()] += int(e.N)
 			if e.Reason == brokerlog.KeepaliveTimeout && e.Keepalive > 0 {
-				timeouts = append(timeouts, e)
+				timeouts = append(timeouts, *e)
 			}
 		}
 	}
-	ib.AcceptsPeak, ib.AcceptsPeakAt = peakPerWindow(accepts, -1<<63+1, NoTime, int64(time.Second))
+	ib.AcceptsPeak, ib.AcceptsPeakAt = acceptsPeak(evs, int64(time.Second), func(e *brokerEv) bool { return e.At >= inc.LostAtEarliest })
 	for code, n := range refusals {
 		ib.Refusals = append(ib.Refusals, CodeCount{Code: code, N: n})
 	}
 	slices.SortFunc(ib.Refusals, func(a, b CodeCount) int { return cmp.Compare(a.Code, b.Code) })
-	ib.UpThroughout = !restarted && len(wit.Events) > 0 && wit.Events[0].At < inc.LostAtEarliest &&
-		inc.FirstConnectAt != NoTime && wit.Events[len(wit.Events)-1].At >= inc.FirstConnectAt
+	ib.UpThroughout = !restarted && len(wit.events) > 0 && wit.events[0].At < inc.LostAtEarliest &&
+		inc.FirstConnectAt != NoTime && wit.events[len(wit.events)-1].At >= inc.FirstConnectAt
 	switch {
 	case ib.DownAt != NoTime:
 		ib.LostAt, ib.LostAtEarliest, ib.LostAtLatest, ib.Basis = ib.DownAt, ib.DownAt, ib.DownAt, BasisBrokerDown
@@ -687,13 +761,14 @@ func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64)
 
 // datedByTimeouts dates a silent outage from its keepalive timeouts (see
 // BasisTimeouts).
-func (ib *IncidentBroker) datedByTimeouts(ts []BrokerEvent) {
+func (ib *IncidentBroker) datedByTimeouts(ts []brokerEv) {
 	lo, hi := int64(NoTime), int64(1<<63-1)
 	for _, t := range ts {
 		k := int64(t.Keepalive) * int64(time.Second)
 		lo, hi = max(lo, t.At-k*7/4-int64(t.Res)), min(hi, t.At-k/2)
+		ib.Timeouts += int(t.N)
 	}
-	ib.Timeouts, ib.FirstTimeout, ib.LastTimeout = len(ts), ts[0].At, ts[len(ts)-1].At
+	ib.FirstTimeout, ib.LastTimeout = ts[0].At, ts[len(ts)-1].At
 	if lo > hi {
 		return // timeouts further apart than one link's death allows: no date
 	}
@@ -710,8 +785,8 @@ func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); retur
 // (ingest --broker-log), as they were read when stored. A file that no
 // longer matches the digest the manifest holds was changed after ingest:
 // it is not read as a witness, and what is said of it is returned.
-func storedBrokerLogs(dir string, man *dataset.Manifest) ([]*brokerlog.Log, []string, error) {
-	var out []*brokerlog.Log
+func storedBrokerLogs(dir string, man *dataset.Manifest) ([]*BrokerLog, []string, error) {
+	var out []*BrokerLog
 	var changed []string
 	for _, b := range man.BrokerLogs {
 		if !filepath.IsLocal(filepath.FromSlash(b.File)) || !strings.HasPrefix(b.File, dataset.BrokerDir+"/") {
@@ -732,7 +807,7 @@ func storedBrokerLogs(dir string, man *dataset.Manifest) ([]*brokerlog.Log, []st
 		h := sha256.New()
 		cnt := &countWriter{}
 		r := io.TeeReader(f, io.MultiWriter(h, cnt))
-		l, err := brokerlog.Read(r, b.Name, brokerlog.Options{Format: format, TZ: loc})
+		l, err := LoadBrokerLog(r, b.Name, brokerlog.Options{Format: format, TZ: loc})
 		if err == nil {
 			_, err = io.Copy(io.Discard, r) // the digest is of every byte
 		}

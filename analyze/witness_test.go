@@ -25,7 +25,7 @@ func checkWitness(t *testing.T, name string) *Result {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	blog, err := brokerlog.Read(f, name+"-broker.log", brokerlog.Options{})
+	blog, err := LoadBrokerLog(f, name+"-broker.log", brokerlog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func checkWitness(t *testing.T, name string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return checkLogWith(t, string(log), Options{Broker: []*brokerlog.Log{blog}})
+	return checkLogWith(t, string(log), Options{Broker: []*BrokerLog{blog}})
 }
 
 // TestWitnessRules: a second owner's connect (dev-01), a connect the
@@ -113,11 +113,11 @@ func TestSplitWithBrokerLog(t *testing.T) {
 				t.Fatal(err)
 			}
 			stored := sameResult(t, dir, Options{})
-			blog, err := brokerlog.Read(bytes.NewReader(data), tc.broker, brokerlog.Options{})
+			blog, err := LoadBrokerLog(bytes.NewReader(data), tc.broker, brokerlog.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			given := sameResult(t, bucketed(t, n, tc.log), Options{Broker: []*brokerlog.Log{blog}})
+			given := sameResult(t, bucketed(t, n, tc.log), Options{Broker: []*BrokerLog{blog}})
 			for _, res := range []*Result{stored, given} {
 				if w := res.Summary.Fleet.Witness; w == nil || w.Paired == 0 || len(res.Summary.Fleet.ClockOffsets) == 0 {
 					t.Errorf("%s in %d buckets: no witness or no offsets: %+v", tc.log, n, res.Summary.Fleet.ClockOffsets)
@@ -133,7 +133,7 @@ func TestSplitWithBrokerLog(t *testing.T) {
 // TestBrokerLogRejectsNoted: a broker log's lines that could not be read
 // are counted in the summary's notes, the first named.
 func TestBrokerLogRejectsNoted(t *testing.T) {
-	blog, err := brokerlog.Read(strings.NewReader("1796126400: mosquitto version 2.0.11 running\nnot a line of Mosquitto's\n"), "b.log", brokerlog.Options{})
+	blog, err := LoadBrokerLog(strings.NewReader("1796126400: mosquitto version 2.0.11 running\nnot a line of Mosquitto's\n"), "b.log", brokerlog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestBrokerLogRejectsNoted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := checkLogWith(t, string(log), Options{Broker: []*brokerlog.Log{blog}})
+	res := checkLogWith(t, string(log), Options{Broker: []*BrokerLog{blog}})
 	if !slices.ContainsFunc(res.Summary.Notes, func(n string) bool {
 		return strings.HasPrefix(n, "broker-log: b.log: 1 line of 2 not read (the first: line 2")
 	}) {
@@ -159,11 +159,11 @@ func TestWitnessUnrelatedLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	blog, err := brokerlog.Read(f, "broker.log", brokerlog.Options{})
+	blog, err := LoadBrokerLog(f, "broker.log", brokerlog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := checkFilesWith(t, t.TempDir(), Options{Broker: []*brokerlog.Log{blog}}, filepath.Join(dir, "paho-go", "clients.ndjson"))
+	res := checkFilesWith(t, t.TempDir(), Options{Broker: []*BrokerLog{blog}}, filepath.Join(dir, "paho-go", "clients.ndjson"))
 	for _, id := range []string{unauditedConnectID, unseenConnectID, sessionTakeoverID} {
 		if !slices.ContainsFunc(res.Summary.Skipped, func(s Skip) bool {
 			return s.Rule == id && strings.Contains(s.Reason, "shares no connect with the audit")
@@ -236,11 +236,11 @@ func TestBrokerLogAnHourOff(t *testing.T) {
 		}
 		shifted.WriteString(line)
 	}
-	blog, err := brokerlog.Read(&shifted, "shifted.log", brokerlog.Options{})
+	blog, err := LoadBrokerLog(&shifted, "shifted.log", brokerlog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := sameResult(t, bucketed(t, 0, "testdata/witness/positive.ndjson"), Options{Broker: []*brokerlog.Log{blog}})
+	res := sameResult(t, bucketed(t, 0, "testdata/witness/positive.ndjson"), Options{Broker: []*BrokerLog{blog}})
 	w := res.Summary.Fleet.Witness
 	if w == nil || !w.apart() || time.Duration(w.Apart).Round(time.Minute) != -time.Hour {
 		t.Fatalf("witness %+v, want one apart by an hour", w)

@@ -23,8 +23,12 @@
 //
 // The format is told from the first non-blank records unless
 // [Options].Format names it; gzip is told by its magic bytes. The input
-// is read as a stream, a line at a time: memory grows with the events
-// kept, not with the input, and no line is decoded past [MaxLineBytes].
+// is read as a stream, a line at a time, and no line is decoded past
+// [MaxLineBytes]. [Scan] hands each event over as it is read, so its
+// memory does not grow with the input; [Read] keeps them all. Neither
+// reads more than [Options].MaxBytes of text (1 GiB by default), counted
+// after gzip decompression: a small gzip that expands past it is refused
+// with a [*LimitError], never read in part.
 //
 // # Events
 //
@@ -46,7 +50,7 @@
 // ipv4 listen socket" or "New connection from"), a reject (a record not
 // understood, kept with its line, the field at fault and why), or blank:
 //
-//	Lines == len(Events) + Skipped + Rejected + Blank
+//	Lines == Found + Skipped + Rejected + Blank
 //
 // Read returns an error only when the input cannot be read, when its
 // format cannot be told, or when not one record fits the format.

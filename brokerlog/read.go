@@ -3,7 +3,9 @@ package brokerlog
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -21,6 +23,10 @@ const (
 	// DefaultMaxRejects is how many rejects Read keeps when
 	// Options.MaxRejects is 0.
 	DefaultMaxRejects = 1000
+	// DefaultMaxBytes is how much log text Read reads when
+	// Options.MaxBytes is 0: 1 GiB, counted after gzip decompression, so
+	// that no compression ratio decides what a log costs.
+	DefaultMaxBytes = 1 << 30
 )
 
 // detectRecords is how many non-blank records Read looks at to tell the
@@ -41,13 +47,20 @@ type Options struct {
 	// counts them all); 0 means DefaultMaxRejects, a negative value keeps
 	// every one.
 	MaxRejects int
+	// MaxBytes bounds the log's text, counted after gzip decompression:
+	// an input holding more is refused with a *LimitError. 0 means
+	// DefaultMaxBytes.
+	MaxBytes int64
+	// Reject, when set, hears every reject as it is read, beyond the
+	// MaxRejects that Log.Rejects keeps (to write them all to a file).
+	Reject func(Reject)
 }
 
 // Log is a broker log, read.
 //
 // Every record read is accounted for exactly once:
 //
-//	Lines == len(Events) + Skipped + Rejected + Blank
+//	Lines == Found + Skipped + Rejected + Blank
 //
 // where a record is a line, or for a JSON array an element.
 type Log struct {
@@ -56,13 +69,15 @@ type Log struct {
 	Gzip   bool   // the input was gzip-compressed
 
 	// Events are the events read, sorted by At; events with the same At
-	// keep the order of the file.
+	// keep the order of the file. Scan leaves it nil: it hands each event
+	// to its caller instead.
 	Events []Event
 	// Rejects are the records not understood, in the order read, at most
 	// Options.MaxRejects of them.
 	Rejects []Reject
 
 	Lines    int // records read
+	Found    int // records that are events (len(Events) after Read)
 	Skipped  int // records understood and known to say nothing of connections ("Opening ipv4 listen socket", "Received PINGREQ")
 	Rejected int // records not understood (len(Rejects) may be smaller)
 	Blank    int // lines holding only white space
@@ -88,20 +103,83 @@ func (e *FormatError) Error() string {
 	return where + ": not a " + e.Format.String() + " log: " + e.Reason
 }
 
+// LimitError says that an input holds more log text than
+// Options.MaxBytes allows (after gzip decompression).
+type LimitError struct {
+	Name  string // the input's name
+	Limit int64  // the bound, in bytes
+	Line  int    // the line being read when the bound was passed
+	Gzip  bool   // the input was gzip-compressed
+}
+
+func (e *LimitError) Error() string {
+	what := "of broker log text"
+	if e.Gzip {
+		what += " after gzip decompression"
+	}
+	return fmt.Sprintf("%s:%d: expected at most %d bytes %s, found more: a broker log past the limit is refused, not read in part (split it by time)",
+		e.Name, e.Line, e.Limit, what)
+}
+
+// capReader reads at most max bytes of r, and fails with over when r
+// holds more.
+type capReader struct {
+	r    io.Reader
+	n    int64
+	max  int64
+	over *LimitError
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.n >= c.max {
+		var one [1]byte
+		n, err := c.r.Read(one[:])
+		if n > 0 {
+			return 0, c.over
+		}
+		return 0, err
+	}
+	n, err := c.r.Read(p[:min(int64(len(p)), c.max-c.n)])
+	c.n += int64(n)
+	return n, err
+}
+
 // Read reads a broker log from r; name labels it in errors and in
 // Log.Name. A gzip-compressed input is detected by its magic bytes and
-// decompressed.
+// decompressed. It keeps every event, sorted by time: what it costs
+// grows with the events (Scan hands them over one at a time instead).
 //
 // Records that are not understood are rejects, not errors. Read returns
 // an error only when r fails (naming the line), when the gzip header is
-// bad, when it cannot tell the format from the first non-blank records,
-// or when the input has records and not one of them is an event or a
-// known line of the format (a *FormatError).
+// bad, when the input holds more than Options.MaxBytes (a *LimitError),
+// when it cannot tell the format from the first non-blank records, or
+// when the input has records and not one of them is an event or a known
+// line of the format (a *FormatError).
 func Read(r io.Reader, name string, opt Options) (*Log, error) {
+	var events []Event
+	log, err := Scan(r, name, opt, func(e *Event) { events = append(events, *e) })
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
+	log.Events = events
+	return log, nil
+}
+
+// Scan reads a broker log from r as Read does, and hands each event to
+// fn in the order of the input (fn may not keep the pointer), instead of
+// keeping them: its own memory is bounded by MaxLineBytes, the rejects
+// it keeps and the format's state, whatever the input's length.
+func Scan(r io.Reader, name string, opt Options, fn func(*Event)) (*Log, error) {
 	if int(opt.Format) >= len(formatNames) {
 		return nil, fmt.Errorf("brokerlog: %s: unknown format %d", name, opt.Format)
 	}
 	log := &Log{Name: name, Format: opt.Format}
+	limit := opt.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	over := &LimitError{Name: name, Limit: limit}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -109,8 +187,10 @@ func Read(r io.Reader, name string, opt Options) (*Log, error) {
 			return nil, fmt.Errorf("%s: gzip: %w", name, err)
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
-		log.Gzip = true
+		br = bufio.NewReaderSize(&capReader{r: zr, max: limit, over: over}, 64<<10)
+		log.Gzip, over.Gzip = true, true
+	} else {
+		br = bufio.NewReaderSize(&capReader{r: br, max: limit, over: over}, 64<<10)
 	}
 	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		_, _ = br.Discard(3)
@@ -128,7 +208,7 @@ func Read(r io.Reader, name string, opt Options) (*Log, error) {
 		for len(head) < detectRecords {
 			rec, ok, err := src.next()
 			if err != nil {
-				return nil, ioError(name, src.where(), err)
+				return nil, ioError(name, src.where(), err, over)
 			}
 			if !ok {
 				break
@@ -179,19 +259,23 @@ func Read(r io.Reader, name string, opt Options) (*Log, error) {
 		switch {
 		case out.why != "":
 			log.Rejected++
+			text := rec.text
+			if len(text) > MaxRejectText {
+				text = text[:MaxRejectText]
+			}
+			rj := Reject{Line: rec.line, Field: out.field, Reason: out.why, Text: string(text), Length: rec.length}
 			if maxRejects < 0 || len(log.Rejects) < maxRejects {
-				text := rec.text
-				if len(text) > MaxRejectText {
-					text = text[:MaxRejectText]
-				}
-				log.Rejects = append(log.Rejects, Reject{Line: rec.line, Field: out.field, Reason: out.why,
-					Text: string(text), Length: rec.length})
+				log.Rejects = append(log.Rejects, rj)
+			}
+			if opt.Reject != nil {
+				opt.Reject(rj)
 			}
 		case out.skip:
 			log.Skipped++
 		default:
 			out.ev.Line = rec.line
-			log.Events = append(log.Events, out.ev)
+			log.Found++
+			fn(&out.ev)
 		}
 	}
 	for _, rec := range head {
@@ -200,7 +284,7 @@ func Read(r io.Reader, name string, opt Options) (*Log, error) {
 	for {
 		rec, ok, err := src.next()
 		if err != nil {
-			return nil, ioError(name, src.where(), err)
+			return nil, ioError(name, src.where(), err, over)
 		}
 		if !ok {
 			break
@@ -208,23 +292,19 @@ func Read(r io.Reader, name string, opt Options) (*Log, error) {
 		take(rec)
 	}
 
-	if len(log.Events) == 0 && log.Skipped == 0 && log.Rejected > 0 {
+	if log.Found == 0 && log.Skipped == 0 && log.Rejected > 0 {
 		return nil, &FormatError{Name: name, Format: log.Format, Line: log.Rejects[0].Line, Reason: log.Rejects[0].String()}
 	}
-	slices.SortStableFunc(log.Events, func(a, b Event) int {
-		switch {
-		case a.At < b.At:
-			return -1
-		case a.At > b.At:
-			return 1
-		}
-		return 0
-	})
 	return log, nil
 }
 
-// ioError names the input and the line being read when r failed.
-func ioError(name string, line int, err error) error {
+// ioError names the input and the line being read when r failed; past
+// the bound, it is the bound's *LimitError.
+func ioError(name string, line int, err error, over *LimitError) error {
+	if errors.Is(err, over) {
+		over.Line = line
+		return over
+	}
 	return fmt.Errorf("%s:%d: read: %w", name, line, err)
 }
 

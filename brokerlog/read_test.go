@@ -17,6 +17,9 @@ import (
 // checkAccounting checks the invariants every Log holds.
 func checkAccounting(t *testing.T, log *Log) {
 	t.Helper()
+	if log.Found != len(log.Events) {
+		t.Errorf("%s: Found %d, %d events kept", log.Name, log.Found, len(log.Events))
+	}
 	if got := len(log.Events) + log.Skipped + log.Rejected + log.Blank; got != log.Lines {
 		t.Errorf("%s: %d events + %d skipped + %d rejected + %d blank = %d, want Lines = %d",
 			log.Name, len(log.Events), log.Skipped, log.Rejected, log.Blank, got, log.Lines)
@@ -337,5 +340,63 @@ func TestEmptyClientAccepted(t *testing.T) {
 	}
 	if len(log.Events) != 1 || log.Rejected != 1 || log.Rejects[0].Field != "client" || log.Rejects[0].Line != 1 {
 		t.Errorf("events %+v, rejects %+v; want the empty id's line rejected", log.Events, log.Rejects)
+	}
+}
+
+// TestExpansionCapped: what a log costs is bounded by its text after
+// decompression, not by its compressed size. A gzip of a few KiB that
+// expands past the bound is refused naming the file, the line and the
+// limit (issue 35: a 5.7 MB gzip of 20 million lines once took 24 GB);
+// plain text past it is refused too, and text at the bound is read.
+func TestExpansionCapped(t *testing.T) {
+	line := "1796185183: New client connected from 127.0.0.1:1 as a (p2, c1, k30).\n"
+	text := strings.Repeat(line, 20000) // 1.4 MB
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(text))
+	zw.Close()
+	const limit = 1 << 20
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"big.log.gz", gz.Bytes()}, {"big.log", []byte(text)}} {
+		_, err := Read(bytes.NewReader(in.data), in.name, Options{MaxBytes: limit})
+		var le *LimitError
+		if !errors.As(err, &le) || le.Limit != limit || le.Gzip != strings.HasSuffix(in.name, ".gz") ||
+			!strings.HasPrefix(err.Error(), in.name+":") || !strings.Contains(err.Error(), "expected at most 1048576 bytes") {
+			t.Errorf("%s (%d bytes): %v", in.name, len(in.data), err)
+		}
+		if le != nil && (le.Line < limit/len(line) || le.Line > limit/len(line)+2) {
+			t.Errorf("%s: past the limit at line %d, want about %d", in.name, le.Line, limit/len(line))
+		}
+	}
+	log, err := Read(bytes.NewReader(gz.Bytes()), "fits.log.gz", Options{MaxBytes: int64(len(text))})
+	if err != nil || log.Found != 20000 {
+		t.Errorf("text exactly at the limit: %v", err)
+	}
+}
+
+// TestScanSameAsRead: Scan hands over the events Read keeps, in the
+// order of the file, and the Reject hook hears every reject, beyond those
+// kept.
+func TestScanSameAsRead(t *testing.T) {
+	in := "1796185184: Client b disconnected.\n" + strings.Repeat("1796185182: junk\n", 5) +
+		"1796185183: New client connected from 127.0.0.1:2 as a (p2, c1, k30).\n"
+	var got []Event
+	var heard []Reject
+	log, err := Scan(strings.NewReader(in), "s.log", Options{MaxRejects: 2, Reject: func(r Reject) { heard = append(heard, r) }},
+		func(e *Event) { got = append(got, *e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log.Events != nil || log.Found != 2 || len(got) != 2 || got[0].Line != 1 || got[1].Line != 7 {
+		t.Errorf("scan: %+v, events %+v", log, got)
+	}
+	if len(log.Rejects) != 2 || len(heard) != 5 || heard[4].Line != 6 || heard[4].Text != "1796185182: junk" {
+		t.Errorf("rejects kept %d, heard %+v", len(log.Rejects), heard)
+	}
+	read, err := Read(strings.NewReader(in), "s.log", Options{})
+	if err != nil || !reflect.DeepEqual(read.Events, []Event{got[1], got[0]}) {
+		t.Errorf("read: %v %+v", err, read.Events)
 	}
 }

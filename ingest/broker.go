@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -44,44 +45,67 @@ func (ing *ingest) storeBrokerLogs() ([]dataset.BrokerLog, error) {
 	}
 	var out []dataset.BrokerLog
 	for k, src := range ing.opts.BrokerLogs {
-		o := src.Options
-		o.MaxRejects = -1
-		l, err := brokerlog.Read(bytes.NewReader(src.Data), src.Name, o)
+		bl, err := storeBrokerLog(ing.dir, k, src, ing.opts.Strict, ing.opts.MaxRejects)
 		if err != nil {
-			return nil, err
-		}
-		if l.Rejected > 0 && (ing.opts.Strict || ing.opts.MaxRejects > 0 && int64(l.Rejected) > ing.opts.MaxRejects) {
-			r := l.Rejects[0]
-			return nil, fmt.Errorf("%s:%d: %s: %d broker log lines rejected (--strict, or more than --max-rejects)", src.Name, r.Line, r.Reason, l.Rejected)
-		}
-		name := fmt.Sprintf("%02d.log", k)
-		if l.Gzip {
-			name += ".gz"
-		}
-		bl := dataset.BrokerLog{Name: src.Name, File: dataset.BrokerDir + "/" + name, Format: l.Format.String(), TZ: "UTC",
-			Lines: l.Lines, Events: len(l.Events), Skipped: l.Skipped, Rejected: l.Rejected, Blank: l.Blank,
-			RejectsFile: dataset.BrokerDir + "/" + fmt.Sprintf("%02d.rejects.ndjson", k)}
-		if o.TZ != nil {
-			bl.TZ = o.TZ.String()
-		}
-		if err := os.WriteFile(filepath.Join(ing.dir, filepath.FromSlash(bl.File)), src.Data, 0o644); err != nil {
-			return nil, err
-		}
-		var rj bytes.Buffer
-		for _, r := range l.Rejects {
-			b, _ := json.Marshal(brokerReject{Line: r.Line, Field: r.Field, Reason: r.Reason, Text: r.Text})
-			rj.Write(append(b, '\n'))
-		}
-		if err := os.WriteFile(filepath.Join(ing.dir, filepath.FromSlash(bl.RejectsFile)), rj.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
-		if bl.Digest, err = dataset.DigestFile(filepath.Join(ing.dir, filepath.FromSlash(bl.File))); err != nil {
-			return nil, err
-		}
-		if bl.Rejects, err = dataset.DigestFile(filepath.Join(ing.dir, filepath.FromSlash(bl.RejectsFile))); err != nil {
 			return nil, err
 		}
 		out = append(out, bl)
 	}
 	return out, nil
+}
+
+// storeBrokerLog stores the k-th broker log under dir and returns its
+// manifest entry. Its events are counted, not kept,
+// and its rejects written as they are read: what it costs does not grow
+// with its lines.
+func storeBrokerLog(dir string, k int, src BrokerSource, strict bool, maxRejects int64) (dataset.BrokerLog, error) {
+	rjName := dataset.BrokerDir + "/" + fmt.Sprintf("%02d.rejects.ndjson", k)
+	rjFile, err := os.Create(filepath.Join(dir, filepath.FromSlash(rjName)))
+	if err != nil {
+		return dataset.BrokerLog{}, err
+	}
+	defer rjFile.Close()
+	rj := bufio.NewWriter(rjFile)
+	o := src.Options
+	o.MaxRejects = 1
+	var first *brokerlog.Reject
+	o.Reject = func(r brokerlog.Reject) {
+		if first == nil {
+			first = &r
+		}
+		b, _ := json.Marshal(brokerReject{Line: r.Line, Field: r.Field, Reason: r.Reason, Text: r.Text})
+		rj.Write(append(b, '\n'))
+	}
+	l, err := brokerlog.Scan(bytes.NewReader(src.Data), src.Name, o, func(*brokerlog.Event) {})
+	if err != nil {
+		return dataset.BrokerLog{}, err
+	}
+	if l.Rejected > 0 && (strict || maxRejects > 0 && int64(l.Rejected) > maxRejects) {
+		return dataset.BrokerLog{}, fmt.Errorf("%s:%d: %s: %d broker log lines rejected (--strict, or more than --max-rejects)", src.Name, first.Line, first.Reason, l.Rejected)
+	}
+	if err := rj.Flush(); err != nil {
+		return dataset.BrokerLog{}, err
+	}
+	if err := rjFile.Close(); err != nil {
+		return dataset.BrokerLog{}, err
+	}
+	name := fmt.Sprintf("%02d.log", k)
+	if l.Gzip {
+		name += ".gz"
+	}
+	bl := dataset.BrokerLog{Name: src.Name, File: dataset.BrokerDir + "/" + name, Format: l.Format.String(), TZ: "UTC",
+		Lines: l.Lines, Events: l.Found, Skipped: l.Skipped, Rejected: l.Rejected, Blank: l.Blank, RejectsFile: rjName}
+	if o.TZ != nil {
+		bl.TZ = o.TZ.String()
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(bl.File)), src.Data, 0o644); err != nil {
+		return dataset.BrokerLog{}, err
+	}
+	if bl.Digest, err = dataset.DigestFile(filepath.Join(dir, filepath.FromSlash(bl.File))); err != nil {
+		return dataset.BrokerLog{}, err
+	}
+	if bl.Rejects, err = dataset.DigestFile(filepath.Join(dir, filepath.FromSlash(rjName))); err != nil {
+		return dataset.BrokerLog{}, err
+	}
+	return bl, nil
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io"
 	"slices"
 	"time"
+
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/brokerlog"
@@ -33,9 +33,9 @@ type brokerInput struct {
 	data []byte
 }
 
-// brokerInputs reads the --broker-log files of the command called name,
+// brokerPaths returns the --broker-log paths of the command called name,
 // and the options they are read with.
-func brokerInputs(cmd *cli.Command, name string) ([]brokerInput, brokerlog.Options, error) {
+func brokerPaths(cmd *cli.Command, name string) ([]string, brokerlog.Options, error) {
 	var bo brokerlog.Options
 	paths := cmd.StringSlice("broker-log")
 	if len(paths) == 0 {
@@ -55,22 +55,57 @@ func brokerInputs(cmd *cli.Command, name string) ([]brokerInput, brokerlog.Optio
 		}
 		bo.TZ = loc
 	}
-	var ins []brokerInput
-	stdin := false
+	stdin := 0
 	for _, p := range paths {
-		var data []byte
-		var err error
 		if p == "-" {
-			if stdin || slices.Contains(cmd.Args().Slice(), "-") {
-				return nil, bo, usageErr("%s: --broker-log: - (stdin) is read once: give the broker log or the audit log as a file", name)
-			}
-			stdin = true
-			if data, err = io.ReadAll(io.LimitReader(cmd.Root().Reader, sidefile.MaxBrokerLog+1)); err == nil && int64(len(data)) > sidefile.MaxBrokerLog {
-				err = fmt.Errorf("-: expected at most %d bytes of broker log, found more", int64(sidefile.MaxBrokerLog))
-			}
-		} else {
-			data, err = sidefile.Read(p, sidefile.MaxBrokerLog)
+			stdin++
 		}
+	}
+	if stdin > 1 || stdin == 1 && slices.Contains(cmd.Args().Slice(), "-") {
+		return nil, bo, usageErr("%s: --broker-log: - (stdin) is read once: give the broker log or the audit log as a file", name)
+	}
+	return paths, bo, nil
+}
+
+// openBrokerLog opens a --broker-log path (- for stdin), bounded by
+// sidefile.MaxBrokerLog.
+func openBrokerLog(cmd *cli.Command, p string) (io.ReadCloser, error) {
+	if p == "-" {
+		return io.NopCloser(&stdinBound{r: io.LimitReader(cmd.Root().Reader, sidefile.MaxBrokerLog+1)}), nil
+	}
+	return sidefile.Open(p, sidefile.MaxBrokerLog)
+}
+
+// stdinBound fails a read of stdin past sidefile.MaxBrokerLog.
+type stdinBound struct {
+	r io.Reader
+	n int64
+}
+
+func (s *stdinBound) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if s.n += int64(n); s.n > sidefile.MaxBrokerLog {
+		return 0, fmt.Errorf("-: expected at most %d bytes of broker log, found more", int64(sidefile.MaxBrokerLog))
+	}
+	return n, err
+}
+
+// brokerInputs reads the --broker-log files of the command called name
+// whole (ingest stores them byte for byte), and the options they are
+// read with.
+func brokerInputs(cmd *cli.Command, name string) ([]brokerInput, brokerlog.Options, error) {
+	paths, bo, err := brokerPaths(cmd, name)
+	if err != nil {
+		return nil, bo, err
+	}
+	var ins []brokerInput
+	for _, p := range paths {
+		f, err := openBrokerLog(cmd, p)
+		if err != nil {
+			return nil, bo, usageErr("%s: --broker-log: %v", name, err)
+		}
+		data, err := io.ReadAll(f)
+		f.Close()
 		if err != nil {
 			return nil, bo, usageErr("%s: --broker-log: %v", name, err)
 		}
@@ -80,19 +115,25 @@ func brokerInputs(cmd *cli.Command, name string) ([]brokerInput, brokerlog.Optio
 }
 
 // readBrokerLogs reads the --broker-log files of the command called name
-// into opts, saying on stderr what each held and naming its first
-// rejected lines.
+// into opts, as a stream (what a log costs grows with the clients it
+// names, not with its size: analyze.BrokerLog), saying on stderr what
+// each held and naming its first rejected lines.
 func readBrokerLogs(cmd *cli.Command, name string, opts *analyze.Options) error {
-	ins, bo, err := brokerInputs(cmd, name)
+	paths, bo, err := brokerPaths(cmd, name)
 	if err != nil {
 		return err
 	}
-	for _, in := range ins {
-		l, err := brokerlog.Read(bytes.NewReader(in.data), in.name, bo)
+	for _, p := range paths {
+		f, err := openBrokerLog(cmd, p)
 		if err != nil {
 			return usageErr("%s: --broker-log: %v", name, err)
 		}
-		printBrokerLog(cmd, in.name, l)
+		l, err := analyze.LoadBrokerLog(f, p, bo)
+		f.Close()
+		if err != nil {
+			return usageErr("%s: --broker-log: %v", name, err)
+		}
+		printBrokerLog(cmd, p, l.Log)
 		opts.Broker = append(opts.Broker, l)
 	}
 	return nil
@@ -104,7 +145,7 @@ func printBrokerLog(cmd *cli.Command, name string, l *brokerlog.Log) {
 	w := cmd.Root().ErrWriter
 	if !cmd.Bool("quiet") {
 		fmt.Fprintf(w, "stormaudit: %s (broker log, %s): %d lines = %d events + %d skipped + %d rejected + %d blank\n",
-			name, l.Format, l.Lines, len(l.Events), l.Skipped, l.Rejected, l.Blank)
+			name, l.Format, l.Lines, l.Found, l.Skipped, l.Rejected, l.Blank)
 	}
 	for i, rj := range l.Rejects {
 		if i == maxBrokerRejectsShown {

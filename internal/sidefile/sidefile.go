@@ -19,13 +19,25 @@ const (
 	MaxText   = 1 << 20  // a policy, a configuration, a PEM bundle: 1 MiB
 	MaxKey    = 64 << 10 // a key, a checkpoint, credentials: 64 KiB
 	MaxReport = 64 << 20 // a replay's JSON report, a proof: 64 MiB
-	// MaxBrokerLog bounds a broker log (--broker-log), read whole and
-	// held as events: 1 GiB.
+	// MaxBrokerLog bounds a broker log (--broker-log) as stored, gzip or
+	// not: 1 GiB (brokerlog bounds its text after decompression too).
 	MaxBrokerLog = 1 << 30
 )
 
 // Read reads the regular file at path, of at most max bytes.
 func Read(path string, max int64) ([]byte, error) {
+	f, err := Open(path, max)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// Open opens the regular file at path, of at most max bytes, for a
+// reader that reads it as a stream: reading past max bytes (a file that
+// grew while read) fails.
+func Open(path string, max int64) (io.ReadCloser, error) {
 	// opening a FIFO waits for a writer: look before opening, and open
 	// without waiting, then look again at what was opened
 	if st, err := os.Stat(path); err != nil {
@@ -41,26 +53,44 @@ func Read(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
+		f.Close()
 		return nil, fmt.Errorf("%s: expected a regular file, found %s", path, kind(st.Mode()))
 	}
 	if st.Size() > max {
+		f.Close()
 		return nil, fmt.Errorf("%s: expected a file of at most %d bytes, found %d", path, max, st.Size())
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: expected a file of at most %d bytes, found more (it grew while read)", path, max)
-	}
-	return b, nil
+	return &bounded{f: f, path: path, left: max, max: max}, nil
 }
+
+// bounded reads at most left more bytes of f.
+type bounded struct {
+	f    *os.File
+	path string
+	left int64
+	max  int64
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		if n, err := b.f.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%s: expected a file of at most %d bytes, found more (it grew while read)", b.path, b.max)
+	}
+	n, err := b.f.Read(p[:min(int64(len(p)), b.left)])
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *bounded) Close() error { return b.f.Close() }
 
 // kind names a file mode that is not a regular file's.
 func kind(m os.FileMode) string {
