@@ -147,6 +147,9 @@ type checker struct {
 	// changedLogs says of each stored broker log that no longer matches
 	// the manifest's digest (storedBrokerLogs), noted once
 	changedLogs []string
+	// unlisted is a file in the dataset's directory that its manifest
+	// does not list (dataset.List), noted once; "" if none
+	unlisted string
 
 	moved, movedDevices int
 	movedGap            int64
@@ -230,6 +233,9 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 	k.fc.broker = k.opts.Broker // a decoded partial's fleet counter has none
 	for _, ch := range k.changedLogs {
 		c.Note("broker-log", ch)
+	}
+	if k.unlisted != "" {
+		c.Note("dataset", fmt.Sprintf("%s is %s: this check did not read it, and verify refuses the dataset", k.unlisted, dataset.UnlistedWhat(k.unlisted)))
 	}
 	k.fc.Inc.end = c.End
 	c.Fleet = k.fc.stats()

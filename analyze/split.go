@@ -55,8 +55,12 @@ func NewSplit(dir string, opts Options) (*Split, error) {
 			return nil, err
 		}
 	}
+	listing, err := dataset.List(dir, man)
+	if err != nil {
+		return nil, err
+	}
 	s := &Split{dir: dir, opts: opts, man: man, k: newChecker(opts)}
-	s.k.changedLogs = changed
+	s.k.changedLogs, s.k.unlisted = changed, listing.Unlisted
 	if opts.Policy == nil {
 		in := opts.Inference
 		if in == nil {
@@ -234,7 +238,7 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	if parts[0].firesTaken {
 		restoreFires(parts[0].resync(), kept, counts)
 	}
-	k.changedLogs = s.k.changedLogs
+	k.changedLogs, k.unlisted = s.k.changedLogs, s.k.unlisted
 	res := k.finish(s.dir, s.man, sources)
 	for _, file := range s.man.Files {
 		res.Files = append(res.Files, filepath.Join(s.dir, file.Name))

@@ -217,6 +217,42 @@ func TestStoredBrokerLogChanged(t *testing.T) {
 	}
 }
 
+// TestUnlistedFileNoted: a file in a dataset's directory that its
+// manifest does not list (a stray part file, which verify refuses and any
+// *.parquet glob reads) is not read by check, which says so once, naming
+// it (issue 35, item 6).
+func TestUnlistedFileNoted(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "log.ndjson")
+	if err := os.WriteFile(in, []byte(evidenceLog(10, func(*strings.Builder, string, func(string, float64, int, float64)) {})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds := filepath.Join(dir, "ds")
+	m, err := ingest.Run(context.Background(), ds, []ingest.Source{{Name: in}}, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := Check(ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(ds, m.Files[0].Name))
+	os.WriteFile(filepath.Join(ds, "part-99999.parquet"), b, 0o644)
+	res, err := Check(ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, note := range res.Summary.Notes {
+		if strings.Contains(note, "part-99999.parquet is not part of the dataset") {
+			said = append(said, note)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "verify refuses the dataset") || res.Summary.Records != clean.Summary.Records {
+		t.Errorf("notes %q, records %d (clean %d): want one note naming the stray file, and it unread", res.Summary.Notes, res.Summary.Records, clean.Summary.Records)
+	}
+}
+
 // TestBrokerLogAnHourOff: the same fleet's Mosquitto log with local stamps
 // an hour off (read as UTC) pairs nothing; it is said to lie apart by a
 // whole hour, a time zone, and neither the witness rules nor the

@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -207,67 +206,18 @@ func readManifestToVerify(dir string, rep *Report) (*dataset.Manifest, error) {
 // nothing else is, since any reader that globs *.parquet would read an
 // unlisted file as part of the dataset.
 func checkListing(dir string, m *dataset.Manifest) *Problem {
-	want := map[string]bool{dataset.ManifestName: true, dataset.CheckpointName: true, dataset.RejectsName: true, dataset.DuplicatesName: true}
-	dirs := map[string]bool{}
-	listed := make([]dataset.File, 0, len(m.Files)+2*len(m.BrokerLogs))
-	listed = append(listed, m.Files...)
-	for _, b := range m.BrokerLogs {
-		listed = append(listed, dataset.File{Name: b.File}, dataset.File{Name: b.RejectsFile})
-	}
-	for _, f := range listed {
-		name := filepath.FromSlash(f.Name)
-		if !filepath.IsLocal(name) {
-			return &Problem{File: dataset.ManifestName, What: fmt.Sprintf("files: %q is not a path inside the dataset", f.Name)}
-		}
-		want[name] = true
-		for d := filepath.Dir(name); d != "."; d = filepath.Dir(d) {
-			dirs[d] = true
-		}
-	}
-	var extra *Problem
-	// a dataset reached through a symlink (link, not link/) is walked as
-	// the directory it names: WalkDir does not follow its root
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
-		if err != nil || path == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		switch {
-		case e.IsDir() && dirs[rel]:
-			return nil
-		case e.Type().IsRegular() && (want[rel] || rel == dataset.ManifestSigName):
-			delete(want, rel)
-			return nil
-		}
-		what := "not part of the dataset: the manifest does not list it"
-		if strings.HasSuffix(rel, ".parquet") {
-			what += ", yet any reader of *.parquet in the directory (DuckDB, Spark, polars) reads it as part of the dataset"
-		}
-		extra = &Problem{File: filepath.ToSlash(rel), What: what}
-		return filepath.SkipAll
-	})
+	l, err := dataset.List(dir, m)
 	switch {
-	case extra != nil:
-		return extra
+	case err != nil && strings.HasPrefix(err.Error(), dataset.ManifestName+": "):
+		return &Problem{File: dataset.ManifestName, What: strings.TrimPrefix(err.Error(), dataset.ManifestName+": ")}
 	case err != nil:
-		return &Problem{What: fmt.Sprintf("the dataset's directory cannot be listed: %v", err)}
-	}
-	for _, name := range sortedKeys(want) {
-		return &Problem{File: filepath.ToSlash(name), What: "missing: the manifest lists it, or every dataset has it"}
+		return &Problem{What: err.Error()}
+	case l.Unlisted != "":
+		return &Problem{File: l.Unlisted, What: dataset.UnlistedWhat(l.Unlisted)}
+	case len(l.Missing) > 0:
+		return &Problem{File: l.Missing[0], What: "missing: the manifest lists it, or every dataset has it"}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // readCheckpoint parses and, with verifiers, authenticates the dataset's

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/ingest"
 	"github.com/stormaudit/stormaudit/internal/demodata"
 	"github.com/stormaudit/stormaudit/internal/front"
@@ -162,6 +163,30 @@ func TestDemoSameAsCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAsCheck(t, ingestLogs(t, 2, log), js)
+
+	// a stray part file that verify refuses is said, once, by both
+	ds := ingestLogs(t, 2, log)
+	man, err := dataset.ReadManifest(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(ds, filepath.FromSlash(man.Files[0].Name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ds, "part-stray.parquet"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := sameAsCheck(t, ds, "")
+	n := 0
+	for _, note := range res.Summary.Notes {
+		if strings.Contains(note, "part-stray.parquet is not part of the dataset") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("notes %q: want one naming the stray part file", res.Summary.Notes)
+	}
 }
 
 // On the logs real MQTT clients wrote against a real broker.
