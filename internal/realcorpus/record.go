@@ -81,6 +81,9 @@ func Record(sc Scenario, dir string, tools Tools) error {
 		return err
 	}
 	time.Sleep(sc.Boot + sc.Settle)
+	if sc.Awaited {
+		awaitLog(blog.Name(), 4*(sc.Boot+sc.Settle)+30*time.Second, func(t *Truth) bool { return len(t.conn) >= sc.Devices })
+	}
 	for _, o := range sc.Outages {
 		time.Sleep(o.Before)
 		switch o.Kind {
@@ -124,6 +127,14 @@ func Record(sc Scenario, dir string, tools Tools) error {
 		}
 	}
 	time.Sleep(sc.After)
+	if sc.Awaited {
+		awaitLog(blog.Name(), 3*sc.After+30*time.Second, func(t *Truth) bool {
+			o := t.current()
+			t.settle(time.Now())
+			return o != nil && len(o.Reconnected) == len(o.Lost)
+		})
+		time.Sleep(2 * time.Second) // for the devices' last records
+	}
 	log.Mark(StopMark)
 	if app != nil {
 		defer app.Stop()
@@ -143,6 +154,23 @@ func Record(sc Scenario, dir string, tools Tools) error {
 		os.Remove(offsets)
 	}
 	return writeMeta(sc, dir, tools, clock)
+}
+
+// awaitLog reads the broker's log at path, as far as it is written, every
+// 200 ms until it shows what done asks for, or for at most limit (then the
+// recording goes on, and its judge says what is missing).
+func awaitLog(path string, limit time.Duration, done func(*Truth) bool) {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		f, err := os.Open(path)
+		if err != nil {
+			return
+		}
+		t, _, err := readTruth(f)
+		f.Close()
+		if err == nil && done(t) {
+			return
+		}
+	}
 }
 
 // startOnFreePort starts mosquitto on a port that was free a moment ago,

@@ -91,6 +91,13 @@ type Scenario struct {
 	After        time.Duration
 	// Live marks the scenarios whose Short variant TestRecordLive records.
 	Live bool
+	// Awaited makes the recording wait for states rather than times: the
+	// outage begins once every device is connected (Boot and Settle are
+	// the least wait), and the fleet stops once every lost device is back
+	// and has kept its connection (After is the least wait, 4 x After the
+	// most), so that a busy machine's slow clients change how long it
+	// takes, not what it shows. Short sets it.
+	Awaited bool
 	// ServiceDown, when set, has the devices ask for their first useful
 	// service after each connect, from the recorder's application (App),
 	// and keeps the application down that long after the broker came
@@ -289,7 +296,7 @@ type MetaOutage struct {
 // keeps its shape with a 4 s keepalive (it must outlast the keepalive
 // timeouts of both sides).
 func (sc Scenario) Short() Scenario {
-	sc.Devices, sc.Boot, sc.Settle, sc.After = 40, 2*time.Second, 2*time.Second, 25*time.Second
+	sc.Devices, sc.Boot, sc.Settle, sc.After, sc.Awaited = 40, 2*time.Second, 2*time.Second, 10*time.Second, true
 	out := make([]Outage, len(sc.Outages))
 	for i, o := range sc.Outages {
 		o.Before, o.Down = min(o.Before, 6*time.Second), 6*time.Second

@@ -104,26 +104,8 @@ const Kept = 500 * time.Millisecond
 
 // ParseBrokerLog reads a broker.log.
 func ParseBrokerLog(r io.Reader) (*Truth, error) {
-	t := &Truth{PerClient: map[string]int{}, PerClientAll: map[string]int{}, ConnectsBy: map[string][]time.Time{}, conn: map[string]bool{},
-		pending: map[string]time.Time{}}
-	up := map[string]bool{} // connected before the first outage
-	sc := bufio.NewScanner(r)
-	n := 0
-	for sc.Scan() {
-		n++
-		stamp, msg, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			return nil, fmt.Errorf("broker.log:%d: expected a stamp and a line", n)
-		}
-		at, err := time.Parse(StampTime, stamp)
-		if err != nil {
-			return nil, fmt.Errorf("broker.log:%d: stamp: %w", n, err)
-		}
-		if err := t.take(at, msg, up); err != nil {
-			return nil, fmt.Errorf("broker.log:%d: %w", n, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
+	t, up, err := readTruth(r)
+	if err != nil {
 		return nil, err
 	}
 	if len(t.Outages) == 0 {
@@ -137,6 +119,31 @@ func ParseBrokerLog(r io.Reader) (*Truth, error) {
 	t.Died, t.Back, t.Reconnected, t.Lost = first.Start, first.Back, first.Reconnected, len(up)
 	t.conn, t.pending = nil, nil
 	return t, nil
+}
+
+// readTruth reads a broker.log as far as it goes, and returns the
+// clients connected before the first outage.
+func readTruth(r io.Reader) (*Truth, map[string]bool, error) {
+	t := &Truth{PerClient: map[string]int{}, PerClientAll: map[string]int{}, ConnectsBy: map[string][]time.Time{}, conn: map[string]bool{},
+		pending: map[string]time.Time{}}
+	up := map[string]bool{} // connected before the first outage
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		stamp, msg, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			return nil, nil, fmt.Errorf("broker.log:%d: expected a stamp and a line", n)
+		}
+		at, err := time.Parse(StampTime, stamp)
+		if err != nil {
+			return nil, nil, fmt.Errorf("broker.log:%d: stamp: %w", n, err)
+		}
+		if err := t.take(at, msg, up); err != nil {
+			return nil, nil, fmt.Errorf("broker.log:%d: %w", n, err)
+		}
+	}
+	return t, up, sc.Err()
 }
 
 // current returns the outage under way or last ended, nil before the first.
