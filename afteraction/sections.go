@@ -236,8 +236,16 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 	v.Return = fmt.Sprintf("the first connected again %s later, at %s", ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), report.Time(in.FirstConnectAt))
 	v.Recovery = fmt.Sprintf("%d of %d recovered; time to recover p50 %s, p90 %s, p99 %s, max %s",
 		in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
+	if st := in.Storm; st != nil {
+		src := "declared"
+		if st.Inferred {
+			src = "inferred"
+		}
+		v.Peak = fmt.Sprintf("recoveries peaked at %d in the 1 s from %s, where the %s policy's draws put at most %.1f in 1 s; ",
+			st.Recoveries, report.Time(st.At), src, st.Expected)
+	}
 	if in.ConnectsPeakAt != analyze.NoTime {
-		v.Peak = fmt.Sprintf("recorded connects peaked at %d in the 1 s from %s", in.ConnectsPeak, report.Time(in.ConnectsPeakAt))
+		v.Peak += fmt.Sprintf("recorded connects (reconnects included) peaked at %d in the 1 s from %s", in.ConnectsPeak, report.Time(in.ConnectsPeakAt))
 	}
 	if in.FlushPeak > 0 {
 		if v.Peak != "" {

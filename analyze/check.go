@@ -62,6 +62,9 @@ type Options struct {
 type Inference struct {
 	Policy *policy.Policy
 	Keys   []string
+	// Basis says what the policy rests on: how many draws, whether its
+	// ceilings and cap were recorded or estimated (inference.basis).
+	Basis string `json:",omitempty"`
 }
 
 // Result is the outcome of a check: the findings and what they rest on.
@@ -110,8 +113,10 @@ type PolicyInfo struct {
 	Source string         // "declared", "inferred" or "none"
 	Name   string         // the file or preset, when declared
 	Policy *policy.Policy // nil when none
-	// Inferred lists the keys inferred from the log, when inferred.
+	// Inferred lists the keys inferred from the log, when inferred, and
+	// Basis what they rest on, so how far they can be trusted.
 	Inferred []string `json:",omitempty"`
+	Basis    string   `json:",omitempty"`
 }
 
 // Check runs every rule over the dataset in dir.
@@ -175,11 +180,11 @@ func newChecker(opts Options) *checker {
 }
 
 // inferred sets the policy inferred from the log (nil: none could be).
-func (k *checker) inferred(p *policy.Policy, keys []string) {
+func (k *checker) inferred(in *Inference) {
 	k.info = PolicyInfo{Source: "none"}
-	if p != nil {
-		k.c.Policy, k.c.Inferred = p, true
-		k.info = PolicyInfo{Source: "inferred", Policy: p, Inferred: keys}
+	if in.Policy != nil {
+		k.c.Policy, k.c.Inferred = in.Policy, true
+		k.info = PolicyInfo{Source: "inferred", Policy: in.Policy, Inferred: in.Keys, Basis: in.Basis}
 	}
 }
 

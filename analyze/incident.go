@@ -59,6 +59,9 @@ type Incident struct {
 	// before the next incident.
 	ConnectsPeak   int
 	ConnectsPeakAt int64
+	// Storm is what recovery-storm weighed of the return: nil when it did
+	// not run (no delay policy) or no device of the incident recovered.
+	Storm *StormWeighed `json:",omitempty"`
 	// FlushPeak is the most outbox messages flushed (see
 	// Device.Flushes) in one whole second, FlushPeakAt its start, from
 	// LostAt's second to the next incident's; 0 and NoTime when none was.

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -20,17 +21,30 @@ type inference struct {
 	delays  [inferAttempts][]float64
 	maxCeil [inferAttempts]float64
 	cap     float64 // the largest delay or ceiling overall
+	capCeil bool    // the cap is a ceiling a record carried, not a delay drawn
+	draws   int     // the draws looked at
+	devices int     // the devices that drew them
 }
 
 func (in *inference) add(d *Device) {
+	drew := false
+	defer func() {
+		if drew {
+			in.devices++
+		}
+	}()
 	for i := range d.Attempts {
 		a := &d.Attempts[i]
 		if a.AfterErr == auditfmt.FailAuth || a.Number < 0 {
 			continue // drawn on the authentication schedule
 		}
-		in.cap = max(in.cap, a.Delay)
-		if !math.IsNaN(a.Ceiling) {
-			in.cap = max(in.cap, a.Ceiling)
+		drew = true
+		in.draws++
+		if a.Delay > in.cap {
+			in.cap, in.capCeil = a.Delay, false
+		}
+		if !math.IsNaN(a.Ceiling) && a.Ceiling >= in.cap {
+			in.cap, in.capCeil = a.Ceiling, true
 		}
 		if a.Number >= inferAttempts {
 			continue
@@ -280,7 +294,7 @@ const inferRecords = 1 << 18
 
 // infer reads the first devices of the dataset in dir, up to about
 // inferRecords records, to infer its policy.
-func infer(dir string) (*policy.Policy, []string, error) {
+func infer(dir string) (*Inference, error) {
 	var in inference
 	n := 0
 	_, _, err := devicesUpTo(dir, inferRecords, func(d *Device) error {
@@ -291,8 +305,45 @@ func infer(dir string) (*policy.Policy, []string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	return in.result(), nil
+}
+
+// result returns the policy the log shows and what it rests on.
+func (in *inference) result() *Inference {
 	p, keys := in.policy()
-	return p, keys, nil
+	inf := &Inference{Policy: p, Keys: keys}
+	if p != nil {
+		inf.Basis = in.basis(p)
+	}
+	return inf
+}
+
+// basis says what the inferred policy p rests on, and so how far it can
+// be trusted: how many draws of how many devices, whether the ceilings
+// are the clients' own (ceiling_s) or estimated from the draws, and that
+// a cap no record carried is only the longest draw seen, a lower bound.
+func (in *inference) basis(p *policy.Policy) string {
+	s := fmt.Sprintf("from %s of %s", nOf(in.draws, "drawn delay"), nOf(in.devices, "device"))
+	switch {
+	case p.Delay == policy.Decorrelated:
+		s += "; decorrelated jitter, as every record's ceiling_s is the cap; the base is the least first draw"
+	case in.maxCeil[0] > 0 && in.maxCeil[1] > 0:
+		s += "; the ceilings are those the records carry (ceiling_s)"
+	case p.Delay == policy.FullJitter:
+		s += fmt.Sprintf("; the delays drawn at one attempt differ, so full jitter is assumed, and each attempt's ceiling is "+
+			"estimated from its draws as their %g quantile divided by %g, the base and multiplier rounded within that estimate's error",
+			topQuantile, topQuantile)
+	default:
+		s += "; every device drew the same delay at each attempt: no jitter"
+	}
+	if !in.capCeil {
+		s += fmt.Sprintf("; max_delay_s %s is the longest delay drawn (%s s)", fmtSeconds(p.MaxDelayS), fmtSeconds(in.cap))
+		if p.MaxDelayS > in.cap {
+			s += " rounded up"
+		}
+		s += ", so the cap is at least that, not known: declare max_delay_s to judge against the real one"
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +87,30 @@ func TestInferFullJitterAtItsCap(t *testing.T) {
 	}
 	if fs := of(res, "delay-bounds"); len(fs) > 0 {
 		t.Errorf("delay-bounds on a clean fleet:%s", describe(fs[:1]))
+	}
+}
+
+// TestInferenceBasis: an inferred policy says what it rests on: a cap no
+// record carried is the longest delay drawn, a lower bound, never
+// presented as known (issue 36: max_delay_s 33.065 read as declared).
+func TestInferenceBasis(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	var in inference
+	for k := range 6 {
+		for range 100 {
+			in.delays[k] = append(in.delays[k], rng.Float64()*min(30, float64(int(1)<<k)))
+		}
+	}
+	in.cap, in.draws, in.devices = 29.81, 600, 100
+	inf := in.result()
+	for _, want := range []string{"from 600 drawn delays of 100 devices", "full jitter is assumed",
+		"is the longest delay drawn (29.81 s)", "so the cap is at least that, not known"} {
+		if !strings.Contains(inf.Basis, want) {
+			t.Errorf("basis %q lacks %q", inf.Basis, want)
+		}
+	}
+	in.capCeil = true
+	if b := in.result().Basis; strings.Contains(b, "longest delay") {
+		t.Errorf("a cap the records carried is said to be a draw: %q", b)
 	}
 }

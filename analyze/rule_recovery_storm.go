@@ -137,11 +137,40 @@ func (r *recoveryStorm) Finish(c *Context) {
 		}
 		lo, _ := slices.BinarySearchFunc(r.Losses, in.LostAt, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
 		hi, _ := slices.BinarySearchFunc(r.Losses, in.LastLoss+1, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
-		if s, ok := judgeStorm(c.Policy, r.Losses[lo:hi], in.FirstConnectAt); ok {
+		s, ok := judgeStorm(c.Policy, r.Losses[lo:hi], in.FirstConnectAt)
+		if s.devices > 0 {
+			in.Storm = &StormWeighed{Recoveries: s.observed, At: s.at, Expected: s.expected, ExpectedAt: s.expectedAt,
+				Chance: min(1, s.tail), Inferred: c.Inferred, Stormed: ok}
+		}
+		if ok {
 			c.Report(s.finding(in, c))
 		}
 	}
 	r.Losses = nil
+}
+
+// StormWeighed is what recovery-storm weighed of an incident's return
+// (Incident.Storm): the recoveries it counted, and what the policy's
+// draws expect. Recoveries count each lost device's first connect after
+// its loss, so they may peak lower than Incident.ConnectsPeak, which
+// counts every connected record (a device that connects again, churn).
+type StormWeighed struct {
+	// Recoveries is the most recoveries in one second [At, +1 s).
+	Recoveries int
+	At         int64
+	// Expected is the most the policy's draws put in one second
+	// [ExpectedAt, +1 s) (docs/rules.md, recovery-storm).
+	Expected   float64
+	ExpectedAt int64
+	// Chance is the probability of so many recoveries in one of the
+	// recovery's seconds by chance (a Poisson tail), 0 when not weighed
+	// (fewer than StormMin).
+	Chance float64
+	// Inferred is true when the policy was inferred from the log
+	// (PolicyInfo.Basis says from what), not declared.
+	Inferred bool
+	// Stormed is true when recovery-storm flagged the return.
+	Stormed bool
 }
 
 // storm is what judgeStorm found of one incident's recovery.
@@ -170,17 +199,17 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 			conns = append(conns, ls[i].Conn)
 		}
 	}
-	if len(conns) < StormMin {
+	if len(conns) == 0 {
 		return storm{}, false
 	}
 	slices.Sort(conns)
 	w := int64(StormWindow)
 	s := storm{devices: len(conns)}
 	s.observed, s.at = peakPerWindow(conns, math.MinInt64+1, NoTime, w)
+	s.expected, s.expectedAt, s.windows = expectedPeak(p, ls, back)
 	if s.observed < StormMin {
 		return s, false
 	}
-	s.expected, s.expectedAt, s.windows = expectedPeak(p, ls, back)
 	s.tail = poissonTail(s.expected, s.observed) * float64(s.windows)
 	if float64(s.observed) <= StormFactor*s.expected || s.tail >= StormTail {
 		return s, false

@@ -64,13 +64,11 @@ func NewSplit(dir string, opts Options) (*Split, error) {
 	if opts.Policy == nil {
 		in := opts.Inference
 		if in == nil {
-			p, keys, err := infer(dir)
-			if err != nil {
+			if in, err = infer(dir); err != nil {
 				return nil, err
 			}
-			in = &Inference{Policy: p, Keys: keys}
 		}
-		s.k.inferred(in.Policy, in.Keys)
+		s.k.inferred(in)
 		s.inference = in
 	}
 	s.fingerprint = s.optionsPrint()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
-	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/redact"
 )
 
@@ -35,8 +34,7 @@ func CheckRecords(scan Scan, dir string, opts Options) (*Result, error) {
 	assembled := make(chan struct{})
 	start := func() {
 		if opts.Policy == nil {
-			p, keys := inferFromRecords(buf[:min(len(buf), inferRecords)])
-			k.inferred(p, keys)
+			k.inferred(inferFromRecords(buf[:min(len(buf), inferRecords)]))
 		}
 		f = newFan(k.consumers())
 		go func() {
@@ -87,13 +85,13 @@ func CheckRecords(scan Scan, dir string, opts Options) (*Result, error) {
 
 // inferFromRecords infers the policy from records in dataset order, as
 // infer does from a dataset's first rows.
-func inferFromRecords(recs []auditfmt.Record) (*policy.Policy, []string) {
+func inferFromRecords(recs []auditfmt.Record) *Inference {
 	var in inference
 	d := &Device{}
 	asm := recordAssembler{get: func() *Device { return d }, emit: func(d *Device) error { in.add(d); return nil }}
 	asm.add(recs)
 	asm.flush()
-	return in.policy()
+	return in.result()
 }
 
 // recordAssembler groups records in dataset order into devices: it fills

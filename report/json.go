@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/stormaudit/stormaudit/internal/safe"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"sync"
@@ -47,7 +48,18 @@ type jsonPolicy struct {
 	Source   string          `json:"source"`
 	Name     string          `json:"name,omitempty"`
 	Inferred []string        `json:"inferred,omitempty"`
+	Basis    string          `json:"basis,omitempty"`
 	Policy   json.RawMessage `json:"policy,omitempty"`
+}
+
+// jsonStorm is what recovery-storm weighed of an incident's return.
+type jsonStorm struct {
+	RecoveriesPeakPerS int     `json:"recoveries_peak_per_s"`
+	RecoveriesPeakAt   string  `json:"recoveries_peak_at"`
+	ExpectedPeakPerS   float64 `json:"expected_peak_per_s"`
+	ExpectedPeakAt     string  `json:"expected_peak_at"`
+	PolicySource       string  `json:"policy_source"`
+	Stormed            bool    `json:"stormed"`
 }
 
 type jsonFleet struct {
@@ -188,6 +200,7 @@ type jsonIncident struct {
 	TTRMaxS            float64             `json:"ttr_max_s"`
 	ConnectsPeakPerS   int                 `json:"connects_peak_per_s"`
 	ConnectsPeakAt     *string             `json:"connects_peak_at"`
+	Storm              *jsonStorm          `json:"storm,omitempty"`
 	FlushPeakPerS      int64               `json:"flush_peak_per_s"`
 	FlushPeakAt        *string             `json:"flush_peak_at"`
 	RedeliveryPeakPerS int64               `json:"redelivery_peak_per_s,omitempty"`
@@ -353,7 +366,7 @@ func jsonSummaryOf(r *analyze.Result) jsonSummary {
 	js := jsonSummary{Dataset: r.Dataset, Sources: append([]string{}, r.Sources...), Files: append([]string{}, r.Files...), Devices: s.Devices,
 		Records: s.Records, Rejected: s.Rejected, Verdict: Verdict(r), Outside: s.Outside, Since: windowTime(s.Since), Until: windowTime(s.Until), Findings: len(r.Findings),
 		ByRule: map[string]int{}, BySeverity: map[string]int{}, Notes: append([]string{}, s.Notes...),
-		Policy: jsonPolicy{Source: s.Policy.Source, Name: s.Policy.Name, Inferred: s.Policy.Inferred}}
+		Policy: jsonPolicy{Source: s.Policy.Source, Name: s.Policy.Name, Inferred: s.Policy.Inferred, Basis: s.Policy.Basis}}
 	if p := s.Policy.Policy; p != nil {
 		js.Policy.Policy = p.AppendJSON(nil)
 	}
@@ -428,6 +441,14 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 		FlushPeakPerS: in.FlushPeak, FlushPeakAt: optTime(in.FlushPeakAt)}
 	if in.FlushPeak == 0 {
 		ji.FlushPeakAt = nil
+	}
+	if st := in.Storm; st != nil {
+		src := "declared"
+		if st.Inferred {
+			src = "inferred"
+		}
+		ji.Storm = &jsonStorm{RecoveriesPeakPerS: st.Recoveries, RecoveriesPeakAt: Time(st.At), ExpectedPeakPerS: math.Round(st.Expected*100) / 100,
+			ExpectedPeakAt: Time(st.ExpectedAt), PolicySource: src, Stormed: st.Stormed}
 	}
 	if in.RedeliveryPeak > 0 {
 		ji.RedeliveryPeakPerS, ji.RedeliveryPeakAt = in.RedeliveryPeak, Time(in.RedeliveryPeakAt)

@@ -133,6 +133,9 @@ func textHeader(w io.Writer, r *analyze.Result) {
 		fmt.Fprintf(w, "; %s rejected at ingest", plural(int(s.Rejected), "line"))
 	}
 	fmt.Fprintf(w, "\npolicy:   %s\n", safe.Text(policyText(s.Policy)))
+	if s.Policy.Source == "inferred" && s.Policy.Basis != "" {
+		fmt.Fprintf(w, "          (%s)\n", safe.Text(s.Policy.Basis))
+	}
 	n := len(r.Findings)
 	if n == 0 {
 		ran := plural(len(r.Rules)-len(s.Skipped), "rule")
@@ -458,8 +461,12 @@ func IncidentText(in *analyze.Incident) string {
 	}
 	s += fmt.Sprintf("; the first connected again %v later.\n          %d of %d recovered, time to recover p50 %v, p90 %v, p99 %v, max %v",
 		ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
-	if in.ConnectsPeakAt != analyze.NoTime {
-		s += fmt.Sprintf("; recorded connects peaked at %d in 1s at %s", in.ConnectsPeak, Time(in.ConnectsPeakAt))
+	if st := in.Storm; st != nil {
+		s += fmt.Sprintf("; recoveries peaked at %d in 1s at %s (the policy's draws: at most %.1f, from %s)", st.Recoveries, Time(st.At),
+			st.Expected, Time(st.ExpectedAt))
+	}
+	if in.ConnectsPeakAt != analyze.NoTime && (in.Storm == nil || in.Storm.Recoveries != in.ConnectsPeak) {
+		s += fmt.Sprintf("; recorded connects (reconnects included) peaked at %d in 1s at %s", in.ConnectsPeak, Time(in.ConnectsPeakAt))
 	}
 	if in.FlushPeak > 0 {
 		s += fmt.Sprintf(", outbox flush at %d messages in 1s at %s", in.FlushPeak, Time(in.FlushPeakAt))

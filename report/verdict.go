@@ -14,6 +14,8 @@ import (
 // ran and did not.
 var stormRules = []struct{ id, beyond, within string }{
 	{"recovery-storm", "beyond what the policy's jitter allows (recovery-storm)", "within what the policy's jitter allows (recovery-storm)"},
+	// an inferred policy's: what the log's own draws allow
+	{"recovery-storm/inferred", "beyond what the inferred policy's jitter allows (recovery-storm)", "within what the inferred policy's jitter allows (recovery-storm)"},
 	{"connect-budget", "over the declared connect budget (connect-budget)", "within the declared connect budget (connect-budget)"},
 	{"resync", "with retry timers in lockstep (resync)", "with retry timers not in lockstep (resync)"},
 }
@@ -99,29 +101,23 @@ func lostWhat(in *analyze.Incident) string {
 // from the incident in, and against what that was judged: every rule that
 // ran, those that flagged it first.
 func stormVerdict(r *analyze.Result, in *analyze.Incident, next int64) string {
-	peak := "no recorded connect after it"
-	if in.ConnectsPeakAt != analyze.NoTime {
-		peak = fmt.Sprintf("recorded connects peaked at %d in 1s", in.ConnectsPeak)
-		if in.FirstConnectAt != analyze.NoTime {
-			if after := time.Duration(in.ConnectsPeakAt - in.FirstConnectAt).Round(time.Second); after >= 2*time.Second {
-				peak += fmt.Sprintf(", %v after the first came back", after)
-			}
-		}
-	}
+	peak := returnPeak(in)
 	if b := in.Broker; b != nil && b.AcceptsPeak > 0 {
-		peak += fmt.Sprintf(" (the broker's log: %d accepts in 1s)", b.AcceptsPeak)
+		peak += fmt.Sprintf(" (the broker's log: %d accepts of any client in 1s)", b.AcceptsPeak)
 	}
 	var flagged, within []string
+	inferred := r.Summary.Policy.Source == "inferred"
 	for _, sr := range stormRules {
-		if !ran(r, sr.id) {
+		id, variant, _ := strings.Cut(sr.id, "/")
+		if !ran(r, id) || (variant == "inferred") != (id == "recovery-storm" && inferred) {
 			continue
 		}
 		if slices.ContainsFunc(r.Findings, func(f analyze.Finding) bool {
-			return f.Rule == sr.id && f.End >= in.LostAt && (next == analyze.NoTime || f.Start < next)
+			return f.Rule == id && f.End >= in.LostAt && (next == analyze.NoTime || f.Start < next)
 		}) {
 			flagged = append(flagged, sr.beyond)
 		} else {
-			within = append(within, sr.within)
+			within = append(within, sr.within+withinWhy(id, in.Storm))
 		}
 	}
 	switch {
@@ -135,6 +131,53 @@ func stormVerdict(r *analyze.Result, in *analyze.Incident, next int64) string {
 		return "no storm on its return: " + peak + ", " + strings.Join(within, ", ")
 	}
 	return "storm on its return not judged (" + peak + "): declare the policy's delay and connect_budget_per_s to judge it"
+}
+
+// withinWhy says why recovery-storm did not call a return weighed as st a
+// storm when its recoveries outnumbered what the policy expects: a
+// reader sees both numbers beside "within".
+func withinWhy(id string, st *analyze.StormWeighed) string {
+	if id != "recovery-storm" || st == nil || float64(st.Recoveries) <= st.Expected {
+		return ""
+	}
+	switch {
+	case st.Recoveries < analyze.StormMin:
+		return fmt.Sprintf(": %d is fewer than the %d recoveries in 1s a storm needs", st.Recoveries, analyze.StormMin)
+	case float64(st.Recoveries) <= analyze.StormFactor*st.Expected:
+		return fmt.Sprintf(": %d is not over %g× the %.1f expected", st.Recoveries, analyze.StormFactor, st.Expected)
+	}
+	return fmt.Sprintf(": %d in some second of the recovery has a chance of %.2g, not below %g", st.Recoveries, st.Chance, analyze.StormTail)
+}
+
+// returnPeak says how the fleet came back: the most recoveries in one
+// second beside what the policy's draws expect (when recovery-storm
+// weighed them), and every connected record's peak where it differs
+// (devices that connected again: churn, a second loop).
+func returnPeak(in *analyze.Incident) string {
+	if in.ConnectsPeakAt == analyze.NoTime {
+		return "no recorded connect after it"
+	}
+	after := func(at int64) string {
+		if in.FirstConnectAt != analyze.NoTime {
+			if d := time.Duration(at - in.FirstConnectAt).Round(time.Second); d >= 2*time.Second {
+				return fmt.Sprintf(", %v after the first came back", d)
+			}
+		}
+		return ""
+	}
+	st := in.Storm
+	if st == nil {
+		return fmt.Sprintf("recorded connects peaked at %d in 1s", in.ConnectsPeak) + after(in.ConnectsPeakAt)
+	}
+	pol := "the declared policy's draws"
+	if st.Inferred {
+		pol = "the inferred policy's draws"
+	}
+	s := fmt.Sprintf("recoveries peaked at %d in 1s%s (%s: at most %.1f", st.Recoveries, after(st.At), pol, st.Expected)
+	if in.ConnectsPeak != st.Recoveries {
+		s += fmt.Sprintf("; every recorded connect, reconnects included: %d", in.ConnectsPeak)
+	}
+	return s + ")"
 }
 
 // ran reports whether the rule id ran: it is in the result's catalogue

@@ -78,3 +78,36 @@ func TestVerdictNoOutage(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictWeighsTheReturn: the verdict prints recoveries beside what
+// the policy's draws expect, says when the policy was inferred, gives
+// every recorded connect only where it differs, and says why a return
+// whose recoveries outnumber the expectation was still within the policy
+// (issue 36: "a storm on its return ... within what the policy's jitter
+// allows" with no expected peak printed).
+func TestVerdictWeighsTheReturn(t *testing.T) {
+	at := func(s float64) int64 {
+		return time.Date(2026, 11, 30, 14, 17, 30, 0, time.UTC).Add(time.Duration(s * 1e9)).UnixNano()
+	}
+	inc := analyze.Incident{LostAt: at(0), FirstConnectAt: at(15), DevicesLost: 48, Recovered: 48, RecoveredBeforeNext: 48,
+		ConnectsPeak: 12, ConnectsPeakAt: at(16), Storm: &analyze.StormWeighed{Recoveries: 10, At: at(16), Expected: 3.7, ExpectedAt: at(20)}}
+	res := &analyze.Result{Summary: analyze.Summary{Fleet: &analyze.FleetStats{Incidents: []analyze.Incident{inc}},
+		Policy: analyze.PolicyInfo{Source: "declared"}}, Rules: []analyze.RuleInfo{{ID: "recovery-storm"}}}
+	v := Verdict(res)[0]
+	for _, want := range []string{"recoveries peaked at 10 in 1s (the declared policy's draws: at most 3.7; every recorded connect, reconnects included: 12)",
+		"within what the policy's jitter allows (recovery-storm): 10 is not over 3× the 3.7 expected"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdict %q lacks %q", v, want)
+		}
+	}
+	res.Summary.Policy.Source = "inferred"
+	res.Summary.Fleet.Incidents[0].Storm.Inferred = true
+	res.Summary.Fleet.Incidents[0].Storm.Recoveries, res.Summary.Fleet.Incidents[0].ConnectsPeak = 8, 8
+	v = Verdict(res)[0]
+	for _, want := range []string{"recoveries peaked at 8 in 1s (the inferred policy's draws: at most 3.7)",
+		"within what the inferred policy's jitter allows (recovery-storm): 8 is fewer than the 10 recoveries in 1s a storm needs"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdict %q lacks %q", v, want)
+		}
+	}
+}

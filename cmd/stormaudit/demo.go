@@ -148,15 +148,15 @@ func demoSummary(w io.Writer, dir, ds string, res *analyze.Result, ver *verify.R
 		fmt.Fprintf(w, "  what-if:   %d devices back from a %v outage: %d socket-opens/s on the broker's return on a fixed timer, %d with full jitter\n",
 			whatIfDevices, whatIfOutage, stats[0].PeakUpPerS, stats[1].PeakUpPerS)
 	}
-	fmt.Fprintf(w, "\nnext:\n")
+	fmt.Fprintf(w, "\nnext (each line pastes whole into a shell):\n")
 	for _, c := range [][2]string{
+		{"go install ./cmd/stormaudit", "first, from the repository: puts stormaudit on the PATH for the commands below"},
 		{"stormaudit browse --policy full-jitter " + ds, "the incident in the terminal: fleet, devices, timelines, findings"},
-		{"open " + filepath.Join(dir, "incident.html"), "the after-action report, in a browser"},
+		{"open " + filepath.Join(dir, "incident.html"), "the after-action report, in a browser (xdg-open on Linux)"},
 		{"stormaudit check --policy full-jitter " + ds, "the findings, as CI sees them (--format json, sarif, junit, github)"},
 		{"stormaudit timeline --device dev-0001 " + ds, "one device's records, sessions and outages"},
-		{"go install ./cmd/stormaudit", "to run stormaudit without go run (from the repository)"},
 	} {
-		fmt.Fprintf(w, "  %-60s %s\n", c[0], c[1])
+		fmt.Fprintf(w, "  %s  # %s\n", c[0], c[1])
 	}
 }
 

@@ -82,7 +82,8 @@ func printWhatIf(out io.Writer, names []string, stats []simulate.Stats) {
 		cell  func(st simulate.Stats) string
 	}{
 		{"on its return: socket-opens/s", func(st simulate.Stats) string { return fmt.Sprint(st.PeakUpPerS) }},
-		{"any time: socket-opens/s", func(st simulate.Stats) string { return fmt.Sprint(st.PeakPerS) }},
+		{"busiest second: socket-opens", func(st simulate.Stats) string { return fmt.Sprint(st.PeakPerS) }},
+		{"  at (from the drop)", func(st simulate.Stats) string { return st.PeakAt.String() }},
 		{"socket-opens in all (work)", func(st simulate.Stats) string { return fmt.Sprint(st.Attempts) }},
 		{"refused over capacity", func(st simulate.Stats) string { return fmt.Sprint(st.RefusedOverload) }},
 		{"recovered", func(st simulate.Stats) string { return fmt.Sprintf("%d of %d", st.Recovered, st.Devices) }},
@@ -102,4 +103,33 @@ func printWhatIf(out io.Writer, names []string, stats []simulate.Stats) {
 		}
 		fmt.Fprintln(out)
 	}
+	for _, line := range whatIfWhy(names, stats, whatIfOutage) {
+		fmt.Fprintf(out, "   %s\n", line)
+	}
+}
+
+// whatIfWhy says what the what-if table's figures mean where they seem
+// to contradict each other: a busiest second that came while the broker
+// was down (outage long), which it never saw, and a policy that is
+// gentler on the return but slower to recover.
+func whatIfWhy(names []string, stats []simulate.Stats, outage time.Duration) []string {
+	var out []string
+	for i, st := range stats {
+		if st.PeakAt < outage && st.PeakPerS > st.PeakUpPerS {
+			out = append(out, fmt.Sprintf("%s: its busiest second came %v after the drop, while the broker was down: "+
+				"every device's first retries, which nothing answered; the broker itself saw at most %d a second.", names[i], st.PeakAt, st.PeakUpPerS))
+		}
+	}
+	for i := range stats {
+		for j := range stats {
+			a, b := stats[i], stats[j]
+			if a.PeakUpPerS < b.PeakUpPerS && a.TTR99 > b.TTR99 {
+				out = append(out, fmt.Sprintf("%s: its p99 time to recover is %v longer than %s's: each device waits out a "+
+					"random draw, up to the cap, instead of all at once; the price of %d fewer socket-opens a second on the "+
+					"broker's return and %d fewer refused over capacity.", names[i], (a.TTR99 - b.TTR99).Round(time.Millisecond),
+					names[j], b.PeakUpPerS-a.PeakUpPerS, b.RefusedOverload-a.RefusedOverload))
+			}
+		}
+	}
+	return out
 }
