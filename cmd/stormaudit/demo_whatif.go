@@ -126,7 +126,7 @@ func whatIfWhy(names []string, stats []simulate.Stats, outage time.Duration) []s
 			if a.PeakUpPerS < b.PeakUpPerS && a.TTR99 > b.TTR99 {
 				out = append(out, fmt.Sprintf("%s: its p99 time to recover is %v longer than %s's: each device waits out a "+
 					"random draw, up to the cap, instead of all at once; the price of %d fewer socket-opens a second on the "+
-					"broker's return and %d fewer refused over capacity.", names[i], (a.TTR99 - b.TTR99).Round(time.Millisecond),
+					"broker's return and %d fewer refused over capacity.", names[i], (a.TTR99-b.TTR99).Round(time.Millisecond),
 					names[j], b.PeakUpPerS-a.PeakUpPerS, b.RefusedOverload-a.RefusedOverload))
 			}
 		}
