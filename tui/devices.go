@@ -95,13 +95,24 @@ func (v *devicesView) refresh() {
 func (v *devicesView) compare(a, b *analyze.DeviceFigures) int {
 	switch v.sort {
 	case byTTR:
-		return cmp.Compare(a.TTR, b.TTR)
+		// a device still down has not recovered at all: worse than any
+		// time to recover, so first when the worst come first
+		return cmp.Or(cmp.Compare(stillDown(a), stillDown(b)), cmp.Compare(a.TTR, b.TTR))
 	case byAttempts:
 		return cmp.Compare(a.Attempts, b.Attempts)
 	case byFindings:
 		return cmp.Or(cmp.Compare(a.Findings, b.Findings), cmp.Compare(a.Worst, b.Worst))
 	}
 	return cmp.Compare(a.ID, b.ID)
+}
+
+// stillDown is 1 for a device whose records end in an outage it never
+// recovered from, 0 otherwise.
+func stillDown(d *analyze.DeviceFigures) int {
+	if d.Down && d.Losses > 0 {
+		return 1
+	}
+	return 0
 }
 
 func (v *devicesView) key(msg tea.KeyMsg) action {

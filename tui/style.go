@@ -120,14 +120,15 @@ func count(n int) string {
 	return s
 }
 
-// lines pads or cuts the text to exactly h lines of width w.
+// lines pads or cuts the text to exactly h lines of width w; a line cut
+// ends in "…".
 func lines(ls []string, w, h int) string {
 	out := make([]string, h)
 	for i := range out {
 		if i < len(ls) {
 			out[i] = ls[i]
 			if ansi.StringWidth(out[i]) > w {
-				out[i] = ansi.Truncate(out[i], w, "")
+				out[i] = ansi.Truncate(out[i], w, "…")
 			}
 		}
 	}

@@ -327,3 +327,16 @@ func TestBatchedKeys(t *testing.T) {
 		t.Errorf("a pasted jjj moved to finding %d", pasted.findings.list.cur+1)
 	}
 }
+
+// TestStillDownSortsWorst: sorted by time to recover, worst first, the
+// devices that never recovered come before any that did (issue 36: they
+// were last).
+func TestStillDownSortsWorst(t *testing.T) {
+	v := &devicesView{sort: byTTR}
+	down := analyze.DeviceFigures{ID: "a", TTR: -1, Down: true, Losses: 1}
+	slow := analyze.DeviceFigures{ID: "b", TTR: time.Hour, Losses: 1}
+	quiet := analyze.DeviceFigures{ID: "c", TTR: -1}
+	if v.compare(&down, &slow) <= 0 || v.compare(&slow, &quiet) <= 0 {
+		t.Errorf("down %d slow, slow %d quiet: want the device still down worst", v.compare(&down, &slow), v.compare(&slow, &quiet))
+	}
+}
