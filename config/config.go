@@ -7,8 +7,8 @@
 //
 //	policy = "full-jitter"           # a preset, or a policy file (relative to this file)
 //
-// Paths in the file (the policy, check's baseline and output) are
-// relative to the file, wherever stormaudit runs.
+// Paths in the file (the policy, check's baseline, output and broker-log)
+// are relative to the file, wherever stormaudit runs.
 //
 //	[rules]
 //	disable = ["session-settings"]   # these rules do not run
@@ -238,9 +238,10 @@ func (p *parser) relative(path string) string {
 	return filepath.Join(filepath.Dir(p.name), path)
 }
 
-// pathSettings are the [check] keys whose values are paths (output, a
-// comma-separated list of them), which are relative to the file.
-var pathSettings = map[string]bool{"baseline": true, "output": true}
+// pathSettings are the [check] keys whose values are paths (output and
+// broker-log, a comma-separated list of them), which are relative to the
+// file.
+var pathSettings = map[string]bool{"baseline": true, "output": true, "broker-log": true}
 
 func (p *parser) table(key string, v any) (map[string]any, error) {
 	t, ok := v.(map[string]any)

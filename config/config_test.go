@@ -125,11 +125,12 @@ func TestParseFineDetail(t *testing.T) {
 	if _, err := Parse("s.toml", []byte("[rules.resync]\ntick_s = nan")); err == nil {
 		t.Error("tick_s = nan accepted")
 	}
-	c, err := Parse("/repo/ci/stormaudit.toml", []byte("policy = \"fleet.policy\"\n[check]\nbaseline = \"base.json\"\noutput = \"-, out/check.sarif\"\n"))
+	c, err := Parse("/repo/ci/stormaudit.toml", []byte("policy = \"fleet.policy\"\n[check]\nbaseline = \"base.json\"\noutput = \"-, out/check.sarif\"\nbroker-log = \"logs/mosquitto.log\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Policy != "/repo/ci/fleet.policy" || c.Check[0].Value != "/repo/ci/base.json" || c.Check[1].Value != "-,/repo/ci/out/check.sarif" {
+	if c.Policy != "/repo/ci/fleet.policy" || c.Check[0].Value != "/repo/ci/base.json" || c.Check[2].Value != "/repo/ci/logs/mosquitto.log" ||
+		c.Check[1].Value != "-,/repo/ci/out/check.sarif" {
 		t.Errorf("paths not relative to the file: %q, %+v", c.Policy, c.Check)
 	}
 }
