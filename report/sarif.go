@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,6 +87,23 @@ type sarifInvocation struct {
 	ExecutionSuccessful bool                `json:"executionSuccessful"`
 	ExitCode            int                 `json:"exitCode"`
 	Notifications       []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+	Overrides           []sarifOverride     `json:"ruleConfigurationOverrides,omitempty"`
+}
+
+// sarifOverride is a rule the run's configuration turned off: SARIF's
+// configurationOverride, pointing at the rule's descriptor.
+type sarifOverride struct {
+	Descriptor    sarifDescriptorRef `json:"descriptor"`
+	Configuration sarifEnabled       `json:"configuration"`
+}
+
+type sarifDescriptorRef struct {
+	ID    string `json:"id"`
+	Index int    `json:"index"`
+}
+
+type sarifEnabled struct {
+	Enabled bool `json:"enabled"`
 }
 
 type sarifNotification struct {
@@ -188,6 +206,17 @@ func writeSARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 	}
 	for _, ri := range rules {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(ri))
+	}
+	// the rules the configuration turned off: described, and overridden
+	// as not enabled, so that a reader sees they did not run by choice
+	for _, rule := range analyze.Rules() {
+		info := rule.Info()
+		if !slices.ContainsFunc(r.Summary.NotRun, func(n analyze.Skip) bool { return n.Rule == info.ID && n.Reason == "disabled" }) {
+			continue
+		}
+		run.Invocations[0].Overrides = append(run.Invocations[0].Overrides, sarifOverride{
+			Descriptor: sarifDescriptorRef{ID: info.ID, Index: len(run.Tool.Driver.Rules)}, Configuration: sarifEnabled{Enabled: false}})
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(info))
 	}
 	for _, n := range r.Summary.Notes {
 		run.Invocations[0].Notifications = append(run.Invocations[0].Notifications,

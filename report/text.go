@@ -196,6 +196,19 @@ func textCounts(w io.Writer, r *analyze.Result, groups []*ruleGroup) {
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "%s\n", wrapList("  skipped:     ", skipped, 78))
 	}
+	// the rules that did not run, by why: disabled by the configuration,
+	// or without a broker log, so that the counts add up to the catalogue
+	var reasons []string
+	by := map[string][]string{}
+	for _, n := range r.Summary.NotRun {
+		if by[n.Reason] == nil {
+			reasons = append(reasons, n.Reason)
+		}
+		by[n.Reason] = append(by[n.Reason], n.Rule)
+	}
+	for _, why := range reasons {
+		fmt.Fprintf(w, "%s\n", wrapList(fmt.Sprintf("  not run (%s): ", why), by[why], 78))
+	}
 }
 
 // wrapList writes items after prefix, comma-separated, in lines of at

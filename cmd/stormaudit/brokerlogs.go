@@ -140,13 +140,15 @@ func readBrokerLogs(cmd *cli.Command, name string, opts *analyze.Options) error 
 }
 
 // printBrokerLog says on stderr what a broker log held, naming its first
-// rejected lines.
+// rejected lines; nothing under --quiet (the check's notes still count
+// the rejected lines).
 func printBrokerLog(cmd *cli.Command, name string, l *brokerlog.Log) {
 	w := cmd.Root().ErrWriter
-	if !cmd.Bool("quiet") {
-		fmt.Fprintf(w, "stormaudit: %s (broker log, %s): %d lines = %d events + %d skipped + %d rejected + %d blank\n",
-			name, l.Format, l.Lines, l.Found, l.Skipped, l.Rejected, l.Blank)
+	if cmd.Bool("quiet") {
+		return
 	}
+	fmt.Fprintf(w, "stormaudit: %s (broker log, %s): %d lines = %d events + %d skipped + %d rejected + %d blank\n",
+		name, l.Format, l.Lines, l.Found, l.Skipped, l.Rejected, l.Blank)
 	for i, rj := range l.Rejects {
 		if i == maxBrokerRejectsShown {
 			fmt.Fprintf(w, "  ... and %d more rejected lines of %s\n", l.Rejected-i, name)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/ingest"
@@ -67,7 +68,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	}
 	failOn, err := front.ParseFailOn(cmd.String("fail-on"))
 	if err != nil {
-		return err
+		return usageErr("%s", strings.Replace(err.Error(), "--fail-on", flagOrigin(cmd, "fail-on"), 1))
 	}
 	paths := front.Paths(outs)
 	if err := front.RefuseClobber("check: --output", paths, append(cmd.Args().Slice(), sideInputs(cmd)...)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,4 +181,23 @@ func flagDefault(cmd *cli.Command, name string) string {
 		}
 	}
 	return ""
+}
+
+// flagOrigin names where the value of cmd's flag name came from, for an
+// error about it: the command line (--name), its environment variable,
+// or the configuration's [check] key.
+func flagOrigin(cmd *cli.Command, name string) string {
+	flag := "--" + name
+	if slices.ContainsFunc(os.Args[1:], func(a string) bool { return a == flag || strings.HasPrefix(a, flag+"=") }) {
+		return flag
+	}
+	if env := front.EnvVars[name]; env != "" {
+		if v := os.Getenv(env); v != "" && v == cmd.String(name) {
+			return env + " (" + flag + ")"
+		}
+	}
+	if p := front.ConfigPath(cmd.Root().String("config"), cmd.Root().Bool("no-config")); p != "" && cmd.IsSet(name) {
+		return p + ": check." + name + " (" + flag + ")"
+	}
+	return flag
 }
