@@ -10,7 +10,7 @@ func TestClientIDChurn(t *testing.T) {
 	// id returns a device on host whose records run from a to b seconds,
 	// the last being last.
 	id := func(name, host string, a, b float64, last auditfmt.Outcome, clean bool) *Device {
-		d := r2Device(name, r2Event(a, auditfmt.Disconnected, 0, 0), r2Event(a, auditfmt.BackoffWait, 0, b-a), r2Event(b, last, 1, b-a))
+		d := unitDevice(name, unitEvent(a, auditfmt.Disconnected, 0, 0), unitEvent(a, auditfmt.BackoffWait, 0, b-a), unitEvent(b, last, 1, b-a))
 		d.Host = host
 		for i := range d.Events {
 			d.Events[i].Clean = clean
@@ -36,7 +36,7 @@ func TestClientIDChurn(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, got := r2Run(&clientIDChurn{}, 0, tc.devs...)
+			_, got := runRule(&clientIDChurn{}, 0, tc.devs...)
 			switch {
 			case tc.want == "" && len(got) > 0:
 				t.Errorf("want no finding:%s", describe(got))

@@ -26,14 +26,14 @@ type simCase struct {
 }
 
 func TestRules1Simulated(t *testing.T) {
-	fullJitter := presetPolicy1(t, "full-jitter")
-	equal := parsePolicy1(t, "delay = \"equal_jitter\"\nbase_delay_s = 0.5\nmultiplier = 2\nmax_delay_s = 60\nclean_session = false\n")
-	decorrelated := parsePolicy1(t, "delay = \"decorrelated_jitter\"\nbase_delay_s = 1\nmax_delay_s = 90\nclean_session = false\n")
-	authMin := parsePolicy1(t, string(fullJitter.AppendTOML(nil))+"auth_min_delay_s = 300\n")
-	stable := parsePolicy1(t, string(fullJitter.AppendTOML(nil))+"stable_reset_s = 30\n")
-	cleanFleet := parsePolicy1(t, "delay = \"full_jitter\"\nbase_delay_s = 1\nmultiplier = 2\nmax_delay_s = 120\nclean_session = true\n")
-	persistent := parsePolicy1(t, "delay = \"full_jitter\"\nbase_delay_s = 1\nmultiplier = 2\nmax_delay_s = 120\nclean_session = false\n")
-	none := parsePolicy1(t, "delay = \"none\"\nclean_session = false\n")
+	fullJitter := simPreset(t, "full-jitter")
+	equal := *mustPolicy(t, "delay = \"equal_jitter\"\nbase_delay_s = 0.5\nmultiplier = 2\nmax_delay_s = 60\nclean_session = false\n")
+	decorrelated := *mustPolicy(t, "delay = \"decorrelated_jitter\"\nbase_delay_s = 1\nmax_delay_s = 90\nclean_session = false\n")
+	authMin := *mustPolicy(t, string(fullJitter.AppendTOML(nil))+"auth_min_delay_s = 300\n")
+	stable := *mustPolicy(t, string(fullJitter.AppendTOML(nil))+"stable_reset_s = 30\n")
+	cleanFleet := *mustPolicy(t, "delay = \"full_jitter\"\nbase_delay_s = 1\nmultiplier = 2\nmax_delay_s = 120\nclean_session = true\n")
+	persistent := *mustPolicy(t, "delay = \"full_jitter\"\nbase_delay_s = 1\nmultiplier = 2\nmax_delay_s = 120\nclean_session = false\n")
+	none := *mustPolicy(t, "delay = \"none\"\nclean_session = false\n")
 	cases := []simCase{
 		{name: "full-jitter", cfg: simulate.Config{Policy: fullJitter}},
 		{name: "full-jitter-hosts", cfg: simulate.Config{Policy: fullJitter, DevicesPerHost: 8}},
@@ -42,7 +42,7 @@ func TestRules1Simulated(t *testing.T) {
 		{name: "capacity", cfg: simulate.Config{Policy: fullJitter, Capacity: 20}},
 		{name: "flaps", cfg: simulate.Config{Policy: fullJitter, Flaps: 3, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}},
 		{name: "flaps-stable-reset", cfg: simulate.Config{Policy: stable, Flaps: 3, FlapUp: 40 * time.Second, FlapDown: 20 * time.Second}},
-		{name: "paho-go-flaps", cfg: simulate.Config{Policy: presetPolicy1(t, "paho-go"), Flaps: 3, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}},
+		{name: "paho-go-flaps", cfg: simulate.Config{Policy: simPreset(t, "paho-go"), Flaps: 3, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}},
 		{name: "bad-auth-min", cfg: simulate.Config{Policy: authMin, BadAuth: 0.05}},
 		// the service stage's records are no attempts of the session
 		{name: "service-down", cfg: simulate.Config{Policy: fullJitter, ServiceDown: 40 * time.Second}},
@@ -95,24 +95,6 @@ func (tc *simCase) run(t *testing.T, seed uint64) {
 				seed, id, len(got), devices, share[0], share[1], describe(got[:min(3, len(got))]))
 		}
 	}
-}
-
-func presetPolicy1(t *testing.T, name string) policy.Policy {
-	t.Helper()
-	p, err := policy.Preset(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func parsePolicy1(t *testing.T, toml string) policy.Policy {
-	t.Helper()
-	p, err := policy.Parse("fleet.toml", []byte(toml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // devLog writes one device's records into a seed-format log, for rule

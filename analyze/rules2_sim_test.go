@@ -46,15 +46,6 @@ func parseSim(t *testing.T, line string) simRecord {
 	return r
 }
 
-func presetPolicy(t *testing.T, name string) policy.Policy {
-	t.Helper()
-	p, err := policy.Preset(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // devicesOf returns the devices the findings of rule name, sorted.
 func devicesOf(res *Result, rule string) []string {
 	var ds []string
@@ -69,7 +60,7 @@ func devicesOf(res *Result, rule string) []string {
 // their policy, flaps, capacity or gateways, trip none of the rules: in
 // particular the full-jitter tail (cap 120 s) is not starvation.
 func TestRules2CleanFleets(t *testing.T) {
-	fj := presetPolicy(t, "full-jitter")
+	fj := simPreset(t, "full-jitter")
 	dec := policy.Policy{Name: "decorrelated", Delay: policy.Decorrelated, BaseDelayS: 1, MaxDelayS: 120, MinConnectSpacingS: 0.25}
 	flaps := simulate.Config{Devices: 200, Outage: time.Minute, Policy: fj, Seed: 5, Flaps: 3, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}
 	cases := []struct {
@@ -103,7 +94,7 @@ func TestRules2CleanFleets(t *testing.T) {
 // and that silent-give-up leaves them alone: their last backoff_wait
 // opens past the end of the log.
 func TestRules2BadAuthStarves(t *testing.T) {
-	lines := simLines(t, simulate.Config{Devices: 200, Outage: time.Minute, Policy: presetPolicy(t, "full-jitter"), Seed: 11, BadAuth: 0.02})
+	lines := simLines(t, simulate.Config{Devices: 200, Outage: time.Minute, Policy: simPreset(t, "full-jitter"), Seed: 11, BadAuth: 0.02})
 	var bad []string
 	for _, l := range lines {
 		if r := parseSim(t, l); r.Fail == "auth" && !slices.Contains(bad, r.ClientID) {
@@ -135,7 +126,7 @@ func TestRules2BadAuthStarves(t *testing.T) {
 // in and the rest are refused again; those still refused at the end of
 // the log starved.
 func TestRules2FixedCapacityStarves(t *testing.T) {
-	cfg := simulate.Config{Devices: 100, Outage: time.Minute, Policy: presetPolicy(t, "fixed"), Seed: 12, Capacity: 1, Horizon: 410 * time.Second}
+	cfg := simulate.Config{Devices: 100, Outage: time.Minute, Policy: simPreset(t, "fixed"), Seed: 12, Capacity: 1, Horizon: 410 * time.Second}
 	res := checkLog(t, strings.Join(simLines(t, cfg), ""), nil)
 	st := res.Summary.Fleet
 	never := st.Lost - st.Recovered
@@ -157,7 +148,7 @@ func TestRules2FixedCapacityStarves(t *testing.T) {
 // wrong and checks that each rule flags the device edited for it, and
 // only that one.
 func TestRules2EditedLog(t *testing.T) {
-	cfg := simulate.Config{Devices: 40, Outage: time.Minute, Policy: presetPolicy(t, "full-jitter"), Seed: 13, DevicesPerHost: 2,
+	cfg := simulate.Config{Devices: 40, Outage: time.Minute, Policy: simPreset(t, "full-jitter"), Seed: 13, DevicesPerHost: 2,
 		Flaps: 1, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}
 	lines := simLines(t, cfg)
 	var out []string
@@ -202,7 +193,7 @@ func TestRules2EditedLog(t *testing.T) {
 // TestRules2ChurnedHost renames a device of a gateway after a flap drops
 // its session, as a client that restarts under a fresh client id does.
 func TestRules2ChurnedHost(t *testing.T) {
-	cfg := simulate.Config{Devices: 20, Outage: time.Minute, Policy: presetPolicy(t, "full-jitter"), Seed: 14, DevicesPerHost: 2,
+	cfg := simulate.Config{Devices: 20, Outage: time.Minute, Policy: simPreset(t, "full-jitter"), Seed: 14, DevicesPerHost: 2,
 		Flaps: 1, FlapUp: 3 * time.Second, FlapDown: 20 * time.Second}
 	lines := simLines(t, cfg)
 	victim := ""
@@ -246,17 +237,17 @@ func shiftStamp(t *testing.T, s string, d time.Duration) string {
 	return at.Add(d).UTC().Format("2006-01-02T15:04:05.999999-07:00")
 }
 
-// r2T0 is the instant the unit tests' timelines count from.
-var r2T0 = simulate.DefaultStart.UnixNano()
+// unitT0 is the instant the unit tests' timelines count from.
+var unitT0 = simulate.DefaultStart.UnixNano()
 
-// r2Event is a record at sec seconds after r2T0, with no optional field.
-func r2Event(sec float64, o auditfmt.Outcome, attempt int64, delay float64) Event {
-	return Event{At: r2T0 + nanos(sec), Outcome: o, Attempt: attempt, Delay: delay, Ceiling: math.NaN(), Seq: -1, Reason: -1, Presence: -1}
+// unitEvent is a record at sec seconds after unitT0, with no optional field.
+func unitEvent(sec float64, o auditfmt.Outcome, attempt int64, delay float64) Event {
+	return Event{At: unitT0 + nanos(sec), Outcome: o, Attempt: attempt, Delay: delay, Ceiling: math.NaN(), Seq: -1, Reason: -1, Presence: -1}
 }
 
-// r2Device is a device of events, numbered as lines 1, 2, ... of source
+// unitDevice is a device of events, numbered as lines 1, 2, ... of source
 // 0 unless they say otherwise, not yet built.
-func r2Device(id string, evs ...Event) *Device {
+func unitDevice(id string, evs ...Event) *Device {
 	d := &Device{ID: id, Events: evs}
 	for i := range d.Events {
 		if d.Events[i].Ref.Line == 0 {
@@ -267,17 +258,17 @@ func r2Device(id string, evs ...Event) *Device {
 	return d
 }
 
-// r2Seq numbers the events with device_seq from first.
-func r2Seq(first int64, evs ...Event) []Event {
+// withSeq numbers the events with device_seq from first.
+func withSeq(first int64, evs ...Event) []Event {
 	for i := range evs {
 		evs[i].Seq = first + int64(i)
 	}
 	return evs
 }
 
-// r2Run builds the devices and runs rule over them as Check does; end is
+// runRule builds the devices and runs rule over them as Check does; end is
 // the end of the log (0: the last record of the devices).
-func r2Run(rule Rule, end int64, devs ...*Device) (*Context, []Finding) {
+func runRule(rule Rule, end int64, devs ...*Device) (*Context, []Finding) {
 	fc := newFleetCounter(0)
 	c := &Context{Fleet: &fc.St}
 	for _, d := range devs {
