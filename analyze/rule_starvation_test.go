@@ -2,11 +2,13 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // retrying returns the records of a device that loses its connection at
@@ -112,5 +114,60 @@ func TestStarvationKinds(t *testing.T) {
 		"restarted": "starvation/no-connect-after-restart", Fleet: "starvation/fleet-starved"}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("kinds %v, want %v:%s", kinds, want, describe(got))
+	}
+}
+
+// TestBadAuthStarves checks that the devices with bad credentials,
+// which never recover, are exactly the ones starvation flags, as errors,
+// and that silent-give-up leaves them alone: their last backoff_wait
+// opens past the end of the log.
+func TestBadAuthStarves(t *testing.T) {
+	lines := simLines(t, simulate.Config{Devices: 200, Outage: time.Minute, Policy: simPreset(t, "full-jitter"), Seed: 11, BadAuth: 0.02})
+	var bad []string
+	for _, l := range lines {
+		if r := parseSim(t, l); r.Fail == "auth" && !slices.Contains(bad, r.ClientID) {
+			bad = append(bad, r.ClientID)
+		}
+	}
+	slices.Sort(bad)
+	res := checkLog(t, strings.Join(lines, ""), nil)
+	want := append(slices.Clone(bad), Fleet)
+	slices.Sort(want)
+	if got := devicesOf(res, "starvation"); !slices.Equal(got, want) {
+		t.Errorf("starvation flags %v, want %v", got, want)
+	}
+	for _, f := range of(res, "starvation") {
+		if f.Device != Fleet && f.Severity != Error {
+			t.Errorf("%s: severity %s, want error", f.Device, f.Severity)
+		}
+		if f.Device == Fleet && !strings.Contains(f.Explanation, "Jain's fairness index") {
+			t.Errorf("fleet finding without the fairness index: %s", f.Explanation)
+		}
+	}
+	if got := of(res, "silent-give-up"); len(got) > 0 {
+		t.Errorf("silent-give-up flags devices still retrying:%s", describe(got))
+	}
+}
+
+// TestFixedCapacityStarves checks a fixed-timer fleet against a
+// broker that accepts one connect a second: every round one device gets
+// in and the rest are refused again; those still refused at the end of
+// the log starved.
+func TestFixedCapacityStarves(t *testing.T) {
+	cfg := simulate.Config{Devices: 100, Outage: time.Minute, Policy: simPreset(t, "fixed"), Seed: 12, Capacity: 1, Horizon: 410 * time.Second}
+	res := checkLog(t, strings.Join(simLines(t, cfg), ""), nil)
+	st := res.Summary.Fleet
+	never := st.Lost - st.Recovered
+	if never == 0 || 2*st.Recovered < st.Lost {
+		t.Fatalf("the run does not test what it should: %d of %d recovered", st.Recovered, st.Lost)
+	}
+	errs := 0
+	for _, f := range of(res, "starvation") {
+		if f.Severity == Error {
+			errs++
+		}
+	}
+	if errs != never {
+		t.Errorf("%d starvation errors, want one for each of the %d devices never recovered:%s", errs, never, describe(of(res, "starvation")))
 	}
 }
