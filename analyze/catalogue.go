@@ -5,7 +5,8 @@ package analyze
 // rules, of the notes and skips, and of the rules a partial encodes.
 // A rule is in the catalogue only by being listed here; a new rule is
 // added here, in docs/rules.md at the same place, and with its
-// positive and negative logs under testdata/rules/ID
+// positive and negative logs under testdata/rules/ID, each positive log
+// with the findings it must give in NAME.findings
 // (TestRuleLogs, TestCatalogueOrderIsDocOrder).
 var catalogue = []func() Rule{
 	func() Rule { return newResync() },

@@ -72,7 +72,7 @@ func TestOffsetsMoveEveryRule(t *testing.T) {
 	}
 	// a budget of 35 connects a second: the boot's 40 in one second break
 	// it on corrected clocks (30 and 10, four seconds apart, would not)
-	pol := parsePolicy1(t, "delay = \"full_jitter\"\nbase_delay_s = 1\nmultiplier = 2\nmax_delay_s = 60\nconnect_budget_per_s = 35\n")
+	pol := *mustPolicy(t, "delay = \"full_jitter\"\nbase_delay_s = 1\nmultiplier = 2\nmax_delay_s = 60\nconnect_budget_per_s = 35\n")
 	res, err := Check(ds, Options{Policy: &pol})
 	if err != nil {
 		t.Fatal(err)

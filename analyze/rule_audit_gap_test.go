@@ -21,18 +21,18 @@ func TestAuditGapOutcomes(t *testing.T) {
 		evs  []Event
 		want int // attempts flagged
 	}{
-		{"failure recorded", []Event{r2Event(0, bw, 0, 1), r2Event(1.05, failed, 1, 1), r2Event(1.05, bw, 1, 2)}, 0},
-		{"failure missing", []Event{r2Event(0, bw, 0, 1), r2Event(1.05, bw, 1, 2)}, 1},
-		{"failure missing after a rate-limit wait", []Event{r2Event(0, bw, 0, 1), r2Event(1, auditfmt.RateLimitedWait, 0, 0.25), r2Event(1.3, bw, 1, 2)}, 1},
-		{"counter unchanged", []Event{r2Event(0, bw, 3, 1), r2Event(1.05, bw, 3, 2)}, 1},
-		{"stopped while it waited", []Event{r2Event(0, bw, 0, 1), r2Event(0.5, auditfmt.Stopped, 0, 0), r2Event(60, bw, 0, 1)}, 0},
-		{"disconnected while it waited", []Event{r2Event(0, bw, 0, 1), r2Event(0.5, auditfmt.Disconnected, 0, 0), r2Event(0.5, bw, 0, 1)}, 0},
-		{"the log ends while it waits", []Event{r2Event(0, bw, 0, 1), r2Event(1.05, failed, 1, 1), r2Event(1.05, bw, 1, 2)}, 0},
-		{"three missing", []Event{r2Event(0, bw, 0, 1), r2Event(1, bw, 1, 2), r2Event(3, bw, 2, 4), r2Event(7, bw, 3, 8), r2Event(15, bw, 4, 8)}, 4},
+		{"failure recorded", []Event{unitEvent(0, bw, 0, 1), unitEvent(1.05, failed, 1, 1), unitEvent(1.05, bw, 1, 2)}, 0},
+		{"failure missing", []Event{unitEvent(0, bw, 0, 1), unitEvent(1.05, bw, 1, 2)}, 1},
+		{"failure missing after a rate-limit wait", []Event{unitEvent(0, bw, 0, 1), unitEvent(1, auditfmt.RateLimitedWait, 0, 0.25), unitEvent(1.3, bw, 1, 2)}, 1},
+		{"counter unchanged", []Event{unitEvent(0, bw, 3, 1), unitEvent(1.05, bw, 3, 2)}, 1},
+		{"stopped while it waited", []Event{unitEvent(0, bw, 0, 1), unitEvent(0.5, auditfmt.Stopped, 0, 0), unitEvent(60, bw, 0, 1)}, 0},
+		{"disconnected while it waited", []Event{unitEvent(0, bw, 0, 1), unitEvent(0.5, auditfmt.Disconnected, 0, 0), unitEvent(0.5, bw, 0, 1)}, 0},
+		{"the log ends while it waits", []Event{unitEvent(0, bw, 0, 1), unitEvent(1.05, failed, 1, 1), unitEvent(1.05, bw, 1, 2)}, 0},
+		{"three missing", []Event{unitEvent(0, bw, 0, 1), unitEvent(1, bw, 1, 2), unitEvent(3, bw, 2, 4), unitEvent(7, bw, 3, 8), unitEvent(15, bw, 4, 8)}, 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, got := r2Run(&auditGap{}, 0, r2Device("dev-1", tc.evs...))
+			_, got := runRule(&auditGap{}, 0, unitDevice("dev-1", tc.evs...))
 			if tc.want == 0 {
 				if len(got) > 0 {
 					t.Errorf("want no finding:%s", describe(got))
@@ -53,9 +53,9 @@ func TestAuditGapSeq(t *testing.T) {
 	evs := func(seqs ...int64) []Event {
 		var out []Event
 		for i, s := range seqs {
-			e := r2Event(float64(i), auditfmt.AttemptFailed, 1, 1)
+			e := unitEvent(float64(i), auditfmt.AttemptFailed, 1, 1)
 			if i%2 == 0 {
-				e = r2Event(float64(i), auditfmt.BackoffWait, 1, 1)
+				e = unitEvent(float64(i), auditfmt.BackoffWait, 1, 1)
 			}
 			e.Seq = s
 			out = append(out, e)
@@ -71,14 +71,14 @@ func TestAuditGapSeq(t *testing.T) {
 		{"collection began late", evs(1042, 1043, 1044), ""},
 		{"one missing", evs(0, 1, 3, 4), "1 record missing from device_seq"},
 		{"two gaps", evs(3, 4, 7, 8, 10), "3 records missing from device_seq"},
-		{"some records without device_seq", append(evs(0, 1, 4), r2Event(9, auditfmt.Connected, 0, 1)), "2 records missing from device_seq"},
+		{"some records without device_seq", append(evs(0, 1, 4), unitEvent(9, auditfmt.Connected, 0, 1)), "2 records missing from device_seq"},
 		// Build orders by device_seq and interleaves the two runs, which
 		// makes outcomes look unrecorded; the sequence has no gap
 		{"a restarted counter", evs(0, 1, 2, 0, 1), ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, got := r2Run(&auditGap{}, 0, r2Device("dev-1", tc.evs...))
+			_, got := runRule(&auditGap{}, 0, unitDevice("dev-1", tc.evs...))
 			var msgs []string
 			for _, f := range got {
 				if strings.Contains(f.Message, "device_seq") {
@@ -113,9 +113,9 @@ func TestAuditGapRejects(t *testing.T) {
 		t.Errorf("firstRejects(1) = %v", one)
 	}
 
-	c := &Context{Dataset: dir, End: r2T0 + 60e9, Sources: []string{"b.csv", "a.ndjson"}, Manifest: &dataset.Manifest{Totals: dataset.Counts{Lines: 10, Accepted: 8, Rejected: 2},
+	c := &Context{Dataset: dir, End: unitT0 + 60e9, Sources: []string{"b.csv", "a.ndjson"}, Manifest: &dataset.Manifest{Totals: dataset.Counts{Lines: 10, Accepted: 8, Rejected: 2},
 		Inputs: []dataset.Input{{Name: "a.ndjson", Counts: dataset.Counts{Lines: 6, Accepted: 5, Rejected: 1}}}}}
-	r := &auditGap{First: r2T0, Seen: true}
+	r := &auditGap{First: unitT0, Seen: true}
 	r.Finish(c)
 	if len(c.findings) != 1 || c.findings[0].Device != Fleet || !strings.Contains(c.findings[0].Explanation, want[1]) {
 		t.Errorf("want one fleet finding listing the rejects:%s", describe(c.findings))

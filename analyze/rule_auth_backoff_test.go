@@ -40,7 +40,7 @@ func TestAuthBackoffTests(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var w strings.Builder
 			authLog(&w, "dev-0001", tc.refusal, tc.delays...)
-			p := parsePolicy1(t, tc.toml)
+			p := *mustPolicy(t, tc.toml)
 			got := of(checkLog(t, w.String(), &p), authBackoffID)
 			switch {
 			case tc.want == "" && len(got) > 0:
@@ -72,7 +72,7 @@ func TestAuthBackoffNotes(t *testing.T) {
 		t.Errorf("notes: %s", notes)
 	}
 	// a policy without auth_min_delay_s: the note says which test applies
-	p := parsePolicy1(t, fullJitterTOML)
+	p := *mustPolicy(t, fullJitterTOML)
 	res = checkLog(t, w.String(), &p)
 	if got := of(res, authBackoffID); len(got) != 2 {
 		t.Errorf("%d findings, want 2:%s", len(got), describe(got))

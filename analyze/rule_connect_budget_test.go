@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // opensAt returns a log of devices that each open one socket at the
@@ -111,5 +113,27 @@ func TestTimeHistWindows(t *testing.T) {
 	s := h.samplesIn(0, int64(64*time.Millisecond), 10)
 	if len(s) != 3 || s[0].At != 0 || s[2].At != int64(63*time.Millisecond) {
 		t.Errorf("samplesIn = %v", s)
+	}
+}
+
+// TestSimConnectBudget: connect-budget on simulated fleets, which the
+// model fixes: it must flag the fixed-timer fleet that overruns the
+// budget, and not the jittered one.
+func TestSimConnectBudget(t *testing.T) {
+	const budget = "connect_budget_per_s = 100\n"
+	fixed := simulate.Config{Devices: 500, Outage: 12 * time.Second, Policy: simPreset(t, "fixed"), Seed: 1, Capacity: 100}
+	got, st := simFindings(t, fixed, declaredPreset(t, "fixed", budget), "connect-budget")
+	t.Logf("fixed fleet: simulate's peak %d/s, %d findings", st.PeakPerS, len(got))
+	if len(got) == 0 {
+		t.Errorf("fixed fleet, peak %d/s against a budget of 100/s: no finding", st.PeakPerS)
+	}
+	for _, f := range got {
+		if f.Device != Fleet || len(f.Records) == 0 {
+			t.Errorf("finding %s with %d records, want the fleet with records", f.Device, len(f.Records))
+		}
+	}
+	jitter := simulate.Config{Devices: 40, Outage: 12 * time.Second, Policy: simPreset(t, "full-jitter"), Seed: 1, Capacity: 100}
+	if got, st := simFindings(t, jitter, declaredPreset(t, "full-jitter", budget), "connect-budget"); len(got) > 0 {
+		t.Errorf("full-jitter fleet, peak %d/s against a budget of 100/s:%s", st.PeakPerS, describe(got))
 	}
 }

@@ -48,7 +48,7 @@ func TestDelayBoundsTolerance(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var w strings.Builder
 			retryLog(&w, "dev-0001", tc.delays)
-			p := parsePolicy1(t, tc.policy)
+			p := *mustPolicy(t, tc.policy)
 			got := of(checkLog(t, w.String(), &p), delayBoundsID)
 			if (len(got) > 0) != tc.want {
 				t.Errorf("findings: %v, want %v:%s", len(got) > 0, tc.want, describe(got))
@@ -65,7 +65,7 @@ func TestDelayBoundsAggregates(t *testing.T) {
 	}
 	retryLog(&w, "dev-0001", delays)
 	retryLog(&w, "dev-0002", []float64{0.2, 1.9, 3.3})
-	p := parsePolicy1(t, fullJitterTOML)
+	p := *mustPolicy(t, fullJitterTOML)
 	got := of(checkLog(t, w.String(), &p), delayBoundsID)
 	if len(got) != 1 {
 		t.Fatalf("got %d findings, want 1 for dev-0001:%s", len(got), describe(got))
@@ -88,7 +88,7 @@ func TestDelayBoundsAggregates(t *testing.T) {
 }
 
 func TestDelayBoundsCeiling(t *testing.T) {
-	p := parsePolicy1(t, fullJitterTOML)
+	p := *mustPolicy(t, fullJitterTOML)
 	var w strings.Builder
 	retryLog(&w, "dev-0001", []float64{0.5, 1.5, 3.5}, `"ceiling_s": 1.0`) // right at attempt 0 only
 	newDevLog(&w, "dev-0002", 0.01).drop().wait(0.5, `"ceiling_s": 1.0`).fail("attempt_failed").
@@ -115,7 +115,7 @@ func TestDelayBoundsAuthSchedule(t *testing.T) {
 		{fullJitterTOML, 1}, // on the network schedule: 300 s is above 2 and 4 s
 		{fullJitterTOML + "auth_min_delay_s = 0\n", 1},
 	} {
-		p := parsePolicy1(t, tc.toml)
+		p := *mustPolicy(t, tc.toml)
 		if got := of(checkLog(t, w.String(), &p), delayBoundsID); len(got) != tc.want {
 			t.Errorf("%q: %d findings, want %d:%s", tc.toml, len(got), tc.want, describe(got))
 		}

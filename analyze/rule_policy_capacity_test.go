@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // lostAt returns a log of devices that lose the broker at the given
@@ -95,5 +97,22 @@ func TestPolicyCapacityOncePerDevice(t *testing.T) {
 	res := checkLog(t, auditLog(devs...), mustPolicy(t, "delay = \"fixed\"\nbase_delay_s = 0.1\nconnect_budget_per_s = 5\n"))
 	if got := of(res, "policy-capacity"); len(got) > 0 {
 		t.Errorf("3 devices counted more than once:%s", describe(got))
+	}
+}
+
+// TestSimPolicyCapacity: policy-capacity on simulated fleets, which the
+// model fixes: a first window of 1 s cannot absorb 2000 devices within a
+// budget of 100 a second, and absorbs 50.
+func TestSimPolicyCapacity(t *testing.T) {
+	pol := declaredPreset(t, "full-jitter", "connect_budget_per_s = 100\n")
+	for _, tc := range []struct {
+		devices int
+		flagged bool
+	}{{2000, true}, {50, false}} {
+		cfg := simulate.Config{Devices: tc.devices, Outage: time.Minute, Policy: *pol, Seed: 2, Horizon: 3 * time.Second}
+		got, _ := simFindings(t, cfg, pol, "policy-capacity")
+		if flagged := len(got) > 0; flagged != tc.flagged {
+			t.Errorf("%d devices, base 1 s, budget 100/s: flagged %v, want %v:%s", tc.devices, flagged, tc.flagged, describe(got))
+		}
 	}
 }

@@ -22,7 +22,7 @@ func sessionThenReset(w *strings.Builder, dev string, up float64) {
 }
 
 func TestResetStableInterval(t *testing.T) {
-	p := parsePolicy1(t, fullJitterTOML+"stable_reset_s = 30\n")
+	p := *mustPolicy(t, fullJitterTOML+"stable_reset_s = 30\n")
 	tests := []struct {
 		up   float64
 		want bool
@@ -45,7 +45,7 @@ func TestResetWithoutConnackAggregates(t *testing.T) {
 		l.attempt = 0
 	}
 	l.wait(0.7).connect()
-	p := parsePolicy1(t, fullJitterTOML)
+	p := *mustPolicy(t, fullJitterTOML)
 	res := checkLog(t, w.String(), &p)
 	got := of(res, resetWithoutConnackID)
 	if len(got) != 1 {
@@ -68,7 +68,7 @@ func TestResetStableUndeclared(t *testing.T) {
 	var w strings.Builder
 	sessionThenReset(&w, "dev-0001", 2.5)
 	// a declared policy without stable_reset_s resets on CONNACK: nothing to say
-	p := parsePolicy1(t, fullJitterTOML)
+	p := *mustPolicy(t, fullJitterTOML)
 	res := checkLog(t, w.String(), &p)
 	if got := of(res, resetWithoutConnackID); len(got) > 0 {
 		t.Errorf("findings without stable_reset_s:%s", describe(got))
@@ -95,7 +95,7 @@ func TestResetBoundaries(t *testing.T) {
 	l = newDevLog(&w, "dev-0002", 0.002).drop().wait(0.2, `"stage": "link"`).fail("attempt_failed", `"stage": "link"`)
 	l.attempt = 0
 	l.wait(0.5).connect()
-	p := parsePolicy1(t, fullJitterTOML)
+	p := *mustPolicy(t, fullJitterTOML)
 	if got := of(checkLog(t, w.String(), &p), resetWithoutConnackID); len(got) > 0 {
 		t.Errorf("unexpected findings:%s", describe(got))
 	}

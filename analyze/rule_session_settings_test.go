@@ -28,7 +28,7 @@ func TestSessionSettings(t *testing.T) {
 			if tc.toml == "" {
 				res = checkLog(t, w.String(), nil)
 			} else {
-				p := parsePolicy1(t, tc.toml)
+				p := *mustPolicy(t, tc.toml)
 				res = checkLog(t, w.String(), &p)
 			}
 			got := of(res, sessionSettingsID)

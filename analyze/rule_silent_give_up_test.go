@@ -11,7 +11,7 @@ func TestSilentGiveUpEdges(t *testing.T) {
 		bw     = auditfmt.BackoffWait
 		failed = auditfmt.AttemptFailed
 	)
-	start := []Event{r2Event(0, auditfmt.Disconnected, 0, 0), r2Event(0, bw, 0, 1), r2Event(1.05, failed, 1, 1)}
+	start := []Event{unitEvent(0, auditfmt.Disconnected, 0, 0), unitEvent(0, bw, 0, 1), unitEvent(1.05, failed, 1, 1)}
 	grace := GiveUpGrace.Seconds()
 	tests := []struct {
 		name string
@@ -21,20 +21,20 @@ func TestSilentGiveUpEdges(t *testing.T) {
 	}{
 		{"a failure, the grace later", nil, 1.05 + grace, false},
 		{"a failure, more than the grace later", nil, 1.05 + grace + 1e-6, true},
-		{"a disconnect", []Event{r2Event(1.05, bw, 1, 2), r2Event(3.1, auditfmt.Connected, 0, 2), r2Event(100, auditfmt.Disconnected, 0, 0)}, 900, true},
-		{"a wait whose socket-open is past the end", []Event{r2Event(1.05, bw, 1, 110)}, 100, false},
-		{"a wait whose socket-open was due the grace before the end", []Event{r2Event(1.05, bw, 1, 10)}, 11.05 + grace, false},
-		{"a wait whose socket-open was due long before the end", []Event{r2Event(1.05, bw, 1, 10)}, 900, true},
-		{"a rate-limit wait extends the socket-open", []Event{r2Event(1.05, bw, 1, 10), r2Event(11.05, auditfmt.RateLimitedWait, 1, 30)}, 41.05 + grace, false},
-		{"a rate-limit wait, long before the end", []Event{r2Event(1.05, bw, 1, 10), r2Event(11.05, auditfmt.RateLimitedWait, 1, 30)}, 900, true},
-		{"gave up, and said so", []Event{r2Event(1.05, auditfmt.GaveUp, 1, 0)}, 900, false},
-		{"stopped", []Event{r2Event(1.05, auditfmt.Stopped, 1, 0)}, 900, false},
-		{"connected", []Event{r2Event(1.05, bw, 1, 2), r2Event(3.1, auditfmt.Connected, 0, 2)}, 900, false},
+		{"a disconnect", []Event{unitEvent(1.05, bw, 1, 2), unitEvent(3.1, auditfmt.Connected, 0, 2), unitEvent(100, auditfmt.Disconnected, 0, 0)}, 900, true},
+		{"a wait whose socket-open is past the end", []Event{unitEvent(1.05, bw, 1, 110)}, 100, false},
+		{"a wait whose socket-open was due the grace before the end", []Event{unitEvent(1.05, bw, 1, 10)}, 11.05 + grace, false},
+		{"a wait whose socket-open was due long before the end", []Event{unitEvent(1.05, bw, 1, 10)}, 900, true},
+		{"a rate-limit wait extends the socket-open", []Event{unitEvent(1.05, bw, 1, 10), unitEvent(11.05, auditfmt.RateLimitedWait, 1, 30)}, 41.05 + grace, false},
+		{"a rate-limit wait, long before the end", []Event{unitEvent(1.05, bw, 1, 10), unitEvent(11.05, auditfmt.RateLimitedWait, 1, 30)}, 900, true},
+		{"gave up, and said so", []Event{unitEvent(1.05, auditfmt.GaveUp, 1, 0)}, 900, false},
+		{"stopped", []Event{unitEvent(1.05, auditfmt.Stopped, 1, 0)}, 900, false},
+		{"connected", []Event{unitEvent(1.05, bw, 1, 2), unitEvent(3.1, auditfmt.Connected, 0, 2)}, 900, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			evs := append(append([]Event(nil), start...), tc.last...)
-			_, got := r2Run(&silentGiveUp{grace: GiveUpGrace}, r2T0+nanos(tc.end), r2Device("dev-1", evs...))
+			_, got := runRule(&silentGiveUp{grace: GiveUpGrace}, unitT0+nanos(tc.end), unitDevice("dev-1", evs...))
 			if (len(got) > 0) != tc.want {
 				t.Fatalf("flagged %v, want %v:%s", len(got) > 0, tc.want, describe(got))
 			}

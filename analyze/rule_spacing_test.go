@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // auditDev describes a device of a test log: it loses the broker at t0
@@ -174,6 +175,30 @@ func TestDeviceOf(t *testing.T) {
 	}{{Ref{Row: 0}, "a"}, {Ref{Row: 9}, "a"}, {Ref{Row: 10}, "b"}, {Ref{Row: 99}, "b"}, {Ref{File: 1, Row: 3}, "c"}} {
 		if got := deviceOf(devs, tc.ref); got != tc.want {
 			t.Errorf("deviceOf(%v) = %s, want %s", tc.ref, got, tc.want)
+		}
+	}
+}
+
+// TestSimSpacing: spacing on a simulated fleet of gateways, which the
+// model fixes: it must flag the hosts that open without the spacing gate,
+// and only when the gate is off.
+func TestSimSpacing(t *testing.T) {
+	pol := declaredPreset(t, "full-jitter", "")
+	cfg := simulate.Config{Devices: 400, Outage: 20 * time.Second, Policy: *pol, Seed: 5, DevicesPerHost: 4, Capacity: 50}
+	if got, _ := simFindings(t, cfg, pol, "spacing"); len(got) > 0 {
+		t.Errorf("a fleet that spaces its opens 0.25 s per host:%s", describe(got))
+	}
+	// the same clients without the spacing gate, checked against the
+	// declared 0.25 s
+	cfg.Policy.MinConnectSpacingS = 0
+	got, _ := simFindings(t, cfg, pol, "spacing")
+	t.Logf("without the spacing gate: %d of 100 hosts flagged", len(got))
+	if len(got) < 10 {
+		t.Errorf("without the spacing gate: %d hosts flagged, want at least 10", len(got))
+	}
+	for _, f := range got {
+		if f.Device[:3] != "gw-" {
+			t.Errorf("finding for %s, want a gw- host", f.Device)
 		}
 	}
 }

@@ -2,28 +2,30 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // retrying returns the records of a device that loses its connection at
 // from s and retries every wait s, failing (refused as fail says), until
 // up s, when it connects; up < 0: never.
 func retrying(from, up, wait float64, end float64, fail auditfmt.FailureClass) []Event {
-	evs := []Event{r2Event(from, auditfmt.Disconnected, 0, 0)}
+	evs := []Event{unitEvent(from, auditfmt.Disconnected, 0, 0)}
 	a, t := int64(0), from
 	for ; (up < 0 || t+wait < up) && t+wait <= end; t += wait {
-		evs = append(evs, r2Event(t, auditfmt.BackoffWait, a, wait))
+		evs = append(evs, unitEvent(t, auditfmt.BackoffWait, a, wait))
 		a++
-		e := r2Event(t+wait, auditfmt.Refused, a, wait)
+		e := unitEvent(t+wait, auditfmt.Refused, a, wait)
 		e.Fail = fail
 		evs = append(evs, e)
 	}
 	if up >= 0 {
-		evs = append(evs, r2Event(t, auditfmt.BackoffWait, a, up-t), r2Event(up, auditfmt.Connected, 0, up-t))
+		evs = append(evs, unitEvent(t, auditfmt.BackoffWait, a, up-t), unitEvent(up, auditfmt.Connected, 0, up-t))
 	}
 	return evs
 }
@@ -49,14 +51,14 @@ func TestStarvationDevices(t *testing.T) {
 	// device that recovered and 150 s for one that did not.
 	var devs []*Device
 	for i := range 10 {
-		devs = append(devs, r2Device(fmt.Sprintf("dev-%04d", i), retrying(0, 60+10*float64(i), 20, 1e9, auditfmt.FailTransient)...))
+		devs = append(devs, unitDevice(fmt.Sprintf("dev-%04d", i), retrying(0, 60+10*float64(i), 20, 1e9, auditfmt.FailTransient)...))
 	}
 	devs = append(devs,
-		r2Device("late", retrying(0, 400, 20, 1e9, auditfmt.FailOverload)...),
-		r2Device("never", retrying(0, -1, 20, 400, auditfmt.FailAuth)...),
-		r2Device("recent", append(retrying(0, 60, 20, 1e9, auditfmt.FailTransient), retrying(300, -1, 20, 400, auditfmt.FailTransient)...)...),
-		r2Device("stopped", append(retrying(0, -1, 20, 200, auditfmt.FailAuth), r2Event(200, auditfmt.Stopped, 10, 0))...))
-	_, got := r2Run(&starvation{floor: StarveFloor}, r2T0+nanos(400), devs...)
+		unitDevice("late", retrying(0, 400, 20, 1e9, auditfmt.FailOverload)...),
+		unitDevice("never", retrying(0, -1, 20, 400, auditfmt.FailAuth)...),
+		unitDevice("recent", append(retrying(0, 60, 20, 1e9, auditfmt.FailTransient), retrying(300, -1, 20, 400, auditfmt.FailTransient)...)...),
+		unitDevice("stopped", append(retrying(0, -1, 20, 200, auditfmt.FailAuth), unitEvent(200, auditfmt.Stopped, 10, 0))...))
+	_, got := runRule(&starvation{floor: StarveFloor}, unitT0+nanos(400), devs...)
 	flagged := map[string]Severity{}
 	for _, f := range got {
 		flagged[f.Device] = f.Severity
@@ -73,11 +75,11 @@ func TestStarvationDevices(t *testing.T) {
 }
 
 func TestStarvationMostlyDown(t *testing.T) {
-	devs := []*Device{r2Device("a", retrying(0, 60, 20, 1e9, auditfmt.FailTransient)...), r2Device("b", retrying(0, 70, 20, 1e9, auditfmt.FailTransient)...)}
+	devs := []*Device{unitDevice("a", retrying(0, 60, 20, 1e9, auditfmt.FailTransient)...), unitDevice("b", retrying(0, 70, 20, 1e9, auditfmt.FailTransient)...)}
 	for _, id := range []string{"c", "d", "e"} {
-		devs = append(devs, r2Device(id, retrying(0, -1, 20, 900, auditfmt.FailAuth)...))
+		devs = append(devs, unitDevice(id, retrying(0, -1, 20, 900, auditfmt.FailAuth)...))
 	}
-	c, got := r2Run(&starvation{floor: StarveFloor}, 0, devs...)
+	c, got := runRule(&starvation{floor: StarveFloor}, 0, devs...)
 	if len(got) > 0 {
 		t.Errorf("2 of 5 recovered: want no finding:%s", describe(got))
 	}
@@ -93,17 +95,17 @@ func TestStarvationMostlyDown(t *testing.T) {
 func TestStarvationKinds(t *testing.T) {
 	var devs []*Device
 	for i := range 10 {
-		devs = append(devs, r2Device(fmt.Sprintf("dev-%04d", i), retrying(0, 60+10*float64(i), 20, 1e9, auditfmt.FailTransient)...))
+		devs = append(devs, unitDevice(fmt.Sprintf("dev-%04d", i), retrying(0, 60+10*float64(i), 20, 1e9, auditfmt.FailTransient)...))
 	}
 	fresh := retrying(0, -1, 20, 400, auditfmt.FailTransient)[1:] // no disconnect: the device is starting
-	restarted := append([]Event{r2Event(0, auditfmt.BackoffWait, 0, 1), r2Event(1, auditfmt.Connected, 0, 1),
-		r2Event(2, auditfmt.Stopped, 0, 0)}, retrying(3, -1, 20, 400, auditfmt.FailTransient)[1:]...)
+	restarted := append([]Event{unitEvent(0, auditfmt.BackoffWait, 0, 1), unitEvent(1, auditfmt.Connected, 0, 1),
+		unitEvent(2, auditfmt.Stopped, 0, 0)}, retrying(3, -1, 20, 400, auditfmt.FailTransient)[1:]...)
 	devs = append(devs,
-		r2Device("late", retrying(0, 400, 20, 1e9, auditfmt.FailOverload)...),
-		r2Device("never", retrying(0, -1, 20, 400, auditfmt.FailAuth)...),
-		r2Device("fresh", fresh...),
-		r2Device("restarted", restarted...))
-	_, got := r2Run(&starvation{floor: StarveFloor}, r2T0+nanos(400), devs...)
+		unitDevice("late", retrying(0, 400, 20, 1e9, auditfmt.FailOverload)...),
+		unitDevice("never", retrying(0, -1, 20, 400, auditfmt.FailAuth)...),
+		unitDevice("fresh", fresh...),
+		unitDevice("restarted", restarted...))
+	_, got := runRule(&starvation{floor: StarveFloor}, unitT0+nanos(400), devs...)
 	kinds := map[string]string{}
 	for _, f := range got {
 		kinds[f.Device] = f.Kind
@@ -112,5 +114,60 @@ func TestStarvationKinds(t *testing.T) {
 		"restarted": "starvation/no-connect-after-restart", Fleet: "starvation/fleet-starved"}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("kinds %v, want %v:%s", kinds, want, describe(got))
+	}
+}
+
+// TestBadAuthStarves checks that the devices with bad credentials,
+// which never recover, are exactly the ones starvation flags, as errors,
+// and that silent-give-up leaves them alone: their last backoff_wait
+// opens past the end of the log.
+func TestBadAuthStarves(t *testing.T) {
+	lines := simLines(t, simulate.Config{Devices: 200, Outage: time.Minute, Policy: simPreset(t, "full-jitter"), Seed: 11, BadAuth: 0.02})
+	var bad []string
+	for _, l := range lines {
+		if r := parseSim(t, l); r.Fail == "auth" && !slices.Contains(bad, r.ClientID) {
+			bad = append(bad, r.ClientID)
+		}
+	}
+	slices.Sort(bad)
+	res := checkLog(t, strings.Join(lines, ""), nil)
+	want := append(slices.Clone(bad), Fleet)
+	slices.Sort(want)
+	if got := devicesOf(res, "starvation"); !slices.Equal(got, want) {
+		t.Errorf("starvation flags %v, want %v", got, want)
+	}
+	for _, f := range of(res, "starvation") {
+		if f.Device != Fleet && f.Severity != Error {
+			t.Errorf("%s: severity %s, want error", f.Device, f.Severity)
+		}
+		if f.Device == Fleet && !strings.Contains(f.Explanation, "Jain's fairness index") {
+			t.Errorf("fleet finding without the fairness index: %s", f.Explanation)
+		}
+	}
+	if got := of(res, "silent-give-up"); len(got) > 0 {
+		t.Errorf("silent-give-up flags devices still retrying:%s", describe(got))
+	}
+}
+
+// TestFixedCapacityStarves checks a fixed-timer fleet against a
+// broker that accepts one connect a second: every round one device gets
+// in and the rest are refused again; those still refused at the end of
+// the log starved.
+func TestFixedCapacityStarves(t *testing.T) {
+	cfg := simulate.Config{Devices: 100, Outage: time.Minute, Policy: simPreset(t, "fixed"), Seed: 12, Capacity: 1, Horizon: 410 * time.Second}
+	res := checkLog(t, strings.Join(simLines(t, cfg), ""), nil)
+	st := res.Summary.Fleet
+	never := st.Lost - st.Recovered
+	if never == 0 || 2*st.Recovered < st.Lost {
+		t.Fatalf("the run does not test what it should: %d of %d recovered", st.Recovered, st.Lost)
+	}
+	errs := 0
+	for _, f := range of(res, "starvation") {
+		if f.Severity == Error {
+			errs++
+		}
+	}
+	if errs != never {
+		t.Errorf("%d starvation errors, want one for each of the %d devices never recovered:%s", errs, never, describe(of(res, "starvation")))
 	}
 }

@@ -103,3 +103,26 @@ func sum(xs []int) int {
 	}
 	return n
 }
+
+// The fleet's activity holds the outbox flushes the fleet figures count:
+// a histogram over the whole log sums to FleetStats.Flushed.
+func TestActivityFlushes(t *testing.T) {
+	dir, _ := simDataset(t, simulate.Config{Devices: 100, Outage: time.Minute, Seed: 2, OutboxPerS: 2,
+		Policy: *declaredPreset(t, "full-jitter", ""), Flaps: 1, FlapUp: 5 * time.Second, FlapDown: 10 * time.Second})
+	ov, err := Survey(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last, ok := ov.Activity.Span()
+	if !ok {
+		t.Fatal("no activity")
+	}
+	first = min(first, ov.Activity.Flushes[0].At)
+	var sum int64
+	for _, b := range ov.Activity.Histogram(first, time.Second, int((last-first)/int64(time.Second))+2) {
+		sum += b.Flushed
+	}
+	if want := ov.Result.Summary.Fleet.Flushed; sum != want || want == 0 {
+		t.Errorf("histogram flushed %d, the fleet figures %d (want them equal, above 0)", sum, want)
+	}
+}
