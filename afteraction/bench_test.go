@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/internal/simdata"
+	"github.com/stormaudit/stormaudit/internal/testonly/simdata"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/simulate"
 	"github.com/stormaudit/stormaudit/verify"

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/internal/demodata"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/replay"
 	"github.com/stormaudit/stormaudit/report"
@@ -39,7 +38,11 @@ var hostile = map[string]string{
 // and returns its path and what it was made of.
 func hostileReport(t testing.TB) (string, *Report) {
 	t.Helper()
-	log := demodata.Incident
+	// the demo's sample log (testdata/incident.ndjson links to it)
+	log, err := os.ReadFile(filepath.Join("..", "testdata", "incident.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for from, to := range hostile {
 		q, _ := json.Marshal(to)
 		log = bytes.ReplaceAll(log, []byte(`"`+from+`"`), q)

@@ -17,7 +17,7 @@ import (
 // TestResyncSampleIncident checks the built-in sample: six of its 48
 // devices copied a fixed 5 s timer, and resync must find exactly them.
 func TestResyncSampleIncident(t *testing.T) {
-	res := checkFiles(t, t.TempDir(), nil, filepath.Join("..", "internal", "demodata", "incident.ndjson"))
+	res := checkFiles(t, t.TempDir(), nil, filepath.Join("..", "testdata", "incident.ndjson"))
 	fs := of(res, "resync")
 	if len(fs) != 1 {
 		t.Fatalf("got %d resync findings, want 1:%s", len(fs), describe(fs))

@@ -11,7 +11,7 @@
 //     stamped "EPOCH: " (the default, whole seconds) or by
 //     log_timestamp_format ("%Y-%m-%dT%H:%M:%S" or "%Y-%m-%d %H:%M:%S",
 //     with or without a fraction and a zone), and the corpus recorder's
-//     form (internal/realcorpus): an RFC 3339 UTC stamp to the
+//     form (internal/testonly/realcorpus): an RFC 3339 UTC stamp to the
 //     microsecond, a space, then Mosquitto's line or a recorder mark
 //     ("corpus: SIGKILL sent to the broker"); and Mosquitto's lines behind
 //     a syslog or journal prefix ("HOST mosquitto[PID]: ").

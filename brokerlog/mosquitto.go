@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// The corpus recorder's marks (internal/realcorpus): a line the recorder
+// The corpus recorder's marks (internal/testonly/realcorpus): a line the recorder
 // writes rather than reads from Mosquitto.
 const (
 	recorderMarkPrefix = "corpus: "

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/stormaudit/stormaudit/hashchain"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )

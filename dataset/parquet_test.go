@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/hashchain"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 
 	"github.com/parquet-go/parquet-go"
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 	"github.com/stormaudit/stormaudit/verify"
 
 	"golang.org/x/mod/sumdb/note"

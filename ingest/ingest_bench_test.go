@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 )
 
 // BenchmarkIngest measures NDJSON to sorted zstd Parquet end to end, on all

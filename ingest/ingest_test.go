@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/dataset"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stormaudit/stormaudit/dataset"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 	"github.com/stormaudit/stormaudit/verify"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 )
 
 // TestScanMatchesRun: Scan yields, in order, exactly the rows Run writes,

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 )

@@ -16,7 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/stormaudit/stormaudit/hashchain"
-	"github.com/stormaudit/stormaudit/internal/realcorpus"
+	"github.com/stormaudit/stormaudit/internal/testonly/realcorpus"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/dataset"
-	"github.com/stormaudit/stormaudit/internal/simdata"
+	"github.com/stormaudit/stormaudit/internal/testonly/simdata"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/simulate"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/hashchain"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 )
 
 // TestVerifyEveryBitFlip flips one bit of every byte of a small part file

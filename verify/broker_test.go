@@ -10,7 +10,7 @@ import (
 
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/ingest"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 )
 
 // brokerLines is a Mosquitto log with one line it cannot read.

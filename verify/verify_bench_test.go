@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stormaudit/stormaudit/ingest"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 )
 
 // BenchmarkVerify measures Verify over a 200,000-row dataset of 5,000

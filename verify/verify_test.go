@@ -12,7 +12,7 @@ import (
 
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/ingest"
-	"github.com/stormaudit/stormaudit/internal/testkit"
+	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"

@@ -2,7 +2,7 @@
 // rules, the same findings and the same text, JSON and SARIF as
 // stormaudit check, over a dataset partitioned by device (stormaudit
 // ingest --buckets N), with the buckets checked in parallel on the
-// runner's workers. Its front end is check's (package internal/front):
+// runner's workers. Its front end is check's (package cmd/internal/front):
 // the same stormaudit.toml, flags, refusals and exit status. See
 // docs/scale.md.
 //
@@ -32,7 +32,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/internal/front"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
 	"github.com/stormaudit/stormaudit/report"
 )
 

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
+	"github.com/stormaudit/stormaudit/cmd/internal/demodata"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/ingest"
-	"github.com/stormaudit/stormaudit/internal/demodata"
-	"github.com/stormaudit/stormaudit/internal/front"
 	"github.com/stormaudit/stormaudit/policy"
 	"github.com/stormaudit/stormaudit/report"
 	"github.com/stormaudit/stormaudit/simulate"

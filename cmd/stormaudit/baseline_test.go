@@ -15,7 +15,7 @@ import (
 // a baseline, and exits by what it reports; a file that is no baseline is
 // refused, naming it.
 func TestBaseline(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "internal", "demodata", "incident.ndjson"))
+	src, err := os.ReadFile(filepath.Join("..", "internal", "demodata", "incident.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
 	"github.com/stormaudit/stormaudit/ingest"
-	"github.com/stormaudit/stormaudit/internal/front"
 
 	"github.com/urfave/cli/v3"
 

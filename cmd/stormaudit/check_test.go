@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/internal/front"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
 	"github.com/urfave/cli/v3"
 )
 

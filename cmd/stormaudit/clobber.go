@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 
-	"github.com/stormaudit/stormaudit/internal/front"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
 	"github.com/urfave/cli/v3"
 )
 

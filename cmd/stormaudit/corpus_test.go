@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormaudit/stormaudit/internal/realcorpus"
+	"github.com/stormaudit/stormaudit/internal/testonly/realcorpus"
 )
 
 // corpusDir holds the real-client corpus (docs/corpus.md).

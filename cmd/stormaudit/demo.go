@@ -20,9 +20,9 @@ import (
 	"github.com/urfave/cli/v3"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/stormaudit/stormaudit/cmd/internal/demodata"
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/hashchain"
-	"github.com/stormaudit/stormaudit/internal/demodata"
 )
 
 func demoCommand() *cli.Command {

@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stormaudit/stormaudit/internal/front"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
 	"github.com/stormaudit/stormaudit/internal/safe"
 	"github.com/stormaudit/stormaudit/redact"
 	"golang.org/x/term"

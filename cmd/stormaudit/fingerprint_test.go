@@ -17,7 +17,7 @@ import (
 // two lines of one time swapped), so that code scanning keeps each alert
 // rather than closing and reopening all of them.
 func TestSARIFFingerprintsStable(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "internal", "demodata", "incident.ndjson"))
+	src, err := os.ReadFile(filepath.Join("..", "internal", "demodata", "incident.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}

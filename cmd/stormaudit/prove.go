@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/stormaudit/stormaudit/internal/front"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
 	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"strings"
 

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stormaudit/stormaudit/internal/front"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
 	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"io"
 	"os"

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/config"
-	"github.com/stormaudit/stormaudit/internal/front"
+	"github.com/stormaudit/stormaudit/cmd/internal/front"
+	"github.com/stormaudit/stormaudit/cmd/internal/front/config"
 	"github.com/urfave/cli/v3"
 )
 

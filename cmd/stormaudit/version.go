@@ -1,6 +1,6 @@
 package main
 
-import "github.com/stormaudit/stormaudit/internal/front"
+import "github.com/stormaudit/stormaudit/cmd/internal/front"
 
 // version is set by a release build (-ldflags "-X main.version=v1.2.3");
 // otherwise versionText reads what the Go toolchain embedded.

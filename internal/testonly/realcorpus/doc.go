@@ -28,7 +28,7 @@
 //
 // # Recording
 //
-//	go run ./internal/realcorpus/gen -out testdata/realclients
+//	go run ./internal/testonly/realcorpus/gen -out testdata/realclients
 //
 // records every scenario of [Scenarios] (one to three minutes each); it
 // needs Debian's mosquitto and python3-paho-mqtt. docs/corpus.md

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/config"
+	"github.com/stormaudit/stormaudit/cmd/internal/front/config"
 )
 
 // flagMap is a driver's flags as a map: set are those the command line

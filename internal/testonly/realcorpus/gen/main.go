@@ -4,7 +4,7 @@
 // log kept beside the broker's own log as ground truth. See
 // docs/corpus.md.
 //
-//	go run ./internal/realcorpus/gen -out testdata/realclients
+//	go run ./internal/testonly/realcorpus/gen -out testdata/realclients
 //
 // It needs Debian's mosquitto and python3-paho-mqtt. A run takes about two
 // minutes per scenario.
@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stormaudit/stormaudit/internal/realcorpus"
+	"github.com/stormaudit/stormaudit/internal/testonly/realcorpus"
 )
 
 func main() {

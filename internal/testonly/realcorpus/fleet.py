@@ -45,7 +45,7 @@ as an NTP fix that lands once the network is back. --clock-offsets PATH
 writes the offsets drawn, {"client-id": seconds, ...}, as JSON.
 
 SIGTERM or SIGINT stops the fleet: every manager writes "stopped" and
-disconnects. Run by internal/realcorpus/gen (see docs/corpus.md); it needs
+disconnects. Run by internal/testonly/realcorpus/gen (see docs/corpus.md); it needs
 Debian's python3-paho-mqtt (1.6).
 """
 import argparse

@@ -24,7 +24,7 @@ type Tools struct {
 // module root or this package's directory.
 func DefaultTools() Tools {
 	t := Tools{Mosquitto: "/usr/sbin/mosquitto", Python: "/usr/bin/python3"}
-	for _, p := range []string{filepath.Join("internal", "realcorpus", "fleet.py"), "fleet.py"} {
+	for _, p := range []string{filepath.Join("internal", "testonly", "realcorpus", "fleet.py"), "fleet.py"} {
 		if abs, err := filepath.Abs(p); err == nil {
 			if _, err := os.Stat(abs); err == nil {
 				t.FleetPy = abs

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/config"
+	"github.com/stormaudit/stormaudit/cmd/internal/front/config"
 	"github.com/stormaudit/stormaudit/internal/near"
 	"github.com/stormaudit/stormaudit/policy"
 )
