@@ -367,13 +367,11 @@ func (w *walker) text(raw, s string) {
 		path = w.path()
 	}
 	s, w.counts = w.r.replace(path, s, w.counts)
-	w.out = append(w.out, '"')
 	if len(w.counts) == n {
-		w.out = append(w.out, raw...)
+		w.out = append(append(append(w.out, '"'), raw...), '"')
 	} else {
-		w.out = appendQuoted(w.out, s)
+		w.out = jsonstr.AppendQuoted(w.out, s, 0)
 	}
-	w.out = append(w.out, '"')
 }
 
 // hasSpan reports whether s has a value-pattern match.
@@ -521,27 +519,4 @@ func appendCompact(b []byte, raw string) []byte {
 // U+FFFD. Other bytes, invalid UTF-8 included, are kept.
 func unescape(raw string) string {
 	return string(jsonstr.AppendUnescaped(make([]byte, 0, len(raw)), raw))
-}
-
-// appendQuoted appends s escaped for a JSON string: quotes, backslashes
-// and control characters. Other bytes are kept as they are.
-func appendQuoted(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
 }

@@ -125,7 +125,7 @@ func spellsFFFD(body []byte) bool {
 // TestFuzzCorpusLoads fails when a fuzz target's committed corpus is
 // missing, so that its seeds are not silently skipped.
 func TestFuzzCorpusLoads(t *testing.T) {
-	for _, target := range []string{"FuzzScan"} {
+	for _, target := range []string{"FuzzScan", "FuzzAppendQuoted"} {
 		files, err := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))
 		if err != nil || len(files) == 0 {
 			t.Errorf("%s: no corpus in testdata/fuzz (%v)", target, err)

@@ -1,8 +1,10 @@
-// Package jsonstr reads the strings of JSON texts (RFC 8259, section 7).
-// It is the one place in stormaudit that knows their escapes: the record
-// decoder (package auditfmt), the canonical form the hash chain hashes
-// (package hashchain) and the redactor (package redact) all read strings
-// with it, each with the strictness it needs.
+// Package jsonstr reads and writes the strings of JSON texts (RFC 8259,
+// section 7). It is the one place in stormaudit that knows their escapes:
+// the record decoder (package auditfmt), the canonical form the hash chain
+// hashes (package hashchain) and the redactor (package redact) all read
+// strings with it, each with the strictness it needs, and what writes a
+// JSON string by hand outside those formats' own encoders (the redactor,
+// policy files) writes it with it.
 //
 // # What a string is
 //
@@ -41,6 +43,18 @@
 // Unmarshal, it keeps bytes that are not UTF-8 as they are; with the UTF8
 // flag Scan has ruled them out.
 //
+// # Writing
+//
+// [AppendQuoted] writes a string: '"' and '\\' escaped with a backslash, \n
+// \r \t as such, the other control characters as \u00XX, every other
+// byte as it is. Two flags change that: with [UTF8] each byte that does
+// not start valid UTF-8 is written as U+FFFD, and with [EscapeDEL] U+007F
+// is written as \u007f, which makes the string a TOML basic string as
+// well. What it writes, Scan with the same flags accepts and
+// AppendUnescaped reads back. The encoders of the record format
+// (auditfmt.AppendJSONString) and of the canonical form (hashchain) are
+// not this one: each format fixes its own bytes.
+//
 // # Errors
 //
 // Scan reports what it rejects as an [*Error], whose Kind says what is
@@ -55,8 +69,8 @@
 //	BadHex         the first bad or missing digit  \u is not followed by four hex digits
 //	LoneSurrogate  the escape's backslash          with NoLoneSurrogates, a surrogate is not the first half of a pair
 //
-// For the last three, Error.Escape is the index of the backslash too. An
-// invalid string is never unescaped: Scan stops at the first problem.
+// For the last three, Error.Escape is the index of the backslash too.
+// Scan stops at the first problem, and reports that one.
 //
 // # Example
 //
@@ -72,15 +86,20 @@ package jsonstr
 
 import "strconv"
 
-// Flags make Scan stricter than JSON itself; see the package doc.
+// Flags make Scan stricter than JSON itself, and AppendQuoted write
+// more than JSON needs; see the package doc.
 type Flags uint8
 
 const (
-	// UTF8 rejects a byte that does not start a valid UTF-8 encoding.
+	// UTF8: Scan rejects a byte that does not start a valid UTF-8
+	// encoding, and AppendQuoted writes it as U+FFFD.
 	UTF8 Flags = 1 << iota
-	// NoLoneSurrogates rejects a \u escape of a surrogate that is not the
-	// first half of a surrogate pair.
+	// NoLoneSurrogates: Scan rejects a \u escape of a surrogate that is
+	// not the first half of a surrogate pair.
 	NoLoneSurrogates
+	// EscapeDEL: AppendQuoted writes U+007F as \u007f, as a TOML basic
+	// string needs. Scan ignores it.
+	EscapeDEL
 )
 
 // Kind says what is wrong with a string.
