@@ -82,13 +82,14 @@ func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "
 
 // str returns the string member named k; ok is false when it is absent
 // or null. A member of another type sets out's reject.
-func str(raw json.RawMessage, k string, out *outcome) (v string, ok bool) {
+func str(raw json.RawMessage, k string, out *outcome) (string, bool) {
 	if !present(raw) {
 		return "", false
 	}
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : n-1]), true // no escapes: the text is the value (the decoder checked the syntax)
 	}
+	var v string // on the heap (json.Unmarshal keeps &v), so only here
 	if err := json.Unmarshal(raw, &v); err != nil {
 		out.reject(k, "expected a string, found "+found(raw))
 		return "", false
