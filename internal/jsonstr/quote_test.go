@@ -39,6 +39,7 @@ func TestAppendQuoted(t *testing.T) {
 // encoding/json reads it too. With EscapeDEL no DEL is left. The seed
 // corpus is in testdata/fuzz/FuzzAppendQuoted.
 func FuzzAppendQuoted(f *testing.F) {
+	seedCorpus(f, "FuzzAppendQuoted")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, fl := range []Flags{0, UTF8, EscapeDEL, UTF8 | EscapeDEL} {
 			q := AppendQuoted(nil, s, fl)
