@@ -6,6 +6,8 @@ import (
 	"hash/maphash"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/stormaudit/stormaudit/internal/jsonstr"
 )
 
 // maxNesting is how deeply objects and arrays may nest, counting the line's
@@ -221,7 +223,7 @@ func (d *Decoder) memberName(m *memberHead, i int, first bool) error {
 	}
 	m.raw, m.name = b[i+1:end-1], b[i+1:end-1]
 	if escaped {
-		d.keyBuf = unescapeJSON(d.keyBuf[:0], m.raw)
+		d.keyBuf = jsonstr.AppendUnescaped(d.keyBuf[:0], m.raw)
 		m.name = d.keyBuf
 	}
 	return d.colon(m, end)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 	"unsafe"
+
+	"github.com/stormaudit/stormaudit/internal/jsonstr"
 )
 
 // A wireField is a member of a record the schema knows.
@@ -224,7 +226,7 @@ func (d *Decoder) stringValue(f wireField, name []byte, i int) (s []byte, next i
 	if !escaped {
 		return b[i+1 : end-1], end, nil
 	}
-	d.valBuf = unescapeJSON(d.valBuf[:0], b[i+1:end-1])
+	d.valBuf = jsonstr.AppendUnescaped(d.valBuf[:0], b[i+1:end-1])
 	return d.valBuf, end, nil
 }
 

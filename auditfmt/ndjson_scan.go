@@ -2,159 +2,34 @@ package auditfmt
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/stormaudit/stormaudit/internal/jsonstr"
 )
-
-// plainString marks the bytes that stand for themselves in a JSON string:
-// printable ASCII other than '"' and '\\'.
-var plainString = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// skipPlain returns the index of the first byte at or after i that does not
-// stand for itself in a JSON string, or len(b). It looks at eight bytes at
-// a time.
-func skipPlain(b []byte, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ (ones * '"')
-		e := x ^ (ones * '\\')
-		// A high bit marks a byte that is '"' or '\\' (zero after the
-		// xor), a control character (< 0x20), or not ASCII. Only the
-		// lowest mark is exact, and that is the one used.
-		if m := ((q-ones)&^q | (e-ones)&^e | (x-ones*0x20)&^x | x) & highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for i < len(b) && plainString[b[i]] {
-		i++
-	}
-	return i
-}
 
 // scanString checks the string whose opening quote is at i and returns the
 // index after its closing quote and whether it has escapes. field names the
-// member being read, if any.
+// member being read, if any. The record format asks for UTF-8; a lone
+// surrogate is let through, and unescapes to U+FFFD as encoding/json has it.
 func (d *Decoder) scanString(i int, field []byte) (end int, escaped bool, err error) {
-	b := d.line
-	j := i + 1
-	for j < len(b) {
-		j = skipPlain(b, j)
-		if j == len(b) {
-			break
-		}
-		switch c := b[j]; {
-		case c == '"':
-			return j + 1, escaped, nil
-		case c == '\\':
-			n, err := d.escapeLen(j, field)
-			if err != nil {
-				return j, false, err
-			}
-			j, escaped = j+n, true
-		case c < 0x20:
-			return j, false, d.syntaxError(field, "a string character (control characters must be escaped)", j)
-		default:
-			r, n := utf8.DecodeRune(b[j:])
-			if r == utf8.RuneError && n == 1 {
-				return j, false, d.syntaxError(field, "valid UTF-8", j)
-			}
-			j += n
-		}
+	end, escaped, serr := jsonstr.Scan(d.line, i, jsonstr.UTF8)
+	if serr == nil {
+		return end, escaped, nil
 	}
-	return j, false, d.syntaxError(field, "'\"' to end the string", j)
-}
-
-// escapeLen checks the escape sequence whose backslash is at i and returns
-// its length.
-func (d *Decoder) escapeLen(i int, field []byte) (int, error) {
-	b := d.line
-	if i+1 < len(b) {
-		switch b[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			return 2, nil
-		case 'u':
-			for k := i + 2; k < i+6; k++ {
-				if k >= len(b) || hexValue(b[k]) < 0 {
-					return 0, d.syntaxError(field, `four hex digits after \u`, k)
-				}
-			}
-			return 6, nil
-		}
+	var expected string
+	switch serr.Kind {
+	case jsonstr.Unterminated:
+		expected = "'\"' to end the string"
+	case jsonstr.Control:
+		expected = "a string character (control characters must be escaped)"
+	case jsonstr.BadUTF8:
+		expected = "valid UTF-8"
+	case jsonstr.BadHex:
+		expected = `four hex digits after \u`
+	default: // jsonstr.BadEscape
+		expected = `an escape sequence (\" \\ \/ \b \f \n \r \t or \uXXXX) after \`
 	}
-	return 0, d.syntaxError(field, `an escape sequence (\" \\ \/ \b \f \n \r \t or \uXXXX) after \`, i+1)
-}
-
-func hexValue(c byte) rune {
-	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0')
-	case 'a' <= c && c <= 'f':
-		return rune(c - 'a' + 10)
-	case 'A' <= c && c <= 'F':
-		return rune(c - 'A' + 10)
-	}
-	return -1
-}
-
-// hex4 returns the value of the four hex digits s starts with.
-func hex4(s []byte) rune {
-	return hexValue(s[0])<<12 | hexValue(s[1])<<8 | hexValue(s[2])<<4 | hexValue(s[3])
-}
-
-// unescapeJSON appends the body of a JSON string whose escapes are known to
-// be valid to dst, unescaped as encoding/json does it: a \u escape of a
-// surrogate that is not half of a pair becomes U+FFFD.
-func unescapeJSON(dst, s []byte) []byte {
-	for len(s) > 0 {
-		k := bytes.IndexByte(s, '\\')
-		if k < 0 {
-			return append(dst, s...)
-		}
-		dst, s = append(dst, s[:k]...), s[k:]
-		if s[1] != 'u' {
-			dst, s = append(dst, unescapedByte(s[1])), s[2:]
-			continue
-		}
-		r := hex4(s[2:])
-		s = s[6:]
-		if utf16.IsSurrogate(r) {
-			r2 := utf8.RuneError
-			if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-				r2 = utf16.DecodeRune(r, hex4(s[2:]))
-			}
-			if r2 != utf8.RuneError {
-				s = s[6:]
-			}
-			r = r2
-		}
-		dst = utf8.AppendRune(dst, r)
-	}
-	return dst
-}
-
-func unescapedByte(c byte) byte {
-	switch c {
-	case 'b':
-		return '\b'
-	case 'f':
-		return '\f'
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	}
-	return c // '"', '\\' and '/'
+	return end, false, d.syntaxError(field, expected, serr.Offset)
 }
 
 // scanNumber checks the JSON number at i and returns the index after it and

@@ -590,31 +590,6 @@ func ExampleDecoder_Decode() {
 	// error: backoff_delay_s: expected 0, or a number from 1e-9 to 2592000 (30 days), found NaN
 }
 
-func TestSkipPlain(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	alphabet := []byte("abc \"\\\x00\x1f\x20\x7f\x80\xc3\xa9\xff~")
-	buf := make([]byte, 40)
-	for range 100000 {
-		n := rng.IntN(len(buf))
-		for k := range n {
-			if rng.IntN(4) == 0 {
-				buf[k] = alphabet[rng.IntN(len(alphabet))]
-			} else {
-				buf[k] = 'a' + byte(rng.IntN(26))
-			}
-		}
-		b := buf[:n]
-		i := rng.IntN(n + 1)
-		want := i
-		for want < n && plainString[b[want]] {
-			want++
-		}
-		if got := skipPlain(b, i); got != want {
-			t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
-		}
-	}
-}
-
 // TestDecoderTimestamp checks the decoder's fast path for timestamps
 // against ParseTimestamp, on timestamps of one day and of many.
 func TestDecoderTimestamp(t *testing.T) {

@@ -3,6 +3,8 @@ package auditfmt
 import (
 	"strconv"
 	"time"
+
+	"github.com/stormaudit/stormaudit/internal/calendar"
 )
 
 // ParseTimestamp parses an RFC 3339 timestamp with an explicit UTC offset,
@@ -33,7 +35,7 @@ func ParseTimestamp(b []byte) (ns int64, offsetMin int16, err error) {
 		b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != 't') || b[13] != ':' || b[16] != ':' {
 		return bad(strconv.Quote(string(b)))
 	}
-	if day > daysIn(month, year) {
+	if day > calendar.DaysIn(year, month) {
 		return bad(strconv.Quote(string(b)) + " (no such day)")
 	}
 	i, frac := 19, 0
@@ -74,19 +76,6 @@ func ParseTimestamp(b []byte) (ns int64, offsetMin int16, err error) {
 	}
 	t := time.Date(year, time.Month(month), day, hour, min, sec, frac, time.UTC)
 	return t.UnixNano() - int64(offsetMin)*int64(time.Minute), offsetMin, nil
-}
-
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }
 
 // AppendTimestamp appends ns as an RFC 3339 timestamp in the given UTC

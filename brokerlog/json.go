@@ -3,6 +3,7 @@ package brokerlog
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -58,20 +59,17 @@ func repeatedMember(text []byte) (string, bool) {
 }
 
 // detectJSON tells EMQX's events from AWS IoT's by their member names
-// (which differ in case: clientid and clientId).
+// (which differ in case: clientid and clientId), AWS IoT's first.
 func detectJSON(text []byte) Format {
 	var m object
 	if json.Unmarshal(text, &m) != nil {
 		return Detect
 	}
-	for _, k := range []string{"eventType", "clientId", "sessionIdentifier", "principalIdentifier"} {
-		if _, ok := m[k]; ok {
-			return AWSIoT
-		}
-	}
-	for _, k := range []string{"clientid", "peername", "connected_at", "disconnected_at"} {
-		if _, ok := m[k]; ok {
-			return EMQX
+	for _, d := range [...]*jsonDialect{&awsIoTEvents, &emqxEvents} {
+		for _, k := range d.telling {
+			if _, ok := m[d.names[k]]; ok {
+				return d.format
+			}
 		}
 	}
 	return Detect
@@ -82,13 +80,14 @@ func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "
 
 // str returns the string member named k; ok is false when it is absent
 // or null. A member of another type sets out's reject.
-func str(raw json.RawMessage, k string, out *outcome) (v string, ok bool) {
+func str(raw json.RawMessage, k string, out *outcome) (string, bool) {
 	if !present(raw) {
 		return "", false
 	}
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : n-1]), true // no escapes: the text is the value (the decoder checked the syntax)
 	}
+	var v string // on the heap (json.Unmarshal keeps &v), so only here
 	if err := json.Unmarshal(raw, &v); err != nil {
 		out.reject(k, "expected a string, found "+found(raw))
 		return "", false
@@ -153,89 +152,193 @@ func found(raw []byte) string {
 	return s
 }
 
-// emqx reads an EMQX rule-engine event (apps/emqx_rule_engine/src/
-// emqx_rule_events.erl, eventmsg_connected and eventmsg_disconnected), as
-// a rule that selects from "$events/client_connected" and
-// "$events/client_disconnected" writes it. The "event" member is
-// "client.connected" or "client.disconnected"; a rule that selected
-// without it is read by its members (disconnected_at, reason:
-// disconnected; connected_at: connected). Events of other kinds are
-// skipped.
-func (p *parser) emqx(text []byte, out *outcome) {
-	var m struct {
-		Event          json.RawMessage `json:"event"`
-		ClientID       json.RawMessage `json:"clientid"`
-		Username       json.RawMessage `json:"username"`
-		Peername       json.RawMessage `json:"peername"`
-		Keepalive      json.RawMessage `json:"keepalive"`
-		CleanStart     json.RawMessage `json:"clean_start"`
-		Reason         json.RawMessage `json:"reason"`
-		ConnectedAt    json.RawMessage `json:"connected_at"`
-		DisconnectedAt json.RawMessage `json:"disconnected_at"`
-		Timestamp      json.RawMessage `json:"timestamp"`
+// A jsonMember is one thing a JSON connection event may say; a
+// jsonDialect names the member that says it.
+type jsonMember int
+
+const (
+	memberEvent           jsonMember = iota // the kind of event
+	memberClient                            // the client id
+	memberConnectedAt                       // when a connection was made (Unix ms)
+	memberDisconnectedAt                    // when a connection ended (Unix ms)
+	memberTimestamp                         // when the event happened, without the above
+	memberPeer                              // the client's address
+	memberUser                              // its user name or principal
+	memberSession                           // its session
+	memberKeepalive                         // its keepalive, in seconds
+	memberCleanStart                        // whether it connected with clean start
+	memberReason                            // why a connection ended
+	memberClientInitiated                   // whether the client ended it
+	nMembers
+)
+
+// A jsonDialect is one broker's JSON connection events, as data: which
+// member says what, how the event member names a connection and a
+// disconnection, and what a disconnect reason means. jsonEvent reads
+// every dialect the same way.
+type jsonDialect struct {
+	format Format
+	// names holds the name of each member, "" where the dialect has
+	// none. An event's members are matched to them as encoding/json
+	// matches members to a struct's fields, case-insensitively: decode
+	// builds that struct.
+	names [nMembers]string
+	// telling are the members whose names, exactly as written, tell the
+	// dialect's events from the other's (detectJSON).
+	telling []jsonMember
+	// connected and disconnected are the event member's values for the
+	// two kinds; events of other kinds are skipped.
+	connected, disconnected string
+	// byMembers: an event without the event member, or with it "", is
+	// told by the members it has (a disconnection's stamp or reason make
+	// it a disconnection, a connection's stamp a connection), where
+	// otherwise it is rejected (without the member) or skipped ("").
+	byMembers bool
+	// noEvent is the rejection of an event whose kind is not told.
+	noEvent string
+	// reason maps the reason member of a disconnection to a Reason.
+	reason func(string) Reason
+
+	fields reflect.Type // a struct of a json.RawMessage for each name, tagged with it
+}
+
+// newJSONDialect returns d with the struct type its events decode into.
+func newJSONDialect(d jsonDialect) jsonDialect {
+	var fields []reflect.StructField
+	for _, name := range d.names {
+		if name != "" {
+			fields = append(fields, reflect.StructField{
+				Name: "M" + strconv.Itoa(len(fields)),
+				Type: reflect.TypeFor[json.RawMessage](),
+				Tag:  reflect.StructTag(`json:"` + name + `"`),
+			})
+		}
 	}
-	if !decodeObject(text, &m, out) {
+	d.fields = reflect.StructOf(fields)
+	return d
+}
+
+// decode decodes text, which must be one JSON object, into its members:
+// nil for those it does not have and those the dialect does not name.
+func (d *jsonDialect) decode(text []byte, out *outcome) (m [nMembers]json.RawMessage, ok bool) {
+	v := reflect.New(d.fields)
+	if !decodeObject(text, v.Interface(), out) {
+		return m, false
+	}
+	v, k := v.Elem(), 0
+	for i, name := range d.names {
+		if name != "" {
+			m[i] = v.Field(k).Bytes()
+			k++
+		}
+	}
+	return m, true
+}
+
+// jsonEvent reads one connection event of the dialect d.
+func (p *parser) jsonEvent(d *jsonDialect, text []byte, out *outcome) {
+	m, ok := d.decode(text, out)
+	if !ok {
 		return
 	}
-	ev := &out.ev
-	event, _ := str(m.Event, "event", out)
-	if out.why != "" {
-		return
-	}
+	ev, name := &out.ev, &d.names
+	event, ok := str(m[memberEvent], name[memberEvent], out)
 	switch {
-	case event == "client.connected":
-		ev.Kind = Accepted
-	case event == "client.disconnected":
-		ev.Kind = Closed
-	case event != "":
-		out.skip = true // another event: message.publish, session.subscribed, client.connack, ...
+	case out.why != "":
 		return
-	case m.DisconnectedAt != nil || m.Reason != nil:
-		ev.Kind = Closed
-	case m.ConnectedAt != nil:
+	case event == d.connected:
 		ev.Kind = Accepted
+	case event == d.disconnected:
+		ev.Kind = Closed
+	case event == "" && d.byMembers:
+		switch {
+		case m[memberDisconnectedAt] != nil || m[memberReason] != nil:
+			ev.Kind = Closed
+		case m[memberConnectedAt] != nil:
+			ev.Kind = Accepted
+		default:
+			out.reject(name[memberEvent], d.noEvent)
+			return
+		}
+	case !ok:
+		out.reject(name[memberEvent], d.noEvent)
+		return
 	default:
-		out.reject("event", "expected \"client.connected\" or \"client.disconnected\", or the members connected_at or disconnected_at")
+		out.skip = true
 		return
 	}
-	id, ok := str(m.ClientID, "clientid", out)
+	id, ok := str(m[memberClient], name[memberClient], out)
 	if !ok {
 		if out.why == "" {
-			out.reject("clientid", "expected the client id, found none")
+			out.reject(name[memberClient], "expected the client id, found none")
 		}
 		return
 	}
 	ev.Client = id
-	stamp, raw := "connected_at", m.ConnectedAt
+	stamp := memberConnectedAt
 	if ev.Kind == Closed {
-		stamp, raw = "disconnected_at", m.DisconnectedAt
+		stamp = memberDisconnectedAt
 	}
-	if raw == nil {
-		stamp, raw = "timestamp", m.Timestamp
+	if m[stamp] == nil {
+		stamp = memberTimestamp
 	}
-	if !millis(raw, stamp, ev, out) {
+	if !millis(m[stamp], name[stamp], ev, out) {
 		if out.why == "" {
-			out.reject(stamp, "expected Unix milliseconds, found none")
+			out.reject(name[stamp], "expected Unix milliseconds, found none")
 		}
 		return
 	}
-	ev.Peer, _ = str(m.Peername, "peername", out)
-	ev.User, _ = str(m.Username, "username", out)
-	if ka, ok := integer(m.Keepalive, "keepalive", out); ok && ka >= 0 && ka <= 65535 {
+	ev.Peer, _ = str(m[memberPeer], name[memberPeer], out)
+	ev.User, _ = str(m[memberUser], name[memberUser], out)
+	ev.Session, _ = str(m[memberSession], name[memberSession], out)
+	if ka, ok := integer(m[memberKeepalive], name[memberKeepalive], out); ok && ka >= 0 && ka <= 65535 {
 		ev.Keepalive = int(ka)
 	}
 	if ev.Kind == Accepted {
-		if clean, ok := boolean(m.CleanStart, "clean_start", out); ok {
+		if clean, ok := boolean(m[memberCleanStart], name[memberCleanStart], out); ok {
 			ev.Clean = -1
 			if clean {
 				ev.Clean = 1
 			}
 		}
-	} else {
-		ev.Detail, _ = str(m.Reason, "reason", out)
-		ev.Reason = emqxReason(ev.Detail)
+		return
+	}
+	ev.Detail, _ = str(m[memberReason], name[memberReason], out)
+	ev.Reason = d.reason(ev.Detail)
+	if initiated, _ := boolean(m[memberClientInitiated], name[memberClientInitiated], out); ev.Reason == ReasonUnknown && initiated {
+		ev.Reason = ClientDisconnect
 	}
 }
+
+// emqxEvents are EMQX's rule-engine events (apps/emqx_rule_engine/src/
+// emqx_rule_events.erl, eventmsg_connected and eventmsg_disconnected), as
+// a rule that selects from "$events/client_connected" and
+// "$events/client_disconnected" writes them. The "event" member is
+// "client.connected" or "client.disconnected"; a rule that selected
+// without it is read by its members (disconnected_at, reason:
+// disconnected; connected_at: connected). Events of other kinds
+// (message.publish, session.subscribed, client.connack, ...) are skipped.
+var emqxEvents = newJSONDialect(jsonDialect{
+	format: EMQX,
+	names: [nMembers]string{
+		memberEvent:          "event",
+		memberClient:         "clientid",
+		memberConnectedAt:    "connected_at",
+		memberDisconnectedAt: "disconnected_at",
+		memberTimestamp:      "timestamp",
+		memberPeer:           "peername",
+		memberUser:           "username",
+		memberKeepalive:      "keepalive",
+		memberCleanStart:     "clean_start",
+		memberReason:         "reason",
+	},
+	telling:      []jsonMember{memberClient, memberPeer, memberConnectedAt, memberDisconnectedAt},
+	connected:    "client.connected",
+	disconnected: "client.disconnected",
+	byMembers:    true,
+	noEvent:      `expected "client.connected" or "client.disconnected", or the members connected_at or disconnected_at`,
+	reason:       emqxReason,
+})
 
 // emqxReason maps an EMQX disconnect reason to a Reason. EMQX gives the
 // shutdown reason of the connection process: normal (the client's
@@ -271,65 +374,28 @@ func emqxReason(r string) Reason {
 	return ReasonOther
 }
 
-// awsIoT reads an AWS IoT Core lifecycle event (the Developer Guide's
-// "Lifecycle events"): the payload of $aws/events/presence/connected/ID
-// and $aws/events/presence/disconnected/ID, as a rule writes it. Events of
-// other types (subscribed, unsubscribed, connect_failed) are skipped.
-func (p *parser) awsIoT(text []byte, out *outcome) {
-	var m struct {
-		EventType                 json.RawMessage `json:"eventType"`
-		ClientID                  json.RawMessage `json:"clientId"`
-		Timestamp                 json.RawMessage `json:"timestamp"`
-		IPAddress                 json.RawMessage `json:"ipAddress"`
-		PrincipalIdentifier       json.RawMessage `json:"principalIdentifier"`
-		SessionIdentifier         json.RawMessage `json:"sessionIdentifier"`
-		DisconnectReason          json.RawMessage `json:"disconnectReason"`
-		ClientInitiatedDisconnect json.RawMessage `json:"clientInitiatedDisconnect"`
-	}
-	if !decodeObject(text, &m, out) {
-		return
-	}
-	ev := &out.ev
-	typ, ok := str(m.EventType, "eventType", out)
-	switch {
-	case out.why != "":
-		return
-	case !ok:
-		out.reject("eventType", "expected \"connected\" or \"disconnected\", found none")
-		return
-	case typ == "connected":
-		ev.Kind = Accepted
-	case typ == "disconnected":
-		ev.Kind = Closed
-	default:
-		out.skip = true
-		return
-	}
-	id, ok := str(m.ClientID, "clientId", out)
-	if !ok {
-		if out.why == "" {
-			out.reject("clientId", "expected the client id, found none")
-		}
-		return
-	}
-	ev.Client = id
-	if !millis(m.Timestamp, "timestamp", ev, out) {
-		if out.why == "" {
-			out.reject("timestamp", "expected Unix milliseconds, found none")
-		}
-		return
-	}
-	ev.Peer, _ = str(m.IPAddress, "ipAddress", out)
-	ev.User, _ = str(m.PrincipalIdentifier, "principalIdentifier", out)
-	ev.Session, _ = str(m.SessionIdentifier, "sessionIdentifier", out)
-	if ev.Kind == Closed {
-		ev.Detail, _ = str(m.DisconnectReason, "disconnectReason", out)
-		ev.Reason = awsReason(ev.Detail)
-		if initiated, _ := boolean(m.ClientInitiatedDisconnect, "clientInitiatedDisconnect", out); ev.Reason == ReasonUnknown && initiated {
-			ev.Reason = ClientDisconnect
-		}
-	}
-}
+// awsIoTEvents are AWS IoT Core's lifecycle events (the Developer Guide's
+// "Lifecycle events"): the payloads of $aws/events/presence/connected/ID
+// and $aws/events/presence/disconnected/ID, as a rule writes them. Events
+// of other types (subscribed, unsubscribed, connect_failed) are skipped.
+var awsIoTEvents = newJSONDialect(jsonDialect{
+	format: AWSIoT,
+	names: [nMembers]string{
+		memberEvent:           "eventType",
+		memberClient:          "clientId",
+		memberTimestamp:       "timestamp",
+		memberPeer:            "ipAddress",
+		memberUser:            "principalIdentifier",
+		memberSession:         "sessionIdentifier",
+		memberReason:          "disconnectReason",
+		memberClientInitiated: "clientInitiatedDisconnect",
+	},
+	telling:      []jsonMember{memberEvent, memberClient, memberSession, memberUser},
+	connected:    "connected",
+	disconnected: "disconnected",
+	noEvent:      `expected "connected" or "disconnected", found none`,
+	reason:       awsReason,
+})
 
 // awsReason maps an AWS IoT disconnectReason to a Reason.
 func awsReason(r string) Reason {

@@ -173,3 +173,31 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestJSONDialects: each dialect names its members so that encoding/json
+// tells them apart (no two the same but for case), and says what jsonEvent
+// and detectJSON need of it.
+func TestJSONDialects(t *testing.T) {
+	for _, d := range []*jsonDialect{&emqxEvents, &awsIoTEvents} {
+		for i, a := range d.names {
+			for _, b := range d.names[i+1:] {
+				if a != "" && strings.EqualFold(a, b) {
+					t.Errorf("%v: members %q and %q are one to encoding/json", d.format, a, b)
+				}
+			}
+		}
+		for _, k := range []jsonMember{memberEvent, memberClient, memberTimestamp, memberReason} {
+			if d.names[k] == "" {
+				t.Errorf("%v: member %d has no name", d.format, k)
+			}
+		}
+		for _, k := range d.telling {
+			if d.names[k] == "" {
+				t.Errorf("%v: telling member %d has no name", d.format, k)
+			}
+		}
+		if d.connected == "" || d.disconnected == "" || d.noEvent == "" || d.reason == nil {
+			t.Errorf("%v: incomplete: %+v", d.format, d)
+		}
+	}
+}

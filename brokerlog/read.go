@@ -355,8 +355,8 @@ func (p *parser) parse(text []byte, out *outcome) {
 	case HiveMQ:
 		p.hivemq(string(text), out)
 	case EMQX:
-		p.emqx(text, out)
+		p.jsonEvent(&emqxEvents, text, out)
 	case AWSIoT:
-		p.awsIoT(text, out)
+		p.jsonEvent(&awsIoTEvents, text, out)
 	}
 }

@@ -1,6 +1,10 @@
 package brokerlog
 
-import "time"
+import (
+	"time"
+
+	"github.com/stormaudit/stormaudit/internal/calendar"
+)
 
 // Stamps are parsed by hand: time.Parse wants one layout, and the stamps
 // here come in several (T or space between date and time, '.' or ','
@@ -51,7 +55,7 @@ func parseDateTime(s string, loc *time.Location) (dateTime, bool) {
 		return d, false
 	}
 	if year < minYear || year >= maxYear || month < 1 || month > 12 || day < 1 ||
-		day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
+		day > calendar.DaysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
 		// a leap second's :60 would roll into the next minute (or day),
 		// as 24:00:00 would: neither is read
 		return d, false
@@ -161,17 +165,3 @@ func digitsAt(s string, i, n int) (int, bool) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// daysIn returns the number of days in the month of the year.
-func daysIn(year, month int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}

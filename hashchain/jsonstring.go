@@ -4,116 +4,45 @@ import (
 	"cmp"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/stormaudit/stormaudit/internal/jsonstr"
 )
 
 // string reads the JSON string whose opening quote is at i into c.str,
 // unescaped, and returns the index after its closing quote. It rejects
 // what RFC 8785 rejects: invalid UTF-8 and lone surrogates.
 func (c *canonicalizer) string(i int) (int, error) {
-	in := c.in
-	c.str = c.str[:0]
-	j := i + 1
-	for {
-		start := j
-		for j < len(in) && plainASCII[in[j]] {
-			j++
-		}
-		c.str = append(c.str, in[start:j]...)
-		if j >= len(in) {
-			return j, c.errorAt(j, "'\"' to end the string")
-		}
-		switch ch := in[j]; {
-		case ch == '"':
-			return j + 1, nil
-		case ch == '\\':
-			var err error
-			if j, err = c.escape(j); err != nil {
-				return j, err
-			}
-		case ch < 0x20:
-			return j, c.errorAt(j, "a control character written as an escape sequence")
-		default:
-			r, n := utf8.DecodeRune(in[j:])
-			if r == utf8.RuneError && n == 1 {
-				return j, c.errorAt(j, "UTF-8")
-			}
-			c.str = append(c.str, in[j:j+n]...)
-			j += n
-		}
+	end, escaped, err := jsonstr.Scan(c.in, i, jsonstr.UTF8|jsonstr.NoLoneSurrogates)
+	if err != nil {
+		return err.Offset, c.stringError(err)
 	}
-}
-
-// escape reads the escape sequence at i into c.str and returns the index
-// after it.
-func (c *canonicalizer) escape(i int) (int, error) {
-	in := c.in
-	if i+1 >= len(in) {
-		return i + 1, c.errorAt(i+1, "an escape sequence")
+	if body := c.in[i+1 : end-1]; escaped {
+		c.str = jsonstr.AppendUnescaped(c.str[:0], body)
+	} else {
+		c.str = append(c.str[:0], body...)
 	}
-	switch ch := in[i+1]; ch {
-	case '"', '\\', '/':
-		c.str = append(c.str, ch)
-	case 'b':
-		c.str = append(c.str, '\b')
-	case 'f':
-		c.str = append(c.str, '\f')
-	case 'n':
-		c.str = append(c.str, '\n')
-	case 'r':
-		c.str = append(c.str, '\r')
-	case 't':
-		c.str = append(c.str, '\t')
-	case 'u':
-		return c.unicodeEscape(i)
-	default:
-		return i + 1, c.errorAt(i+1, `an escape sequence (one of \" \\ \/ \b \f \n \r \t \uXXXX)`)
-	}
-	return i + 2, nil
-}
-
-// unicodeEscape reads the \uXXXX escape at i, and the low surrogate after
-// it when it is a high surrogate, into c.str.
-func (c *canonicalizer) unicodeEscape(i int) (int, error) {
-	r, ok := hex4(c.in, i+2)
-	if !ok {
-		return i, &JSONError{Offset: i, Expected: `\u and four hex digits`, Found: describeAt(c.in, i+2)}
-	}
-	end := i + 6
-	if utf16.IsSurrogate(r) {
-		lo, ok := rune(0), false
-		if r < 0xdc00 && len(c.in)-end >= 6 && c.in[end] == '\\' && c.in[end+1] == 'u' {
-			lo, ok = hex4(c.in, end+2)
-		}
-		if r = utf16.DecodeRune(r, lo); !ok || r == utf8.RuneError {
-			return i, &JSONError{Offset: i, Expected: "a surrogate pair (RFC 8785 rejects lone surrogates)", Found: `a lone surrogate \u` + string(c.in[i+2:i+6])}
-		}
-		end += 6
-	}
-	c.str = utf8.AppendRune(c.str, r)
 	return end, nil
 }
 
-// hex4 returns the value of the four hex digits at b[i:].
-func hex4(b []byte, i int) (rune, bool) {
-	if len(b)-i < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, ch := range b[i : i+4] {
-		var d byte
-		switch {
-		case '0' <= ch && ch <= '9':
-			d = ch - '0'
-		case 'a' <= ch && ch <= 'f':
-			d = ch - 'a' + 10
-		case 'A' <= ch && ch <= 'F':
-			d = ch - 'A' + 10
-		default:
-			return 0, false
+// stringError words what is wrong with a string in RFC 8785's terms.
+func (c *canonicalizer) stringError(err *jsonstr.Error) error {
+	switch err.Kind {
+	case jsonstr.Unterminated:
+		return c.errorAt(err.Offset, "'\"' to end the string")
+	case jsonstr.Control:
+		return c.errorAt(err.Offset, "a control character written as an escape sequence")
+	case jsonstr.BadUTF8:
+		return c.errorAt(err.Offset, "UTF-8")
+	case jsonstr.BadEscape:
+		if err.Offset >= len(c.in) {
+			return c.errorAt(err.Offset, "an escape sequence")
 		}
-		r = r<<4 | rune(d)
+		return c.errorAt(err.Offset, `an escape sequence (one of \" \\ \/ \b \f \n \r \t \uXXXX)`)
+	case jsonstr.BadHex:
+		return &JSONError{Offset: err.Escape, Expected: `\u and four hex digits`, Found: describeAt(c.in, err.Escape+2)}
 	}
-	return r, true
+	// jsonstr.LoneSurrogate
+	return &JSONError{Offset: err.Escape, Expected: "a surrogate pair (RFC 8785 rejects lone surrogates)", Found: `a lone surrogate \u` + string(c.in[err.Escape+2:err.Escape+6])}
 }
 
 const hexDigits = "0123456789abcdef"

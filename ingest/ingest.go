@@ -27,7 +27,7 @@ import (
 	"github.com/stormaudit/stormaudit/hashchain"
 )
 
-// Options configures Ingest. The zero value of each field selects
+// Options configures Run and Scan. The zero value of each field selects
 // its default.
 type Options struct {
 	// ChunkRecords is how many records are sorted in memory before they

@@ -4,7 +4,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/stormaudit/stormaudit/internal/jsonstr"
 )
 
 // comments are the short comments AppendTOML writes after each key.
@@ -93,30 +94,10 @@ func (p *Policy) valueText(k key) string {
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())
 	}
-	return string(appendQuoted(nil, v.String()))
+	return string(jsonstr.AppendQuoted(nil, v.String(), tomlString))
 }
 
-// appendQuoted appends s as a string that is valid in both TOML and JSON:
-// in double quotes, with ", \ and the control characters escaped, and
-// invalid UTF-8 replaced by U+FFFD.
-func appendQuoted(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			dst = append(dst, '\\', byte(r))
-		case r == '\n':
-			dst = append(dst, `\n`...)
-		case r == '\t':
-			dst = append(dst, `\t`...)
-		case r == '\r':
-			dst = append(dst, `\r`...)
-		case r < 0x20 || r == 0x7f:
-			dst = append(dst, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
-		default:
-			dst = utf8.AppendRune(dst, r)
-		}
-	}
-	return append(dst, '"')
-}
+// tomlString makes AppendQuoted write strings that are valid in both
+// TOML and JSON: in double quotes, with ", \ and the control characters
+// (DEL included) escaped, and invalid UTF-8 replaced by U+FFFD.
+const tomlString = jsonstr.UTF8 | jsonstr.EscapeDEL

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/stormaudit/stormaudit/internal/jsonstr"
 )
 
 // roundTrip parses AppendTOML's and AppendJSON's output of p and returns
@@ -74,7 +75,7 @@ func TestAppendBuiltInGo(t *testing.T) {
 
 func TestAppendQuotedIsTOMLAndJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", "a\"b\\c", "\x00\x1f\x7f\b\f\n\r\t", "ünï\u2028code", "\xff\xfe"} {
-		q := appendQuoted(nil, s)
+		q := jsonstr.AppendQuoted(nil, s, tomlString)
 		want := string([]rune(s)) // each invalid byte becomes U+FFFD
 		var fromJSON string
 		if err := json.Unmarshal(q, &fromJSON); err != nil || fromJSON != want {

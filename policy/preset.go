@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/stormaudit/stormaudit/internal/jsonstr"
 )
 
 // presetDef is a built-in policy, written the way a policy file is.
@@ -71,7 +73,7 @@ var presets = parsePresets()
 func parsePresets() map[string]Policy {
 	m := make(map[string]Policy, len(presetDefs))
 	for _, d := range presetDefs {
-		file := "name = " + string(appendQuoted(nil, d.name)) + "\n" + d.toml
+		file := "name = " + string(jsonstr.AppendQuoted(nil, d.name, tomlString)) + "\n" + d.toml
 		p, err := Parse(d.name+".toml", []byte(file))
 		if err != nil {
 			panic("policy: preset " + err.Error())

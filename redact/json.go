@@ -2,8 +2,9 @@ package redact
 
 import (
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/stormaudit/stormaudit/internal/jsonstr"
 )
 
 // maxDepth is encoding/json's nesting limit: JSON nested deeper is not
@@ -366,13 +367,11 @@ func (w *walker) text(raw, s string) {
 		path = w.path()
 	}
 	s, w.counts = w.r.replace(path, s, w.counts)
-	w.out = append(w.out, '"')
 	if len(w.counts) == n {
-		w.out = append(w.out, raw...)
+		w.out = append(append(append(w.out, '"'), raw...), '"')
 	} else {
-		w.out = appendQuoted(w.out, s)
+		w.out = jsonstr.AppendQuoted(w.out, s, 0)
 	}
-	w.out = append(w.out, '"')
 }
 
 // hasSpan reports whether s has a value-pattern match.
@@ -393,44 +392,15 @@ func (w *walker) found(k Kind) {
 }
 
 // str reads a string token, returning what is between its quotes and
-// whether that has escapes.
+// whether that has escapes. As json.Valid, it takes bytes that are not
+// UTF-8 and lone surrogates.
 func (w *walker) str() (raw string, esc, ok bool) {
-	i := w.pos + 1
-	start := i
-	for i < len(w.src) {
-		c := w.src[i]
-		switch {
-		case c == '"':
-			w.pos = i + 1
-			return w.src[start:i], esc, true
-		case c == '\\':
-			esc = true
-			if i+1 >= len(w.src) {
-				return "", false, false
-			}
-			switch w.src[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(w.src) {
-					return "", false, false
-				}
-				for k := i + 2; k < i+6; k++ {
-					if !isHex(w.src[k]) {
-						return "", false, false
-					}
-				}
-				i += 6
-			default:
-				return "", false, false
-			}
-		case c < 0x20:
-			return "", false, false
-		default:
-			i++
-		}
+	end, esc, err := jsonstr.Scan(w.src, w.pos, 0)
+	if err != nil {
+		return "", false, false
 	}
-	return "", false, false
+	raw, w.pos = w.src[w.pos+1:end-1], end
+	return raw, esc, true
 }
 
 // scalar reads a number, true, false or null.
@@ -548,75 +518,5 @@ func appendCompact(b []byte, raw string) []byte {
 // quotes) unescaped as encoding/json does it: a lone surrogate becomes
 // U+FFFD. Other bytes, invalid UTF-8 included, are kept.
 func unescape(raw string) string {
-	b := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			b = append(b, c)
-			i++
-			continue
-		}
-		switch e := raw[i+1]; e {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r := rune(hex4(raw[i+2:]))
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if d := utf16.DecodeRune(r, rune(hex4(raw[i+2:]))); d != utf8.RuneError {
-						b = utf8.AppendRune(b, d)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			b = utf8.AppendRune(b, r)
-			continue
-		default: // " \ /
-			b = append(b, e)
-		}
-		i += 2
-	}
-	return string(b)
-}
-
-func hex4(s string) uint16 {
-	var v uint16
-	for i := 0; i < 4; i++ {
-		v = v<<4 | uint16(hexVal(s[i]))
-	}
-	return v
-}
-
-// appendQuoted appends s escaped for a JSON string: quotes, backslashes
-// and control characters. Other bytes are kept as they are.
-func appendQuoted(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
+	return string(jsonstr.AppendUnescaped(make([]byte, 0, len(raw)), raw))
 }

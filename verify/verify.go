@@ -20,12 +20,12 @@ import (
 	"github.com/stormaudit/stormaudit/hashchain"
 )
 
-// Options configures Verify.
+// Options configures Dataset.
 type Options struct {
 	// Verifiers are the keys whose signatures count. With none, a
 	// signature is reported but not checked.
 	Verifiers note.Verifiers
-	// Since, when set, is an earlier checkpoint of the same log: Verify
+	// Since, when set, is an earlier checkpoint of the same log: Dataset
 	// then also proves that the dataset extends it.
 	Since *hashchain.Checkpoint
 	// Log, when set, is the log the dataset must be: a signed dataset
@@ -35,7 +35,7 @@ type Options struct {
 	Log string
 }
 
-// Report says what Verify covered and what it found. Problem is nil
+// Report says what Dataset covered and what it found. Problem is nil
 // when the dataset is intact.
 type Report struct {
 	Dataset   string `json:"dataset"`
@@ -99,7 +99,7 @@ func Dataset(dir string, opts Options) (*Report, error) {
 // source name, tree leaf and the link before it.
 type rowHook func(rec *auditfmt.Record, pos *hashchain.Pos, source string, leaf, prevLink tlog.Hash)
 
-// verify is Verify, calling hook (if not nil) on every good row; it also
+// verify is Dataset, calling hook (if not nil) on every good row; it also
 // returns the checkpoint file's text. The checks run in this order, and
 // the first that fails is the report's Problem: the manifest, the files
 // of the directory against it, the checkpoint and its signature, the
