@@ -55,6 +55,12 @@ type ClockOffset struct {
 	at  int64 // the loss it was found at, on the device's clock (NoTime: the broker's, for every record)
 }
 
+// OffsetAt returns the offset of a device's clock at t, on its own
+// clock, of offs: the offsets a check found of that device
+// (FleetStats.ClockOffsets whose Device is it, in their order). Its time
+// on the fleet's clock is t minus the offset.
+func OffsetAt(offs []ClockOffset, t int64) time.Duration { return time.Duration(offsetAt(offs, t)) }
+
 // offsetAt returns a device's clock offset at t on its own clock, of its
 // offsets offs (in the order they were found): the broker's that hold at
 // t (from their at, NoTime: the start, to their Until), plus the audit's

@@ -426,10 +426,14 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 	}
 	jf.ClockOffsets = make([]jsonClockOffset, 0, len(st.ClockOffsets))
 	for _, o := range st.ClockOffsets {
-		jf.ClockOffsets = append(jf.ClockOffsets, jsonClockOffset{Device: o.Device, OffsetS: o.Offset.Seconds(),
-			ResolutionS: o.Resolution.Seconds(), LostAt: optTime(o.LostAt), Basis: o.Basis, From: optTime(o.From), Until: optTime(o.Until)})
+		jf.ClockOffsets = append(jf.ClockOffsets, jsonClockOffsetOf(o))
 	}
 	return jf
+}
+
+func jsonClockOffsetOf(o analyze.ClockOffset) jsonClockOffset {
+	return jsonClockOffset{Device: o.Device, OffsetS: o.Offset.Seconds(), ResolutionS: o.Resolution.Seconds(), LostAt: optTime(o.LostAt),
+		Basis: o.Basis, From: optTime(o.From), Until: optTime(o.Until)}
 }
 
 func jsonIncidentOf(in *analyze.Incident) jsonIncident {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/hashchain"
@@ -24,7 +25,37 @@ type Timeline struct {
 	// --seq` takes (the chain is in dataset order, which need not be the
 	// device's own). Nil otherwise.
 	Chain map[[2]int64]hashchain.Pos
+	// Clock holds the offsets a check found of the device's clock (nil
+	// when it found none, or no check ran): its times are then shown as
+	// recorded and as corrected onto the fleet's clock.
+	Clock []analyze.ClockOffset
 }
+
+// deviceClockText says one offset found of a device's clock.
+func deviceClockText(o analyze.ClockOffset) string {
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	dir := "ahead of"
+	if o.Offset < 0 {
+		dir = "behind"
+	}
+	s := fmt.Sprintf("%v %s ", r(o.Offset.Abs()), dir)
+	if o.Basis == analyze.BasisBroker {
+		s += fmt.Sprintf("the broker's (resolution %v): its connects against the broker's accepts of them", r(o.Resolution))
+	} else {
+		s += fmt.Sprintf("the fleet's (resolution %v): it lost the connection at the incident of %s with the rest of the fleet, "+
+			"and stamped it that far off", r(o.Resolution), Time(o.LostAt))
+	}
+	if o.From != analyze.NoTime {
+		s += "; from " + Time(o.From) + " on its clock"
+	}
+	if o.Until != analyze.NoTime {
+		s += "; until " + Time(o.Until) + " on its clock"
+	}
+	return s
+}
+
+// corrected returns t, a time on the device's clock, on the fleet's.
+func (t Timeline) corrected(at int64) int64 { return at - int64(analyze.OffsetAt(t.Clock, at)) }
 
 // chainOf returns the chain position of the record at ref, if known.
 func (t Timeline) chainOf(ref analyze.Ref) (hashchain.Pos, bool) {
@@ -51,12 +82,28 @@ func TimelineText(w io.Writer, t Timeline) error {
 	}
 	if len(d.Events) > 0 {
 		if p, ok := t.chainOf(d.Events[0].Ref); ok {
-			fmt.Fprintf(bw, "; chain %s (chain_seq: its place, for prove --seq)", safe.Text(p.Origin))
+			fmt.Fprintf(bw, "; chain %s", safe.Text(p.Origin))
 		}
 	}
-	fmt.Fprint(bw, "\n\n")
+	fmt.Fprint(bw, "\nrecords in the device's own order (device_seq, else as written)")
+	if t.Chain != nil {
+		fmt.Fprint(bw, "; chain_seq is a record's place in the hash chain (prove --seq), which orders a device's records "+
+			"by recorded_at, then content: records stamped alike may hold their chain places in another order")
+	}
+	fmt.Fprint(bw, "\n")
+	for _, o := range t.Clock {
+		fmt.Fprintf(bw, "clock:   %s\n", deviceClockText(o))
+	}
+	if len(t.Clock) > 0 {
+		fmt.Fprint(bw, "corrected: the time on the fleet's clock, the recorded time less the offset\n")
+	}
+	fmt.Fprint(bw, "\n")
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "time\toutcome\tattempt\tdelay_s\tsocket-open\trecord")
+	head := "time\toutcome\tattempt\tdelay_s\tsocket-open\trecord"
+	if len(t.Clock) > 0 {
+		head = "time\tcorrected\toutcome\tattempt\tdelay_s\tsocket-open\trecord"
+	}
+	fmt.Fprintln(tw, head)
 	opens := SocketOpens(d)
 	for i := range d.Events {
 		e := &d.Events[i]
@@ -68,7 +115,11 @@ func TimelineText(w io.Writer, t Timeline) error {
 		if x != "" {
 			rec += "  " + x
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", Time(e.At), e.Outcome, e.Attempt, seconds(e.Delay), opens[i], rec)
+		at := Time(e.At)
+		if len(t.Clock) > 0 {
+			at += "\t" + Time(t.corrected(e.At))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", at, e.Outcome, e.Attempt, seconds(e.Delay), opens[i], rec)
 	}
 	tw.Flush()
 	timelineSessions(bw, "", d.Sessions)
@@ -179,11 +230,15 @@ type timelineDoc struct {
 	Sessions []timelineSession `json:"sessions"`
 	Outages  []timelineOutage  `json:"outages"`
 	Stages   []timelineStage   `json:"stages,omitempty"`
+	// ClockOffsets are those a check found of the device's clock; each
+	// event's corrected_at is then its time on the fleet's clock.
+	ClockOffsets []jsonClockOffset `json:"clock_offsets,omitempty"`
 }
 
 type timelineEvent struct {
 	ChainSeq       *int64   `json:"chain_seq,omitempty"` // its place in the hash chain (prove --seq)
 	At             string   `json:"recorded_at"`
+	CorrectedAt    string   `json:"corrected_at,omitempty"` // on the fleet's clock, when the device's clock was found off
 	Outcome        string   `json:"outcome"`
 	Attempt        int64    `json:"attempt"`
 	Delay          *float64 `json:"backoff_delay_s"`
@@ -264,6 +319,9 @@ func TimelineJSON(w io.Writer, t Timeline) error {
 		if p, ok := t.chainOf(d.Events[i].Ref); ok {
 			doc.Events[i].ChainSeq, doc.Origin = &p.Seq, p.Origin
 		}
+		if len(t.Clock) > 0 {
+			doc.Events[i].CorrectedAt = Time(t.corrected(d.Events[i].At))
+		}
 	}
 	for i, a := range d.Attempts {
 		doc.Attempts[i] = timelineAttemptOf(a)
@@ -272,6 +330,9 @@ func TimelineJSON(w io.Writer, t Timeline) error {
 	doc.Sessions, doc.Outages = sessionsJSON(d.Sessions), outagesJSON(d.Episodes)
 	for _, l := range d.Stages {
 		doc.Stages = append(doc.Stages, timelineStage{Stage: l.Stage.String(), Sessions: sessionsJSON(l.Sessions), Outages: outagesJSON(l.Episodes)})
+	}
+	for _, o := range t.Clock {
+		doc.ClockOffsets = append(doc.ClockOffsets, jsonClockOffsetOf(o))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -40,6 +40,7 @@ func TestTimelineText(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `device dev-0001: 6 records, 2 attempts, 1 session, 1 outage; host gw-a; clean_session false
+records in the device's own order (device_seq, else as written)
 
 time                    outcome            attempt  delay_s  socket-open             record
 2026-11-30T14:17:30Z    disconnected       0        0                                gw-a.ndjson:1

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -559,5 +560,50 @@ func TestCorpusWholeSecondBrokerLog(t *testing.T) {
 			compareOffsets(t, &doc, meta, true, offsetTolerance)
 			compareRules(t, &doc, truth, meta, true)
 		})
+	}
+}
+
+// TestTimelineCorrectsClock: the timeline of a device whose clock was off
+// (paho-py-clockskew, whose meta.json holds each offset the recorder set)
+// says the offset a check finds and shows its times corrected onto the
+// fleet's clock, within the check's resolution of the truth (issue 36:
+// raw times with no word of the offset).
+func TestTimelineCorrectsClock(t *testing.T) {
+	dir := "../../testdata/realclients/paho-py-clockskew"
+	_, meta := readCorpus(t, dir)
+	var dev string
+	var truth float64
+	for id, off := range meta.ClockOffsetsS {
+		if dev == "" || id < dev {
+			dev, truth = id, off
+		}
+	}
+	code, out, stderr := runArgs(t, "timeline", "-q", "--format", "json", "--device", dev, filepath.Join(dir, "clients.ndjson"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Offsets []struct {
+			OffsetS float64 `json:"offset_s"`
+		} `json:"clock_offsets"`
+		Events []struct {
+			At        string `json:"recorded_at"`
+			Corrected string `json:"corrected_at"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Offsets) != 1 || math.Abs(doc.Offsets[0].OffsetS-truth) > 0.05 || len(doc.Events) == 0 {
+		t.Fatalf("%s: offsets %+v, the recorder set %.3f s", dev, doc.Offsets, truth)
+	}
+	at, _ := time.Parse(time.RFC3339Nano, doc.Events[0].At)
+	fixed, err := time.Parse(time.RFC3339Nano, doc.Events[0].Corrected)
+	if err != nil || math.Abs(at.Sub(fixed).Seconds()-truth) > 0.05 {
+		t.Errorf("%s: recorded %s, corrected %s, the recorder set %.3f s: %v", dev, doc.Events[0].At, doc.Events[0].Corrected, truth, err)
+	}
+	_, text, _ := runArgs(t, "timeline", "-q", "--device", dev, filepath.Join(dir, "clients.ndjson"))
+	if !bytes.Contains(text, []byte("ahead of the fleet's")) || !bytes.Contains(text, []byte(" corrected ")) {
+		t.Errorf("the text does not say the offset and the corrected times:\n%.600s", text)
 	}
 }

@@ -21,7 +21,10 @@ func timelineCommand() *cli.Command {
 		Description: `Prints the records of the device --device in its own order (device_seq,
 or the order it wrote them), with the socket-open each backoff_wait implies,
 then its sessions and outages. INPUT is read as by "stormaudit check": one
-dataset directory, or audit logs and "-" for stdin.
+dataset directory, or audit logs and "-" for stdin. When a check of the
+input finds the device's clock off (against the fleet's incidents, or a
+broker log stored with the dataset), its times are also shown corrected
+onto the fleet's clock, with the offset; --clocks=false skips that check.
 
 Exit status: 0 printed; 2 usage, input or I/O errors, or a device that is
 not in the log.`,
@@ -29,6 +32,7 @@ not in the log.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "the client_id of the device", Required: true},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+			&cli.BoolFlag{Name: "clocks", Value: true, Usage: "check the input for the device's clock offset and show its times corrected (costs one check of the input)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary", Sources: boolEnv("STORMAUDIT_QUIET")},
 		}, windowFlags()...),
 		Action: runTimeline,
@@ -78,6 +82,11 @@ func runTimeline(ctx context.Context, cmd *cli.Command) error {
 			}
 		}
 	}
+	if cmd.Bool("clocks") {
+		if t.Clock, err = deviceClock(ctx, in.dir, d.ID); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("timeline: %w", err)}
+		}
+	}
 	if outside > 0 && !cmd.Bool("quiet") {
 		fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: timeline: %d of the device's records are outside --since/--until and not shown\n", outside)
 	}
@@ -86,4 +95,21 @@ func runTimeline(ctx context.Context, cmd *cli.Command) error {
 		return report.TimelineJSON(w, t)
 	}
 	return report.TimelineText(w, t)
+}
+
+// deviceClock returns the offsets a check of the dataset in dir finds of
+// the device id's clock (against the fleet's incidents, and a broker log
+// stored with the dataset): what its times are corrected by.
+func deviceClock(ctx context.Context, dir, id string) ([]analyze.ClockOffset, error) {
+	res, err := analyze.Check(dir, analyze.Options{Context: ctx})
+	if err != nil || res.Summary.Fleet == nil {
+		return nil, err
+	}
+	var offs []analyze.ClockOffset
+	for _, o := range res.Summary.Fleet.ClockOffsets {
+		if o.Device == id {
+			offs = append(offs, o)
+		}
+	}
+	return offs, nil
 }
