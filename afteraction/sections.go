@@ -111,7 +111,7 @@ func fleetOf(pg *page, st *analyze.FleetStats) {
 			st.Redelivered, st.RedeliveryPeak, report.Time(st.RedeliveryPeakAt))})
 	}
 	if len(st.TTR) > 0 {
-		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f",
+		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f (Jain's index of the times to recover: 1 when every device took as long, 1/n when one took all)",
 			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)})
 	}
 }

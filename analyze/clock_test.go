@@ -81,3 +81,17 @@ func TestOffsetsMoveEveryRule(t *testing.T) {
 		t.Errorf("connect-budget: %s; want the boot's 40 socket-opens in one second, on corrected clocks", describe(fs))
 	}
 }
+
+// TestMidpointResolution: an estimate's middle is said no finer than it
+// resolves (issue 36: lost_at with seven decimals).
+func TestMidpointResolution(t *testing.T) {
+	for _, tc := range []struct{ lo, hi, want int64 }{
+		{1_000_000_001_000, 1_000_000_002_000, 1_000_000_001_000},                // 1 µs apart: the µs
+		{1_000_000_000_000, 1_004_000_003_000, 1_002_000_000_000},                // seconds apart: the ms
+		{-1_000_000_000_000 - 3_000_000, -1_000_000_000_000, -1_000_002_000_000}, // before 1970: floored
+	} {
+		if got := midpoint(tc.lo, tc.hi); got != tc.want {
+			t.Errorf("midpoint(%d, %d) = %d, want %d", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}

@@ -183,14 +183,12 @@ func judgeBoot(ss []fleetStart, spread float64, declared bool, byDefault float64
 func (b boot) finding(declared bool, byDefault float64) Finding {
 	f := Finding{Rule: startupStormID, Kind: "startup-storm/bunched-first-opens", Severity: Warning, Device: Fleet, Start: b.at, End: b.at + int64(StormWindow), Records: b.refs}
 	over := fmt.Sprintf("the policy's startup_spread_s of %s s", fmtSeconds(b.spread))
-	switch {
-	case declared:
-	case b.spread > byDefault:
-		over = fmt.Sprintf("the %s s the boot took to bring its devices up (from its first start to its last first connect; "+
-			"declare startup_spread_s to judge against the spread the fleet promises)", fmtSeconds(b.spread))
-	default:
-		over = fmt.Sprintf("the default startup spread of %s s (the policy declares no startup_spread_s; "+
-			"[rules.startup-storm] default_spread_s sets the default)", fmtSeconds(b.spread))
+	if !declared {
+		// one rule, said the same way whichever side is longer
+		over = fmt.Sprintf("%s s, the longer of the default startup spread (%s s; [rules.startup-storm] default_spread_s sets it) "+
+			"and the %s s the boot took to bring its devices up (from its first start to its last first connect), as the policy "+
+			"declares no startup_spread_s (declare it to judge against the spread the fleet promises)",
+			fmtSeconds(b.spread), fmtSeconds(byDefault), fmtSeconds(float64(b.up-b.first)/1e9))
 	}
 	notUp := "all of them connected"
 	if b.notUpCount > 0 {

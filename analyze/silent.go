@@ -104,7 +104,7 @@ func (ic *incidentCounter) alignedEstimate(inc *Incident, ls []lossEvent) {
 	inc.Basis = BasisKeepalive
 	inc.LostAtLatest = inc.FirstLoss - k
 	inc.LostAtEarliest = min(inc.LastLoss-2*k-int64(DetectSlack), inc.LostAtLatest)
-	inc.LostAt = inc.LostAtEarliest + (inc.LostAtLatest-inc.LostAtEarliest)/2
+	inc.LostAt = midpoint(inc.LostAtEarliest, inc.LostAtLatest)
 	inc.Aligned = true
 	inc.retime(ls)
 }
@@ -195,7 +195,7 @@ func (ic *incidentCounter) silentEstimate(inc *Incident, ls []lossEvent) {
 	}
 	inc.LostAtLatest = first
 	inc.LostAtEarliest = min(inc.LostAtEarliest, first)
-	inc.LostAt = inc.LostAtEarliest + (inc.LostAtLatest-inc.LostAtEarliest)/2
+	inc.LostAt = midpoint(inc.LostAtEarliest, inc.LostAtLatest)
 	inc.retime(ls)
 }
 
@@ -213,4 +213,17 @@ func (inc *Incident) retime(ls []lossEvent) {
 	}
 	slices.Sort(inc.TTR)
 	inc.TTR50, inc.TTR90, inc.TTR99, inc.TTRMax = rank(inc.TTR, 0.5), rank(inc.TTR, 0.9), rank(inc.TTR, 0.99), rank(inc.TTR, 1)
+}
+
+// midpoint returns the middle of the estimate [lo, hi], said no finer than
+// the estimate resolves: to the millisecond when it spans more, else to
+// the microsecond (the middle of two microsecond stamps is not a time any
+// input wrote to seven decimals).
+func midpoint(lo, hi int64) int64 {
+	m := lo + (hi-lo)/2
+	unit := int64(time.Microsecond)
+	if hi-lo >= int64(2*time.Millisecond) {
+		unit = int64(time.Millisecond)
+	}
+	return m - ((m%unit)+unit)%unit
 }

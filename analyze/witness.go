@@ -773,7 +773,7 @@ func (ib *IncidentBroker) datedByTimeouts(ts []brokerEv) {
 		return // timeouts further apart than one link's death allows: no date
 	}
 	ib.LostAtEarliest, ib.LostAtLatest, ib.Basis = lo, hi, BasisTimeouts
-	ib.LostAt = lo + (hi-lo)/2
+	ib.LostAt = midpoint(lo, hi)
 }
 
 // countWriter counts the bytes written to it.

@@ -306,7 +306,7 @@ func fleetText(st *analyze.FleetStats) string {
 	}
 	s += fmt.Sprintf("\nrecovery: %d of %d devices that lost the connection recovered", st.Recovered, st.Lost)
 	if len(st.TTR) > 0 {
-		s += fmt.Sprintf("; time to recover p50 %v, p90 %v, p99 %v, max %v; fairness %.2f",
+		s += fmt.Sprintf("; time to recover p50 %v, p90 %v, p99 %v, max %v; fairness %.2f (Jain's index of the times to recover: 1 when every device took as long, 1/n when one took all)",
 			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)
 	}
 	return s
