@@ -98,7 +98,22 @@ func (v *fleetView) zoomBy(d int) {
 	v.left = max(0, v.cur-min(off, int64(v.cols())-1))
 }
 
-func (v *fleetView) key(msg tea.KeyMsg) action {
+func (v *fleetView) title() string { return "Fleet" }
+
+// resize does nothing: the fleet view sizes itself as it draws.
+func (v *fleetView) resize(int) {}
+
+func (v *fleetView) ShortHelp() []key.Binding {
+	return short(hint("←→", "time"), hint("+-", "zoom"), hint("enter", "devices"), hint("e/E", "finding"))
+}
+
+func (v *fleetView) FullHelp() [][]key.Binding {
+	k := v.sh.keys
+	move := []key.Binding{k.Left, k.Right, k.PageUp, k.PageDown, k.Home, k.End, k.ZoomIn, k.ZoomOut}
+	return k.full(move, []key.Binding{k.Open, k.Unrecovered, k.NextFinding, k.PrevFinding, k.Search})
+}
+
+func (v *fleetView) update(msg tea.KeyMsg) action {
 	k := v.sh.keys
 	if v.empty {
 		return none

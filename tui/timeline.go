@@ -42,7 +42,18 @@ type deviceMsg struct {
 	took    time.Duration
 }
 
+func (v *timelineView) title() string { return "Timeline" }
+
 func (v *timelineView) resize(h int) { v.list.h = h - 2 - v.findingLines() }
+
+func (v *timelineView) ShortHelp() []key.Binding {
+	return short(hint("enter", "record"), hint("e/E", "finding"), hint("/", "search"), hint("esc", "back"))
+}
+
+func (v *timelineView) FullHelp() [][]key.Binding {
+	k := v.sh.keys
+	return k.full(k.moves(), []key.Binding{k.Open, k.Back, k.Search, k.NextMatch, k.PrevMatch, k.NextFinding, k.PrevFinding})
+}
 
 // open shows device id, at finding (or -1); it returns the read to run.
 func (v *timelineView) open(id string, finding int) tea.Cmd {
@@ -199,7 +210,7 @@ func ratioBar(x, c float64, w int) string {
 	return s
 }
 
-func (v *timelineView) key(msg tea.KeyMsg) action {
+func (v *timelineView) update(msg tea.KeyMsg) action {
 	k := v.sh.keys
 	if v.recs == nil {
 		if key.Matches(msg, k.Back) {

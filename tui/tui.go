@@ -15,7 +15,7 @@ import (
 	"github.com/stormaudit/stormaudit/dataset"
 )
 
-// The views, in tab order.
+// The tabs, in order.
 const (
 	viewFleet = iota
 	viewDevices
@@ -23,8 +23,6 @@ const (
 	viewFindings
 	numViews
 )
-
-var viewNames = [numViews]string{"Fleet", "Devices", "Timeline", "Findings"}
 
 // Options say what to browse and how.
 type Options struct {
@@ -66,10 +64,13 @@ type recRef struct {
 	row  int64
 }
 
-// Model is the browser: a Bubble Tea model.
+// Model is the browser: a Bubble Tea model. It shows the pane of the
+// current tab; the panes are also held by their types, for the actions
+// one pane asks of another.
 type Model struct {
 	sh       *shared
-	view     int
+	view     int            // the current tab
+	tabs     [numViews]pane // each tab's pane
 	fleet    *fleetView
 	devices  *devicesView
 	timeline *timelineView
@@ -119,6 +120,7 @@ func New(opts Options) (*Model, error) {
 	m.help.ShortSeparator, m.help.FullSeparator = " · ", "   "
 	m.fleet, m.devices = &fleetView{sh: sh}, &devicesView{sh: sh}
 	m.timeline, m.findings = &timelineView{sh: sh}, &findingsView{sh: sh}
+	m.tabs = [numViews]pane{m.fleet, m.devices, m.timeline, m.findings}
 	m.resize(sh.w, sh.h)
 	return m, nil
 }
@@ -181,9 +183,9 @@ func (m *Model) resize(w, h int) {
 	m.sh.w, m.sh.h = max(w, 20), max(h, 8)
 	m.help.Width = m.sh.w
 	body := m.bodyHeight()
-	m.devices.resize(body)
-	m.timeline.resize(body)
-	m.findings.resize(body)
+	for _, p := range m.tabs {
+		p.resize(body)
+	}
 }
 
 // bodyHeight is the height of a view: all but the tabs, status and help.
@@ -250,55 +252,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter) && (m.view == viewDevices || m.view == viewFindings):
 		return m.openInput(inputFilter, "filter: ", m.filterOf())
 	}
-	var act action
-	switch m.view {
-	case viewFleet:
-		act = m.fleet.key(msg)
-	case viewDevices:
-		act = m.devices.key(msg)
-	case viewTimeline:
-		act = m.timeline.key(msg)
-	case viewFindings:
-		act = m.findings.key(msg)
-	}
-	return m.do(act)
+	return m.do(m.current().update(msg))
 }
-
-// action is what a view asks of the browser after a key.
-type action struct {
-	view    int    // switch to this view, if >= 0 and not the current one
-	device  string // open this device's timeline
-	finding int    // at this finding (index in the findings), -1 none
-	active  []int  // filter the devices to these (indices in Overview.Devices)
-	label   string // what that filter is called
-	at      int64  // move the fleet's cursor here
-	atSet   bool
-}
-
-func (m *Model) do(a action) tea.Cmd {
-	if a.view < 0 && a.device == "" && a.active == nil && !a.atSet {
-		return nil
-	}
-	if a.active != nil {
-		m.devices.restrict(a.active, a.label)
-		m.view = viewDevices
-	}
-	if a.atSet {
-		m.fleet.seek(a.at)
-		m.view = viewFleet
-	}
-	if a.view >= 0 {
-		m.view = a.view
-	}
-	if a.device != "" {
-		m.view = viewTimeline
-		return m.timeline.open(a.device, a.finding)
-	}
-	return nil
-}
-
-// none is the action of a key that asks nothing of the browser.
-var none = action{view: -1, finding: -1}
 
 func (m *Model) openInput(what int, prompt, value string) tea.Cmd {
 	m.inputFor = what
@@ -382,31 +337,19 @@ func (m *Model) View() string {
 	var main string
 	switch {
 	case m.full:
-		main = lines(strings.Split(m.help.FullHelpView(sh.keys.full(m.view)), "\n"), sh.w, body)
+		main = lines(strings.Split(m.help.FullHelpView(m.current().FullHelp()), "\n"), sh.w, body)
 	case sh.err != nil:
 		main = lines([]string{"", "  " + sh.st.warn.Render("cannot check the dataset: ") + dev(sh.err.Error())}, sh.w, body)
 	case sh.ov == nil:
 		main = lines(m.loading(), sh.w, body)
 	default:
-		main = m.body(body)
+		main = m.current().view(body)
 	}
-	bottom := m.help.ShortHelpView(sh.keys.short(m.view))
+	bottom := m.help.ShortHelpView(m.current().ShortHelp())
 	if m.inputFor != inputNone {
 		bottom = m.input.View()
 	}
-	return strings.Join([]string{m.tabs(), main, m.status(), lines([]string{bottom}, sh.w, 1)}, "\n")
-}
-
-func (m *Model) body(h int) string {
-	switch m.view {
-	case viewFleet:
-		return m.fleet.view(h)
-	case viewDevices:
-		return m.devices.view(h)
-	case viewTimeline:
-		return m.timeline.view(h)
-	}
-	return m.findings.view(h)
+	return strings.Join([]string{m.tabBar(), main, m.status(), lines([]string{bottom}, sh.w, 1)}, "\n")
 }
 
 func (m *Model) loading() []string {
@@ -415,11 +358,11 @@ func (m *Model) loading() []string {
 		dev(m.sh.opts.Name), count(int(t.Rejected))), "", "  q quits; the views fill in when the check is done."}
 }
 
-func (m *Model) tabs() string {
+func (m *Model) tabBar() string {
 	sh := m.sh
 	var b strings.Builder
-	for v, name := range viewNames {
-		label := fmt.Sprintf("%d %s", v+1, name)
+	for v, p := range m.tabs {
+		label := fmt.Sprintf("%d %s", v+1, p.title())
 		if v == m.view {
 			b.WriteString(sh.st.tabOn.Render(label))
 		} else {
@@ -445,16 +388,7 @@ func (m *Model) status() string {
 	case sh.ov == nil && sh.err == nil:
 		text = fmt.Sprintf("checking… %s", sh.now().Sub(sh.started).Round(100*time.Millisecond))
 	case sh.ov != nil:
-		switch m.view {
-		case viewFleet:
-			text = m.fleet.status()
-		case viewDevices:
-			text = m.devices.status()
-		case viewTimeline:
-			text = m.timeline.status()
-		case viewFindings:
-			text = m.findings.status()
-		}
+		text = m.current().status()
 		if m.query != "" {
 			text += fmt.Sprintf(" · search %q (n/N)", dev(m.query))
 		}

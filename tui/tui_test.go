@@ -262,14 +262,15 @@ func TestResize(t *testing.T) {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		for v := range numViews {
 			m.view = v
+			name := m.current().title()
 			screen := m.View()
 			ls := strings.Split(screen, "\n")
 			if len(ls) != size[1] {
-				t.Errorf("%dx%d %s: %d lines", size[0], size[1], viewNames[v], len(ls))
+				t.Errorf("%dx%d %s: %d lines", size[0], size[1], name, len(ls))
 			}
 			for i, l := range ls {
 				if w := lipgloss.Width(l); w > size[0] {
-					t.Errorf("%dx%d %s: line %d is %d wide: %q", size[0], size[1], viewNames[v], i+1, w, l)
+					t.Errorf("%dx%d %s: line %d is %d wide: %q", size[0], size[1], name, i+1, w, l)
 				}
 			}
 		}

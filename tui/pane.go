@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// A pane is one screen of the browser: the first pane of a tab (Fleet,
+// Devices, Timeline, Findings). The model draws the tabs, the status bar
+// and the help line around the current pane and hands it every key it
+// does not take itself.
+//
+// An implementer must:
+//   - title: return its name, which the tabs show;
+//   - resize: fit its body to h lines (the terminal's width is shared.w);
+//   - update: act on a key press (called only once the check is done)
+//     and return what it asks of the browser, none if nothing;
+//   - view: draw its body in exactly h lines, none wider than shared.w;
+//   - status: return its part of the status bar;
+//   - ShortHelp and FullHelp (help.KeyMap): the keys it answers to, for
+//     the one-line help and the full help (?).
+type pane interface {
+	help.KeyMap
+	title() string
+	resize(h int)
+	update(msg tea.KeyMsg) action
+	view(h int) string
+	status() string
+}
+
+var (
+	_ pane = (*fleetView)(nil)
+	_ pane = (*devicesView)(nil)
+	_ pane = (*timelineView)(nil)
+	_ pane = (*findingsView)(nil)
+)
+
+// current is the pane on screen.
+func (m *Model) current() pane { return m.tabs[m.view] }
+
+// action is what a pane asks of the browser after a key.
+type action struct {
+	view    int    // switch to this tab, if >= 0
+	device  string // open this device's timeline
+	finding int    // at this finding (index in the findings), -1 none
+	active  []int  // filter the devices to these (indices in Overview.Devices)
+	label   string // what that filter is called
+	at      int64  // move the fleet's cursor here
+	atSet   bool
+}
+
+// none is the action of a key that asks nothing of the browser.
+var none = action{view: -1, finding: -1}
+
+// do carries out a pane's action.
+func (m *Model) do(a action) tea.Cmd {
+	if a.active != nil {
+		m.devices.restrict(a.active, a.label)
+		m.view = viewDevices
+	}
+	if a.atSet {
+		m.fleet.seek(a.at)
+		m.view = viewFleet
+	}
+	if a.view >= 0 {
+		m.view = a.view
+	}
+	if a.device != "" {
+		m.view = viewTimeline
+		return m.timeline.open(a.device, a.finding)
+	}
+	return nil
+}
