@@ -61,6 +61,8 @@ func (v *devicesView) restrict(ds []int, label string) {
 	v.list.to(0)
 }
 
+func (v *devicesView) filterText() string { return v.filter }
+
 func (v *devicesView) setFilter(f string) {
 	v.filter = f
 	v.refresh()

@@ -35,6 +35,8 @@ func (v *findingsView) FullHelp() [][]key.Binding {
 
 func (v *findingsView) init() { v.refresh() }
 
+func (v *findingsView) filterText() string { return v.filter }
+
 func (v *findingsView) setFilter(f string) {
 	v.filter = f
 	v.refresh()

@@ -28,6 +28,31 @@ type pane interface {
 	status() string
 }
 
+// searcher is a pane whose rows can be searched (/, n, N). search must
+// move the cursor to the first row from it in direction dir (1 or -1)
+// that holds q, ignoring case, not the cursor's own row unless self,
+// wrapping round, and report whether there was one. / over a pane that
+// is not a searcher (the fleet) searches Devices.
+type searcher interface {
+	search(q string, dir int, self bool) bool
+}
+
+// filterer is a pane with a filter typed into the input line (f):
+// filterText is the filter now; setFilter sets it as it is typed, and to
+// "" when the line is closed with esc.
+type filterer interface {
+	filterText() string
+	setFilter(text string)
+}
+
+var (
+	_ searcher = (*devicesView)(nil)
+	_ searcher = (*timelineView)(nil)
+	_ searcher = (*findingsView)(nil)
+	_ filterer = (*devicesView)(nil)
+	_ filterer = (*findingsView)(nil)
+)
+
 var (
 	_ pane = (*fleetView)(nil)
 	_ pane = (*devicesView)(nil)

@@ -236,9 +236,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if sh.ov == nil {
 		return nil // loading: views have nothing to act on yet
 	}
+	f, canFilter := m.current().(filterer)
 	switch {
 	case key.Matches(msg, k.Search):
-		if m.view == viewFleet {
+		if _, ok := m.current().(searcher); !ok {
 			m.view = viewDevices // the fleet's things to search are its devices
 		}
 		return m.openInput(inputSearch, "/", "")
@@ -249,8 +250,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.search(dir, false)
 		return nil
-	case key.Matches(msg, k.Filter) && (m.view == viewDevices || m.view == viewFindings):
-		return m.openInput(inputFilter, "filter: ", m.filterOf())
+	case canFilter && key.Matches(msg, k.Filter):
+		return m.openInput(inputFilter, "filter: ", f.filterText())
 	}
 	return m.do(m.current().update(msg))
 }
@@ -261,13 +262,6 @@ func (m *Model) openInput(what int, prompt, value string) tea.Cmd {
 	m.input.SetValue(value)
 	m.input.CursorEnd()
 	return m.input.Focus()
-}
-
-func (m *Model) filterOf() string {
-	if m.view == viewDevices {
-		return m.devices.filter
-	}
-	return m.findings.filter
 }
 
 // inputKey handles a key while the input line is open: a search moves on
@@ -298,11 +292,11 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) setFilter(f string) {
-	if m.view == viewDevices {
-		m.devices.setFilter(f)
-	} else {
-		m.findings.setFilter(f)
+// setFilter sets the current pane's filter (the input line opens for a
+// filter only over a filterer, and the pane cannot change while it is open).
+func (m *Model) setFilter(text string) {
+	if f, ok := m.current().(filterer); ok {
+		f.setFilter(text)
 	}
 }
 
@@ -313,18 +307,11 @@ func (m *Model) search(dir int, self bool) {
 		m.sh.notice = "no search yet: / to search"
 		return
 	}
-	var found bool
-	switch m.view {
-	case viewDevices:
-		found = m.devices.search(m.query, dir, self)
-	case viewTimeline:
-		found = m.timeline.search(m.query, dir, self)
-	case viewFindings:
-		found = m.findings.search(m.query, dir, self)
-	default:
+	s, ok := m.current().(searcher)
+	if !ok {
 		return
 	}
-	if !found {
+	if !s.search(m.query, dir, self) {
 		m.sh.notice = fmt.Sprintf("no match for %q", m.query)
 	}
 }
