@@ -6,12 +6,13 @@ import (
 )
 
 // A pane is one screen of the browser: the first pane of a tab (Fleet,
-// Devices, Timeline, Findings). The model draws the tabs, the status bar
-// and the help line around the current pane and hands it every key it
-// does not take itself.
+// Devices, Timeline, Findings) or one shown over another (a record over
+// its timeline). The model draws the tabs, the status bar and the help
+// line around the current pane and hands it every key it does not take
+// itself.
 //
 // An implementer must:
-//   - title: return its name, which the tabs show;
+//   - title: return its name, which the tabs show for a tab's first pane;
 //   - resize: fit its body to h lines (the terminal's width is shared.w);
 //   - update: act on a key press (called only once the check is done)
 //     and return what it asks of the browser, none if nothing;
@@ -49,6 +50,7 @@ var (
 	_ searcher = (*devicesView)(nil)
 	_ searcher = (*timelineView)(nil)
 	_ searcher = (*findingsView)(nil)
+	_ searcher = (*recordView)(nil)
 	_ filterer = (*devicesView)(nil)
 	_ filterer = (*findingsView)(nil)
 )
@@ -58,13 +60,19 @@ var (
 	_ pane = (*devicesView)(nil)
 	_ pane = (*timelineView)(nil)
 	_ pane = (*findingsView)(nil)
+	_ pane = (*recordView)(nil)
 )
 
-// current is the pane on screen.
-func (m *Model) current() pane { return m.tabs[m.view] }
+// current is the pane on screen: the last of the current tab's.
+func (m *Model) current() pane {
+	tab := m.tabs[m.view]
+	return tab[len(tab)-1]
+}
 
 // action is what a pane asks of the browser after a key.
 type action struct {
+	push    pane   // show this pane over the current one
+	pop     bool   // close the current pane, back to the one under it
 	view    int    // switch to this tab, if >= 0
 	device  string // open this device's timeline
 	finding int    // at this finding (index in the findings), -1 none
@@ -79,6 +87,12 @@ var none = action{view: -1, finding: -1}
 
 // do carries out a pane's action.
 func (m *Model) do(a action) tea.Cmd {
+	if a.pop && len(m.tabs[m.view]) > 1 {
+		m.tabs[m.view] = m.tabs[m.view][:len(m.tabs[m.view])-1]
+	}
+	if a.push != nil {
+		m.tabs[m.view] = append(m.tabs[m.view], a.push)
+	}
 	if a.active != nil {
 		m.devices.restrict(a.active, a.label)
 		m.view = viewDevices
@@ -92,6 +106,7 @@ func (m *Model) do(a action) tea.Cmd {
 	}
 	if a.device != "" {
 		m.view = viewTimeline
+		m.tabs[viewTimeline] = m.tabs[viewTimeline][:1] // a device opens at its records
 		return m.timeline.open(a.device, a.finding)
 	}
 	return nil

@@ -26,8 +26,7 @@ type timelineView struct {
 	err     error
 	loading bool
 	took    time.Duration
-	finding int  // the finding it was opened at, -1 if none
-	detail  bool // the cursor record's fields are up
+	finding int // the finding it was opened at, -1 if none
 	gutter  []rune
 	finds   [][]int // the findings on each record
 	text    []string
@@ -57,7 +56,6 @@ func (v *timelineView) FullHelp() [][]key.Binding {
 
 // open shows device id, at finding (or -1); it returns the read to run.
 func (v *timelineView) open(id string, finding int) tea.Cmd {
-	v.detail = false
 	if v.recs != nil && v.id == id && v.err == nil {
 		v.finding = finding
 		v.at(finding)
@@ -218,12 +216,6 @@ func (v *timelineView) update(msg tea.KeyMsg) action {
 		}
 		return none
 	}
-	if v.detail {
-		if key.Matches(msg, k.Back) || key.Matches(msg, k.Open) {
-			v.detail = false
-		}
-		return none
-	}
 	switch {
 	case v.list.move(k, msg):
 	case key.Matches(msg, k.NextFinding), key.Matches(msg, k.PrevFinding):
@@ -237,7 +229,11 @@ func (v *timelineView) update(msg tea.KeyMsg) action {
 			v.sh.notice = "no findings on this device's records"
 		}
 	case key.Matches(msg, k.Open):
-		v.detail = len(v.finds) > 0
+		if len(v.finds) > 0 {
+			a := none
+			a.push = &recordView{tl: v}
+			return a
+		}
 	case key.Matches(msg, k.Back):
 		if v.finding >= 0 {
 			return action{view: viewFindings, finding: -1}
@@ -267,8 +263,6 @@ func (v *timelineView) view(h int) string {
 		return lines([]string{"", "  reading " + dev(v.id) + "…"}, sh.w, h)
 	case v.err != nil:
 		return lines([]string{"", "  " + sh.st.warn.Render("cannot read the device: ") + dev(v.err.Error())}, sh.w, h)
-	case v.detail:
-		return lines(v.details(), sh.w, h)
 	}
 	out := []string{v.header()}
 	if v.finding >= 0 {
@@ -349,11 +343,8 @@ func (v *timelineView) header() string {
 }
 
 func (v *timelineView) status() string {
-	switch {
-	case v.recs == nil:
+	if v.recs == nil {
 		return "timeline"
-	case v.detail:
-		return fmt.Sprintf("%s · record %d of %d · esc closes", dev(v.id), v.list.cur+1, v.list.n)
 	}
 	n := 0
 	for _, f := range v.finds {

@@ -64,13 +64,13 @@ type recRef struct {
 	row  int64
 }
 
-// Model is the browser: a Bubble Tea model. It shows the pane of the
-// current tab; the panes are also held by their types, for the actions
-// one pane asks of another.
+// Model is the browser: a Bubble Tea model. It shows the last pane of
+// the current tab; the tabs' first panes are also held by their types,
+// for the actions one pane asks of another.
 type Model struct {
 	sh       *shared
-	view     int            // the current tab
-	tabs     [numViews]pane // each tab's pane
+	view     int              // the current tab
+	tabs     [numViews][]pane // each tab's panes, the first its own, each shown over the one before
 	fleet    *fleetView
 	devices  *devicesView
 	timeline *timelineView
@@ -120,7 +120,7 @@ func New(opts Options) (*Model, error) {
 	m.help.ShortSeparator, m.help.FullSeparator = " · ", "   "
 	m.fleet, m.devices = &fleetView{sh: sh}, &devicesView{sh: sh}
 	m.timeline, m.findings = &timelineView{sh: sh}, &findingsView{sh: sh}
-	m.tabs = [numViews]pane{m.fleet, m.devices, m.timeline, m.findings}
+	m.tabs = [numViews][]pane{{m.fleet}, {m.devices}, {m.timeline}, {m.findings}}
 	m.resize(sh.w, sh.h)
 	return m, nil
 }
@@ -183,8 +183,10 @@ func (m *Model) resize(w, h int) {
 	m.sh.w, m.sh.h = max(w, 20), max(h, 8)
 	m.help.Width = m.sh.w
 	body := m.bodyHeight()
-	for _, p := range m.tabs {
-		p.resize(body)
+	for _, tab := range m.tabs {
+		for _, p := range tab {
+			p.resize(body)
+		}
 	}
 }
 
@@ -348,8 +350,8 @@ func (m *Model) loading() []string {
 func (m *Model) tabBar() string {
 	sh := m.sh
 	var b strings.Builder
-	for v, p := range m.tabs {
-		label := fmt.Sprintf("%d %s", v+1, p.title())
+	for v, tab := range m.tabs {
+		label := fmt.Sprintf("%d %s", v+1, tab[0].title())
 		if v == m.view {
 			b.WriteString(sh.st.tabOn.Render(label))
 		} else {
