@@ -53,14 +53,11 @@ var (
 	_ searcher = (*recordView)(nil)
 	_ filterer = (*devicesView)(nil)
 	_ filterer = (*findingsView)(nil)
-)
-
-var (
-	_ pane = (*fleetView)(nil)
-	_ pane = (*devicesView)(nil)
-	_ pane = (*timelineView)(nil)
-	_ pane = (*findingsView)(nil)
-	_ pane = (*recordView)(nil)
+	_ pane     = (*fleetView)(nil)
+	_ pane     = (*devicesView)(nil)
+	_ pane     = (*timelineView)(nil)
+	_ pane     = (*findingsView)(nil)
+	_ pane     = (*recordView)(nil)
 )
 
 // current is the pane on screen: the last of the current tab's.

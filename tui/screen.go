@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 )
 
-// View draws the screen: the tabs, the view, the status bar and a help
-// line (or the full help).
+// View draws the screen: the tabs, the current pane, the status bar and
+// a help line (or the full help).
 func (m *Model) View() string {
 	sh := m.sh
 	body := m.bodyHeight()
@@ -57,7 +57,8 @@ func (m *Model) tabBar() string {
 	return left + " " + fitRight(fit(right, room), room)
 }
 
-// status is the status bar: the view's position and filters, or a notice.
+// status is the status bar: the current pane's (its position and
+// filters), or a notice.
 func (m *Model) status() string {
 	sh := m.sh
 	text := ""

@@ -7,7 +7,7 @@ import (
 	"github.com/stormaudit/stormaudit/dataset"
 )
 
-// shared is what every view sees: the data, its indexes and the looks.
+// shared is what every pane sees: the data, its indexes and the looks.
 type shared struct {
 	opts    Options
 	man     *dataset.Manifest
@@ -32,7 +32,7 @@ type recRef struct {
 	row  int64
 }
 
-// index builds the lookups the views share.
+// index builds the lookups the panes share.
 func (sh *shared) index() {
 	res := sh.ov.Result
 	sh.byDev, sh.byRef = map[string][]int{}, map[recRef][]int{}

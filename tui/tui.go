@@ -138,7 +138,7 @@ func (m *Model) resize(w, h int) {
 	}
 }
 
-// bodyHeight is the height of a view: all but the tabs, status and help.
+// bodyHeight is the height of a pane: all but the tabs, status and help.
 func (m *Model) bodyHeight() int { return m.sh.h - 3 }
 
 func (m *Model) loaded(msg loadedMsg) {
