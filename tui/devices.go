@@ -35,7 +35,19 @@ type devicesView struct {
 	label  string // what only is
 }
 
+func (v *devicesView) title() string { return "Devices" }
+
 func (v *devicesView) resize(h int) { v.list.h = h - 1 }
+
+func (v *devicesView) ShortHelp() []key.Binding {
+	return short(hint("enter", "timeline"), hint("s/r", "sort"), hint("f", "filter"), hint("/", "search"))
+}
+
+func (v *devicesView) FullHelp() [][]key.Binding {
+	k := v.sh.keys
+	return k.full(k.moves(), []key.Binding{k.Open, k.Sort, k.Reverse, k.Filter, k.Back, k.Search, k.NextMatch, k.PrevMatch,
+		k.NextFinding, k.PrevFinding})
+}
 
 func (v *devicesView) init() {
 	v.sort, v.desc = byID, false
@@ -48,6 +60,8 @@ func (v *devicesView) restrict(ds []int, label string) {
 	v.refresh()
 	v.list.to(0)
 }
+
+func (v *devicesView) filterText() string { return v.filter }
 
 func (v *devicesView) setFilter(f string) {
 	v.filter = f
@@ -115,7 +129,7 @@ func stillDown(d *analyze.DeviceFigures) int {
 	return 0
 }
 
-func (v *devicesView) key(msg tea.KeyMsg) action {
+func (v *devicesView) update(msg tea.KeyMsg) action {
 	k := v.sh.keys
 	switch {
 	case v.list.move(k, msg):

@@ -20,9 +20,22 @@ type findingsView struct {
 	filter string
 }
 
+func (v *findingsView) title() string { return "Findings" }
+
 func (v *findingsView) resize(h int) { v.list.h = h - 1 }
 
+func (v *findingsView) ShortHelp() []key.Binding {
+	return short(hint("enter", "open"), hint("f", "filter"), hint("/", "search"))
+}
+
+func (v *findingsView) FullHelp() [][]key.Binding {
+	k := v.sh.keys
+	return k.full(k.moves(), []key.Binding{k.Open, k.Filter, k.Back, k.Search, k.NextMatch, k.PrevMatch, k.NextFinding, k.PrevFinding})
+}
+
 func (v *findingsView) init() { v.refresh() }
+
+func (v *findingsView) filterText() string { return v.filter }
 
 func (v *findingsView) setFilter(f string) {
 	v.filter = f
@@ -44,7 +57,7 @@ func (v *findingsView) matches(i int, q string) bool {
 	return contains(f.Rule, q) || contains(f.Device, q) || contains(f.Message, q) || contains(f.Severity.String(), q)
 }
 
-func (v *findingsView) key(msg tea.KeyMsg) action {
+func (v *findingsView) update(msg tea.KeyMsg) action {
 	k := v.sh.keys
 	switch {
 	case v.list.move(k, msg):

@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"slices"
+
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // keyMap is every key the browser answers to. The help (? and the one-line
 // help) is generated from it, showing the keys the current view enables.
@@ -54,39 +58,25 @@ func newKeyMap() keyMap {
 	}
 }
 
-// short is the one-line help of view v: a few keys, grouped, that fit
-// in 80 columns.
-func (k keyMap) short(v int) []key.Binding {
-	h := func(keys, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
-	}
-	tab, help, quit := h("tab", "view"), h("?", "help"), h("q", "quit")
-	switch v {
-	case viewFleet:
-		return []key.Binding{tab, h("←→", "time"), h("+-", "zoom"), h("enter", "devices"), h("e/E", "finding"), help, quit}
-	case viewDevices:
-		return []key.Binding{tab, h("enter", "timeline"), h("s/r", "sort"), h("f", "filter"), h("/", "search"), help, quit}
-	case viewTimeline:
-		return []key.Binding{tab, h("enter", "record"), h("e/E", "finding"), h("/", "search"), h("esc", "back"), help, quit}
-	}
-	return []key.Binding{tab, h("enter", "open"), h("f", "filter"), h("/", "search"), help, quit}
+// hint is a key of the one-line help: the keys as shown, what they do.
+func hint(keys, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 }
 
-// full is the full help of view v, in columns.
-func (k keyMap) full(v int) [][]key.Binding {
-	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
-	views := []key.Binding{k.NextView, k.PrevView, k.Fleet, k.Devices, k.Timeline, k.Findings}
-	var here []key.Binding
-	switch v {
-	case viewFleet:
-		move = []key.Binding{k.Left, k.Right, k.PageUp, k.PageDown, k.Home, k.End, k.ZoomIn, k.ZoomOut}
-		here = []key.Binding{k.Open, k.Unrecovered, k.NextFinding, k.PrevFinding, k.Search}
-	case viewDevices:
-		here = []key.Binding{k.Open, k.Sort, k.Reverse, k.Filter, k.Back, k.Search, k.NextMatch, k.PrevMatch, k.NextFinding, k.PrevFinding}
-	case viewTimeline:
-		here = []key.Binding{k.Open, k.Back, k.Search, k.NextMatch, k.PrevMatch, k.NextFinding, k.PrevFinding}
-	case viewFindings:
-		here = []key.Binding{k.Open, k.Filter, k.Back, k.Search, k.NextMatch, k.PrevMatch, k.NextFinding, k.PrevFinding}
-	}
-	return [][]key.Binding{move, here, append(views, k.Help, k.Quit)}
+// short is a pane's one-line help: tab, the pane's own keys, help and
+// quit. It must fit in 80 columns.
+func short(own ...key.Binding) []key.Binding {
+	return slices.Concat([]key.Binding{hint("tab", "view")}, own, []key.Binding{hint("?", "help"), hint("q", "quit")})
+}
+
+// moves are the keys that move a list's cursor.
+func (k keyMap) moves() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
+}
+
+// full is a pane's full help, in columns: the keys that move, the pane's
+// own, and those that change view, help and quit.
+func (k keyMap) full(move, own []key.Binding) [][]key.Binding {
+	views := []key.Binding{k.NextView, k.PrevView, k.Fleet, k.Devices, k.Timeline, k.Findings, k.Help, k.Quit}
+	return [][]key.Binding{move, own, views}
 }

@@ -6,15 +6,57 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
-// details lists every field of the cursor's record, where it was read
-// and where it sits in its chain, then the findings that rest on it.
-func (v *timelineView) details() []string {
-	i := v.list.cur
-	row := &v.recs.Rows[i]
+// recordView is the timeline's cursor record in full, shown over the
+// timeline: every field, where it was read and where it sits in its
+// chain, then the findings that rest on it. It is the timeline's record
+// and cursor: a search moves to the next record that matches and shows
+// that one.
+type recordView struct {
+	tl *timelineView
+}
+
+func (v *recordView) title() string { return "Record" }
+
+// resize does nothing: the record takes the lines it is given.
+func (v *recordView) resize(int) {}
+
+// ShortHelp is the timeline's: the record is part of it.
+func (v *recordView) ShortHelp() []key.Binding { return v.tl.ShortHelp() }
+
+func (v *recordView) FullHelp() [][]key.Binding { return v.tl.FullHelp() }
+
+// update closes the record on esc or enter.
+func (v *recordView) update(msg tea.KeyMsg) action {
+	k := v.tl.sh.keys
+	if key.Matches(msg, k.Back) || key.Matches(msg, k.Open) {
+		a := none
+		a.pop = true
+		return a
+	}
+	return none
+}
+
+func (v *recordView) search(q string, dir int, self bool) bool { return v.tl.search(q, dir, self) }
+
+func (v *recordView) view(h int) string { return lines(v.details(), v.tl.sh.w, h) }
+
+func (v *recordView) status() string {
+	return fmt.Sprintf("%s · record %d of %d · esc closes", dev(v.tl.id), v.tl.list.cur+1, v.tl.list.n)
+}
+
+// details lists every field of the record, where it was read and where
+// it sits in its chain, then the findings that rest on it.
+func (v *recordView) details() []string {
+	tl := v.tl
+	i := tl.list.cur
+	row := &tl.recs.Rows[i]
 	r := &row.Record
 	field := func(name, value string) string { return fmt.Sprintf("  %-19s %s", name, value) }
 	opt := func(has auditfmt.Presence, s string) string {
@@ -30,7 +72,7 @@ func (v *timelineView) details() []string {
 		return dev(s)
 	}
 	out := []string{
-		v.sh.st.head.Render(fmt.Sprintf("record %d of %s", i+1, dev(r.ClientID))),
+		tl.sh.st.head.Render(fmt.Sprintf("record %d of %s", i+1, dev(r.ClientID))),
 		field("client_id", dev(r.ClientID)),
 		field("recorded_at", string(auditfmt.AppendTimestamp(nil, r.RecordedAt, r.OffsetMin))),
 		field("backoff_delay_s", string(auditfmt.AppendFloat(nil, r.BackoffDelayS))),
@@ -54,8 +96,8 @@ func (v *timelineView) details() []string {
 		field("extra", str(r.Extra)),
 		field("envelope", str(r.Envelope)),
 		"",
-		field("input", fmt.Sprintf("%s line %d", dev(v.recs.Sources[r.Source]), r.Line)),
-		field("dataset", fmt.Sprintf("%s row %d", v.recs.Files[row.File], row.Row)),
+		field("input", fmt.Sprintf("%s line %d", dev(tl.recs.Sources[r.Source]), r.Line)),
+		field("dataset", fmt.Sprintf("%s row %d", tl.recs.Files[row.File], row.Row)),
 	}
 	if row.Chain.Origin == "" {
 		out = append(out, field("chain", "(not chained)"))
@@ -63,11 +105,11 @@ func (v *timelineView) details() []string {
 		out = append(out, field("chain", fmt.Sprintf("%s seq %d", dev(row.Chain.Origin), row.Chain.Seq)),
 			field("link", hex.EncodeToString(row.Chain.Link[:])))
 	}
-	for _, f := range v.finds[i] {
-		fd := &v.sh.ov.Result.Findings[f]
+	for _, f := range tl.finds[i] {
+		fd := &tl.sh.ov.Result.Findings[f]
 		out = append(out, "")
-		out = append(out, wrap(fmt.Sprintf("%s %s: %s", fd.Severity, fd.Rule, dev(fd.Message)), v.sh.w, 2)...)
-		out = append(out, wrap(dev(fd.Explanation), v.sh.w, 4)...)
+		out = append(out, wrap(fmt.Sprintf("%s %s: %s", fd.Severity, fd.Rule, dev(fd.Message)), tl.sh.w, 2)...)
+		out = append(out, wrap(dev(fd.Explanation), tl.sh.w, 4)...)
 	}
 	return out
 }

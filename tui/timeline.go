@@ -26,8 +26,7 @@ type timelineView struct {
 	err     error
 	loading bool
 	took    time.Duration
-	finding int  // the finding it was opened at, -1 if none
-	detail  bool // the cursor record's fields are up
+	finding int // the finding it was opened at, -1 if none
 	gutter  []rune
 	finds   [][]int // the findings on each record
 	text    []string
@@ -42,11 +41,21 @@ type deviceMsg struct {
 	took    time.Duration
 }
 
+func (v *timelineView) title() string { return "Timeline" }
+
 func (v *timelineView) resize(h int) { v.list.h = h - 2 - v.findingLines() }
+
+func (v *timelineView) ShortHelp() []key.Binding {
+	return short(hint("enter", "record"), hint("e/E", "finding"), hint("/", "search"), hint("esc", "back"))
+}
+
+func (v *timelineView) FullHelp() [][]key.Binding {
+	k := v.sh.keys
+	return k.full(k.moves(), []key.Binding{k.Open, k.Back, k.Search, k.NextMatch, k.PrevMatch, k.NextFinding, k.PrevFinding})
+}
 
 // open shows device id, at finding (or -1); it returns the read to run.
 func (v *timelineView) open(id string, finding int) tea.Cmd {
-	v.detail = false
 	if v.recs != nil && v.id == id && v.err == nil {
 		v.finding = finding
 		v.at(finding)
@@ -199,17 +208,11 @@ func ratioBar(x, c float64, w int) string {
 	return s
 }
 
-func (v *timelineView) key(msg tea.KeyMsg) action {
+func (v *timelineView) update(msg tea.KeyMsg) action {
 	k := v.sh.keys
 	if v.recs == nil {
 		if key.Matches(msg, k.Back) {
 			return action{view: viewDevices, finding: -1}
-		}
-		return none
-	}
-	if v.detail {
-		if key.Matches(msg, k.Back) || key.Matches(msg, k.Open) {
-			v.detail = false
 		}
 		return none
 	}
@@ -226,7 +229,11 @@ func (v *timelineView) key(msg tea.KeyMsg) action {
 			v.sh.notice = "no findings on this device's records"
 		}
 	case key.Matches(msg, k.Open):
-		v.detail = len(v.finds) > 0
+		if len(v.finds) > 0 {
+			a := none
+			a.push = &recordView{tl: v}
+			return a
+		}
 	case key.Matches(msg, k.Back):
 		if v.finding >= 0 {
 			return action{view: viewFindings, finding: -1}
@@ -256,8 +263,6 @@ func (v *timelineView) view(h int) string {
 		return lines([]string{"", "  reading " + dev(v.id) + "…"}, sh.w, h)
 	case v.err != nil:
 		return lines([]string{"", "  " + sh.st.warn.Render("cannot read the device: ") + dev(v.err.Error())}, sh.w, h)
-	case v.detail:
-		return lines(v.details(), sh.w, h)
 	}
 	out := []string{v.header()}
 	if v.finding >= 0 {
@@ -338,11 +343,8 @@ func (v *timelineView) header() string {
 }
 
 func (v *timelineView) status() string {
-	switch {
-	case v.recs == nil:
+	if v.recs == nil {
 		return "timeline"
-	case v.detail:
-		return fmt.Sprintf("%s · record %d of %d · esc closes", dev(v.id), v.list.cur+1, v.list.n)
 	}
 	n := 0
 	for _, f := range v.finds {

@@ -253,6 +253,33 @@ func TestLoading(t *testing.T) {
 	}
 }
 
+// TestRecordOverTimeline: a record shown over its timeline stays up while
+// other tabs are visited, esc or enter closes it, and opening a device
+// shows that device's records, not a record.
+func TestRecordOverTimeline(t *testing.T) {
+	m := loadedModel(t, fleetDataset(t), 80, 24)
+	record := func() bool { return strings.Contains(m.status(), "esc closes") }
+	for _, step := range []struct {
+		keys []string
+		want bool
+	}{
+		{[]string{"2", "enter", "j", "enter"}, true},
+		{[]string{"1", "3"}, true},
+		{[]string{"esc"}, false},
+		{[]string{"enter"}, true},
+		{[]string{"enter"}, false},
+		{[]string{"enter", "2", "j", "enter"}, false},
+	} {
+		press(t, m, step.keys...)
+		if got := record(); got != step.want {
+			t.Fatalf("after %v: record shown %v, want %v; status %q", step.keys, got, step.want, m.status())
+		}
+	}
+	if m.timeline.list.cur != 0 {
+		t.Errorf("a device opened at record %d, want 1", m.timeline.list.cur+1)
+	}
+}
+
 // TestResize checks that every view fills the terminal exactly, line by
 // line, at sizes from tiny to wide, and after a resize.
 func TestResize(t *testing.T) {
@@ -262,14 +289,15 @@ func TestResize(t *testing.T) {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		for v := range numViews {
 			m.view = v
+			name := m.current().title()
 			screen := m.View()
 			ls := strings.Split(screen, "\n")
 			if len(ls) != size[1] {
-				t.Errorf("%dx%d %s: %d lines", size[0], size[1], viewNames[v], len(ls))
+				t.Errorf("%dx%d %s: %d lines", size[0], size[1], name, len(ls))
 			}
 			for i, l := range ls {
 				if w := lipgloss.Width(l); w > size[0] {
-					t.Errorf("%dx%d %s: line %d is %d wide: %q", size[0], size[1], viewNames[v], i+1, w, l)
+					t.Errorf("%dx%d %s: line %d is %d wide: %q", size[0], size[1], name, i+1, w, l)
 				}
 			}
 		}
