@@ -195,7 +195,7 @@ func (v *fleetView) times(n int) string {
 func (v *fleetView) cursorLine() string {
 	from := v.origin() + v.cur*v.width()
 	b := v.sh.ov.Activity.Histogram(from, widths[v.zoom], 1)[0]
-	s := fmt.Sprintf("cursor %s +%s: %s socket-opens", stamp(from), widths[v.zoom], count(b.Total()))
+	s := fmt.Sprintf("cursor %s +%s: %s socket-opens", clock(from), widths[v.zoom], count(b.Total()))
 	var parts []string
 	for k := range analyze.NumOpenKinds {
 		if b.Opens[k] > 0 {
@@ -205,7 +205,7 @@ func (v *fleetView) cursorLine() string {
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}
-	s += fmt.Sprintf(", %s connects", count(b.Connects))
+	s += fmt.Sprintf(" · %s connects stamped in it", count(b.Connects))
 	if b.Flushed > 0 {
 		s += fmt.Sprintf(", %d outbox messages flushed", b.Flushed)
 	}
@@ -261,6 +261,11 @@ func (v *fleetView) incidents() []string {
 		first += fmt.Sprintf("; ^ the first back %s later", dur(time.Duration(inc.FirstConnectAt-inc.LostAt)))
 	}
 	second := fmt.Sprintf("  %s recovered: time to recover p50 %s, p99 %s, max %s", count(inc.Recovered), dur(inc.TTR50), dur(inc.TTR99), dur(inc.TTRMax))
+	if st := inc.Storm; st != nil {
+		// the busiest 1 s from any instant, as the verdict counts it: the
+		// chart's buckets start on whole widths and may split it
+		second += fmt.Sprintf(" · peak %d in the 1s from %s (policy ≤%.1f)", st.Recoveries, clock(st.At), st.Expected)
+	}
 	if inc.Silent {
 		first += fmt.Sprintf(" (silent: noticed %s to %s)", clock(inc.FirstLoss), clock(inc.LastLoss))
 	}

@@ -320,6 +320,7 @@ func (v *timelineView) header() string {
 	if d.Host != "" {
 		s += " · host " + dev(d.Host)
 	}
+	s += v.clockText(d.ID)
 	// its own findings, as the Devices view counts them; then the fleet's
 	// findings that name its records
 	own := map[int]bool{}
@@ -340,6 +341,25 @@ func (v *timelineView) header() string {
 		s += fmt.Sprintf(" · findings: %d own, %d fleet", len(own), len(fleet))
 	}
 	return v.sh.st.head.Render(fit(s, v.sh.w))
+}
+
+// clockText says the device's clock offset a check found, if any: its
+// times below are as it recorded them.
+func (v *timelineView) clockText(id string) string {
+	st := v.sh.ov.Result.Summary.Fleet
+	if st == nil {
+		return ""
+	}
+	for _, o := range st.ClockOffsets {
+		if o.Device == id {
+			dir := "ahead"
+			if o.Offset < 0 {
+				dir = "behind"
+			}
+			return fmt.Sprintf(" · clock %s %s (times as recorded)", dur(o.Offset.Abs()), dir)
+		}
+	}
+	return ""
 }
 
 func (v *timelineView) status() string {

@@ -368,3 +368,17 @@ func TestStillDownSortsWorst(t *testing.T) {
 		t.Errorf("down %d slow, slow %d quiet: want the device still down worst", v.compare(&down, &slow), v.compare(&slow, &quiet))
 	}
 }
+
+// TestTimelineSaysClock: a device whose clock a check found off says so in
+// its timeline's header, and that its times are as recorded (issue 36).
+func TestTimelineSaysClock(t *testing.T) {
+	res := &analyze.Result{Summary: analyze.Summary{Fleet: &analyze.FleetStats{ClockOffsets: []analyze.ClockOffset{
+		{Device: "dev-9", Offset: -4006 * time.Millisecond}}}}}
+	v := &timelineView{sh: &shared{ov: &analyze.Overview{Result: res}}}
+	if got, want := v.clockText("dev-9"), " · clock 4.006s behind (times as recorded)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := v.clockText("dev-1"); got != "" {
+		t.Errorf("a device with no offset: %q", got)
+	}
+}
