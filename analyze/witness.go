@@ -680,6 +680,10 @@ type IncidentBroker struct {
 	// [AcceptsPeakAt, +1 s) from the loss to the next incident.
 	AcceptsPeak   int
 	AcceptsPeakAt int64
+	// AcceptsRes is the coarsest resolution of the accepts' stamps
+	// (1 s for Mosquitto's default): its peak counts stamped seconds, so a
+	// burst across a second's edge splits between two.
+	AcceptsRes time.Duration
 	// Refusals counts the CONNACK refusals the broker sent (Refused
 	// events, of any client: Mosquitto names some by their address) from
 	// the loss's earliest bound to the next incident, by reason code, in
@@ -733,6 +737,7 @@ func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64)
 		case e.Kind == brokerlog.BrokerUp && e.At > inc.FirstLoss-int64(time.Second) && ib.UpAt == NoTime && ib.FirstAcceptAt == NoTime:
 			ib.UpAt = e.At
 		case e.Kind == brokerlog.Accepted && e.At >= inc.LostAtEarliest:
+			ib.AcceptsRes = max(ib.AcceptsRes, time.Duration(e.Res))
 			if ib.FirstAcceptAt == NoTime && (ib.UpAt == NoTime || e.At >= ib.UpAt) && members[wit.client(e)] {
 				ib.FirstAcceptAt = e.At
 			}

@@ -48,7 +48,7 @@ func TestText(t *testing.T) {
 		"    records: stdin:2\n",
 		"notes:\n  spacing: min_connect_spacing_s is not declared\n",
 		"fleet:    5 devices, 20 socket-opens; socket-opens (the broker up or not) peaked at 5 in 1s at 2026-11-30T14:17:35Z\n",
-		"recovery: 4 of 5 devices that lost the connection recovered; time to recover p50 2s, p90 4s, p99 4s, max 4s; fairness 0.83\n",
+		"recovery: 4 of 5 devices that lost the connection recovered; time to recover p50 2s, p90 4s, p99 4s, max 4s; fairness 0.83 (Jain's index of the times to recover: 1 when every device took as long, 1/n when one took all)\n",
 	}
 	rest := out
 	for _, w := range want {

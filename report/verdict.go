@@ -103,7 +103,11 @@ func lostWhat(in *analyze.Incident) string {
 func stormVerdict(r *analyze.Result, in *analyze.Incident, next int64) string {
 	peak := returnPeak(in)
 	if b := in.Broker; b != nil && b.AcceptsPeak > 0 {
-		peak += fmt.Sprintf(" (the broker's log: %d accepts of any client in 1s)", b.AcceptsPeak)
+		if strings.HasSuffix(peak, ")") {
+			peak = peak[:len(peak)-1] + "; " + acceptsText(b) + ")"
+		} else {
+			peak += " (" + acceptsText(b) + ")"
+		}
 	}
 	var flagged, within []string
 	inferred := r.Summary.Policy.Source == "inferred"
@@ -147,6 +151,18 @@ func withinWhy(id string, st *analyze.StormWeighed) string {
 		return fmt.Sprintf(": %d is not over %g× the %.1f expected", st.Recoveries, analyze.StormFactor, st.Expected)
 	}
 	return fmt.Sprintf(": %d in some second of the recovery has a chance of %.2g, not below %g", st.Recoveries, st.Chance, analyze.StormTail)
+}
+
+// acceptsText says the broker's accepts peak, and why it may differ from
+// the recorded one: it counts any client, and stamps of a whole second
+// split a burst across a second's edge.
+func acceptsText(b *analyze.IncidentBroker) string {
+	s := fmt.Sprintf("the broker's log: %d accepts of any client in 1s", b.AcceptsPeak)
+	if b.AcceptsRes >= time.Second {
+		s = fmt.Sprintf("the broker's log: %d accepts of any client in one of its whole stamped seconds, which split a burst "+
+			"across a second's edge", b.AcceptsPeak)
+	}
+	return s
 }
 
 // returnPeak says how the fleet came back: the most recoveries in one
