@@ -76,7 +76,7 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 
 	ds := filepath.Join(dir, "dataset")
 	fmt.Fprintf(out, "3. stormaudit ingest --key %s -o %s %s\n", filepath.Join(keys, "demo-collector.key"), ds, input)
-	man, err := ingest.Run(ctx, ds, []ingest.Source{{Name: input}}, ingest.Options{CreatedBy: "stormaudit " + versionText(), Signer: signer})
+	man, err := ingestRun(ctx, ds, []ingest.Source{{Name: input}}, ingest.Options{CreatedBy: "stormaudit " + versionText(), Signer: signer})
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("demo: ingest: %w", err)}
 	}
