@@ -10,6 +10,7 @@ import (
 	"github.com/stormaudit/stormaudit/dataset"
 	"github.com/stormaudit/stormaudit/ingest"
 	"github.com/stormaudit/stormaudit/internal/sysmem"
+	"github.com/stormaudit/stormaudit/replay"
 )
 
 // availableMemory returns the memory available for a new program, in
@@ -45,4 +46,19 @@ func ingestRun(ctx context.Context, dir string, sources []ingest.Source, opts in
 func ingestScan(ctx context.Context, dir string, sources []ingest.Source, opts ingest.Options, fn func([]auditfmt.Record) error) (*dataset.Manifest, error) {
 	defer limitMemory(ingest.MemoryLimit)()
 	return ingest.Scan(ctx, dir, sources, opts, fn)
+}
+
+// tuneReplayGC sets the garbage collector for a replay and returns what
+// restores it: no collection until the process reaches
+// replay.MemoryLimit of available (the memory available, in bytes), or
+// the lower limit it was given (GOMEMLIMIT). replay says why; stormaudit
+// replay calls it.
+func tuneReplayGC(available int64) (restore func()) {
+	gc := debug.SetGCPercent(-1)
+	mem := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(mem, replay.MemoryLimit(available)))
+	return func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(mem)
+	}
 }

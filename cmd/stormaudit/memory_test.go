@@ -15,6 +15,7 @@ import (
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/ingest"
 	"github.com/stormaudit/stormaudit/internal/testonly/testkit"
+	"github.com/stormaudit/stormaudit/replay"
 )
 
 // TestIngestMemoryLimit: the commands ingest under ingest.MemoryLimit
@@ -99,5 +100,40 @@ func TestIngestOnlyUnderMemoryLimit(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no command source found: the test checked nothing")
+	}
+}
+
+// TestReplayGC: stormaudit replay turns the collector off until
+// replay.MemoryLimit of the memory available, or the lower limit the
+// process was given (GOMEMLIMIT), and restores both after.
+func TestReplayGC(t *testing.T) {
+	gcPercent := func() int {
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		return p
+	}
+	const available = 16 << 30
+	full := replay.MemoryLimit(available)
+	for _, tc := range []struct {
+		name      string
+		set, want int64
+	}{
+		{"no limit set", math.MaxInt64, full},
+		{"GOMEMLIMIT below", 512 << 20, 512 << 20},
+		{"GOMEMLIMIT above", full + 1, full},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(tc.set))
+			defer debug.SetGCPercent(debug.SetGCPercent(100))
+			restore := tuneReplayGC(available)
+			gc, mem := gcPercent(), debug.SetMemoryLimit(-1)
+			restore()
+			if gc != -1 || mem != tc.want {
+				t.Errorf("while replaying: GOGC %d and a limit of %d, want off and %d", gc, mem, tc.want)
+			}
+			if gc, mem := gcPercent(), debug.SetMemoryLimit(-1); gc != 100 || mem != tc.set {
+				t.Errorf("after: GOGC %d and a limit of %d, want 100 and %d as before", gc, mem, tc.set)
+			}
+		})
 	}
 }

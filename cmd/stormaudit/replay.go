@@ -123,7 +123,7 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 		}
 		setup.opts.LinkDown.Down = outage
 	}
-	defer replay.TuneGC()()
+	defer tuneReplayGC(availableMemory())()
 	var reps []*replay.Report
 	for _, p := range plans {
 		rep, err := replayOne(ctx, cmd, setup, p)
