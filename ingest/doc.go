@@ -29,8 +29,10 @@
 // duplicates.ndjson of every range in order, the signed checkpoint, and
 // the manifest, which accounts for every line read as accepted, rejected
 // (quarantined in rejects.ndjson, with the error naming the input, line
-// and field) or duplicate. Run and Scan set a soft memory limit
-// (MemoryLimit) unless one is set.
+// and field) or duplicate. Run and Scan hold a bounded amount of memory
+// whatever the input size; they set no memory limit of the process:
+// MemoryLimit is the soft limit a program should run them under
+// (stormaudit's commands do, unless one is set).
 //
 // # Atomicity
 //

@@ -109,7 +109,6 @@ const DefaultMaxRejects = 100_000
 // unreadable input); rejects are not errors.
 func Run(ctx context.Context, dir string, sources []Source, opts Options) (*dataset.Manifest, error) {
 	opts.setDefaults()
-	defer limitMemory()()
 	id, err := newDatasetID()
 	if err != nil {
 		return nil, err

@@ -23,7 +23,6 @@ import (
 // dataset of them.
 func Scan(ctx context.Context, dir string, sources []Source, opts Options, fn func(recs []auditfmt.Record) error) (*dataset.Manifest, error) {
 	opts.setDefaults()
-	defer limitMemory()()
 	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}

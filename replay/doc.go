@@ -17,6 +17,18 @@
 // The client is a minimal one on mochi's packets package; it never
 // reconnects by itself.
 //
+// # What-ifs
+//
+// A what-if is one outage of one fleet played again under another
+// reconnect policy; its logic lives here, in whatif.go, and commands
+// parse their flags, call it and print. Plans chooses what a replay
+// plays from a fleet's recorded schedule: the recorded plan, the what-if,
+// or both, and the outage they start in. WhatIf redraws a plan's
+// devices under another policy through simulate's model. SimulateWhatIf
+// runs one outage of a modelled fleet under several policies, with no
+// broker (stormaudit demo's what-if), and SimulatedWhatIf.Why says what
+// its figures mean where they seem to contradict each other.
+//
 // # Measurements
 //
 // For every connect Run measures its lateness (its socket-open after its

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/hashchain"
-	"github.com/stormaudit/stormaudit/internal/sysmem"
 )
 
 // StatusTopic returns the topic of a device's status: "online", retained,
@@ -128,23 +126,20 @@ func within(outages []Outage, at time.Duration) bool {
 	return false
 }
 
-// TuneGC sets the garbage collector for a replay and returns the function
-// that restores it: no collection until the process's memory reaches a
-// quarter of what the system has available (at least 1 GiB). Thousands of
-// connections each allocate buffers and grow goroutine stacks, and at the
-// default pace the collector's work delayed connects by tens of
-// milliseconds (BenchmarkReplay10k: p99 lateness 150 ms with GOGC 100).
-// A lower limit the process was given (GOMEMLIMIT) stands: the collector
-// then runs whenever the process reaches it. stormaudit replay calls it.
-func TuneGC() (restore func()) {
-	gc := debug.SetGCPercent(-1)
-	mem := debug.SetMemoryLimit(-1)
-	debug.SetMemoryLimit(min(mem, max(sysmem.Available()/4, 1<<30)))
-	return func() {
-		debug.SetGCPercent(gc)
-		debug.SetMemoryLimit(mem)
-	}
-}
+// MemoryLimit returns the soft memory limit (runtime/debug.SetMemoryLimit)
+// that a process replaying should run under, with the garbage collector
+// off below it (runtime/debug.SetGCPercent(-1)): a quarter of available,
+// the memory the system has available in bytes, and at least 1 GiB.
+// Thousands of connections each allocate buffers and grow goroutine
+// stacks, and at the default pace the collector's work delayed connects
+// by tens of milliseconds (BenchmarkReplay10k: p99 lateness 150 ms with
+// GOGC 100). A lower limit the process was given (GOMEMLIMIT) should
+// stand: the collector then runs whenever the process reaches it.
+//
+// Run sets neither: the collector's settings are the process's, and the
+// program's to choose. stormaudit replay sets both for the replay's
+// duration (cmd/stormaudit/memory.go).
+func MemoryLimit(available int64) int64 { return max(available/4, 1<<30) }
 
 // DefaultConnectTimeout is Options.ConnectTimeout when it is 0.
 const DefaultConnectTimeout = 5 * time.Second

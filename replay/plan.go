@@ -1,17 +1,11 @@
 package replay
 
 import (
-	"cmp"
-	"context"
-	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
-	"github.com/stormaudit/stormaudit/policy"
-	"github.com/stormaudit/stormaudit/simulate"
 )
 
 // DefaultKeepalive is the keepalive of a replayed device when the policy
@@ -71,48 +65,6 @@ func Recorded(fs *analyze.FleetSchedule, from int64, keepalive uint16) *Plan {
 		p.Connects = append(p.Connects, Connect{At: time.Duration(o.At - from), Wait: time.Duration(o.Wait), Device: k, Attempt: o.Attempt})
 	}
 	return p
-}
-
-// WhatIfOptions describe a what-if: the same devices, the same outage,
-// another policy.
-type WhatIfOptions struct {
-	Policy  policy.Policy
-	Library *policy.Policy // the library's own reconnect loop beside the manager, or nil
-	// Outage is how long the broker was down from the plan's start (the
-	// incident's first connect after its loss); Horizon how long the
-	// what-if runs.
-	Outage, Horizon time.Duration
-	Seed            uint64
-}
-
-// WhatIf redraws the schedule of the devices of recorded under another
-// policy, through simulate's model: they all lose the broker at the
-// plan's start, it is down for the outage, and each connects when the
-// model's policy (and library loop) says. Its socket-opens are the
-// what-if plan; the model's device i is recorded's device i.
-func WhatIf(ctx context.Context, recorded *Plan, o WhatIfOptions) (*Plan, error) {
-	if len(recorded.Devices) == 0 {
-		return nil, fmt.Errorf("what-if: the recorded schedule has no device")
-	}
-	name := o.Policy.Name
-	if name == "" {
-		name = string(o.Policy.Delay)
-	}
-	p := &Plan{Name: "what-if (" + name + ")", Devices: slices.Clone(recorded.Devices)}
-	if o.Policy.KeepaliveS > 0 {
-		for i := range p.Devices {
-			p.Devices[i].Keepalive = uint16(min(o.Policy.KeepaliveS, 65535))
-		}
-	}
-	cfg := simulate.Config{Devices: len(p.Devices), Outage: o.Outage, Policy: o.Policy, Seed: o.Seed, Library: o.Library,
-		Horizon: max(o.Horizon, o.Outage+time.Second), OnOpen: func(op simulate.Open) {
-			p.Connects = append(p.Connects, Connect{At: op.At, Wait: time.Duration(op.Delay * 1e9), Device: int32(op.Device), Attempt: op.Attempt})
-		}}
-	if _, err := simulate.Run(ctx, cfg, io.Discard); err != nil {
-		return nil, fmt.Errorf("what-if: %w", err)
-	}
-	slices.SortStableFunc(p.Connects, func(a, b Connect) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Device, b.Device)) })
-	return p, nil
 }
 
 // Sample returns the plan of n of p's devices, chosen at random (the same

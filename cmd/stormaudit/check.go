@@ -237,7 +237,7 @@ func checkRaw(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*ana
 	stderr, quiet := cmd.Root().ErrWriter, cmd.Bool("quiet")
 	bar := newProgressBar(stderr, quiet)
 	res, err := analyze.CheckRecords(func(fn func([]auditfmt.Record) error) (*dataset.Manifest, error) {
-		man, err := ingest.Scan(ctx, in.dir, ingestSources(cmd, args), ingest.Options{Progress: bar.update, MaxRejects: cmd.Int64("max-rejects")}, fn)
+		man, err := ingestScan(ctx, in.dir, ingestSources(cmd, args), ingest.Options{Progress: bar.update, MaxRejects: cmd.Int64("max-rejects")}, fn)
 		bar.done()
 		if err != nil {
 			return nil, &exitError{code: 2, err: fmt.Errorf("check: read: %w", err)}
@@ -322,7 +322,7 @@ func ingestTemp(ctx context.Context, cmd *cli.Command, name string, args []strin
 	}
 	in := &input{dir: dir, temp: true}
 	bar := newProgressBar(cmd.Root().ErrWriter, cmd.Bool("quiet"))
-	in.man, err = ingest.Run(ctx, dir, ingestSources(cmd, args), ingest.Options{CreatedBy: "stormaudit " + versionText(), Progress: bar.update})
+	in.man, err = ingestRun(ctx, dir, ingestSources(cmd, args), ingest.Options{CreatedBy: "stormaudit " + versionText(), Progress: bar.update})
 	bar.done()
 	if err != nil {
 		in.close()

@@ -13,8 +13,8 @@ import (
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/ingest"
 	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/replay"
 	"github.com/stormaudit/stormaudit/report"
-	"github.com/stormaudit/stormaudit/simulate"
 	"github.com/stormaudit/stormaudit/verify"
 
 	"github.com/urfave/cli/v3"
@@ -76,7 +76,7 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 
 	ds := filepath.Join(dir, "dataset")
 	fmt.Fprintf(out, "3. stormaudit ingest --key %s -o %s %s\n", filepath.Join(keys, "demo-collector.key"), ds, input)
-	man, err := ingest.Run(ctx, ds, []ingest.Source{{Name: input}}, ingest.Options{CreatedBy: "stormaudit " + versionText(), Signer: signer})
+	man, err := ingestRun(ctx, ds, []ingest.Source{{Name: input}}, ingest.Options{CreatedBy: "stormaudit " + versionText(), Signer: signer})
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("demo: ingest: %w", err)}
 	}
@@ -123,18 +123,18 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	if err := demoReport(out, dir, ds, keys, rep); err != nil {
 		return err
 	}
-	stats, err := demoWhatIf(ctx, out, dir)
+	whatIf, err := demoWhatIf(ctx, out, dir)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "done: everything is in %s\n", dir)
-	demoSummary(cmd.Root().Writer, dir, ds, res, rep, stats)
+	demoSummary(cmd.Root().Writer, dir, ds, res, rep, whatIf)
 	return nil
 }
 
 // demoSummary prints, on stdout, what the demo found and the commands to
 // go on with.
-func demoSummary(w io.Writer, dir, ds string, res *analyze.Result, ver *verify.Report, stats []simulate.Stats) {
+func demoSummary(w io.Writer, dir, ds string, res *analyze.Result, ver *verify.Report, whatIf *replay.SimulatedWhatIf) {
 	fmt.Fprintf(w, "stormaudit demo: the sample incident, in %s\n\n", dir)
 	for _, v := range report.Verdict(res) {
 		fmt.Fprintf(w, "  verdict:   %s.\n", v)
@@ -144,9 +144,9 @@ func demoSummary(w io.Writer, dir, ds string, res *analyze.Result, ver *verify.R
 	s := res.Summary
 	fmt.Fprintf(w, "  findings:  %d (%d error, %d warning, %d info) against the full-jitter policy\n",
 		len(res.Findings), s.BySeverity["error"], s.BySeverity["warning"], s.BySeverity["info"])
-	if len(stats) == 2 {
+	if r := whatIf.Runs; len(r) == 2 {
 		fmt.Fprintf(w, "  what-if:   %d devices back from a %v outage: %d socket-opens/s on the broker's return on a fixed timer, %d with full jitter\n",
-			whatIfDevices, whatIfOutage, stats[0].PeakUpPerS, stats[1].PeakUpPerS)
+			whatIf.Fleet.Devices, whatIf.Fleet.Outage, r[0].Stats.PeakUpPerS, r[1].Stats.PeakUpPerS)
 	}
 	fmt.Fprintf(w, "\nnext (each line pastes whole into a shell):\n")
 	for _, c := range [][2]string{

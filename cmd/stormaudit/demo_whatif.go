@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/policy"
+	"github.com/stormaudit/stormaudit/replay"
 	"github.com/stormaudit/stormaudit/report"
 	"github.com/stormaudit/stormaudit/simulate"
 )
@@ -49,33 +51,45 @@ func demoCheck(out io.Writer, ds string) (*analyze.Result, error) {
 }
 
 // demoWhatIf simulates the same outage under the fixed and full-jitter
-// presets, ingests both, and prints the figures side by side.
-func demoWhatIf(ctx context.Context, out io.Writer, dir string) ([]simulate.Stats, error) {
-	names := []string{"fixed", "full-jitter"}
-	var stats []simulate.Stats
-	for i, name := range names {
+// presets (replay.SimulateWhatIf), ingests both, and prints the figures
+// side by side.
+func demoWhatIf(ctx context.Context, out io.Writer, dir string) (*replay.SimulatedWhatIf, error) {
+	var pols []policy.Policy
+	for _, name := range []string{"fixed", "full-jitter"} {
 		pol, err := policy.Preset(name)
 		if err != nil {
 			return nil, &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
 		}
-		ds := filepath.Join(dir, "whatif-"+name)
+		pols = append(pols, pol)
+	}
+	fleet := simulate.Config{Devices: whatIfDevices, Outage: whatIfOutage, Seed: whatIfSeed, Capacity: whatIfCapacity}
+	w, err := replay.SimulateWhatIf(ctx, fleet, pols, func(i int, cfg simulate.Config) (simulate.Stats, error) {
+		ds := filepath.Join(dir, "whatif-"+cfg.Policy.Name)
 		fmt.Fprintf(out, "%d. stormaudit simulate --devices %d --outage %v --capacity %d --policy %s --seed %d --dataset %s\n",
-			7+i, whatIfDevices, whatIfOutage, whatIfCapacity, name, whatIfSeed, ds)
-		cfg := simulate.Config{Devices: whatIfDevices, Outage: whatIfOutage, Policy: pol, Seed: whatIfSeed, Capacity: whatIfCapacity}
+			7+i, cfg.Devices, cfg.Outage, cfg.Capacity, cfg.Policy.Name, cfg.Seed, ds)
 		st, man, err := simulateDataset(ctx, cfg, ds)
 		if err != nil {
-			return nil, err
+			return st, err
 		}
 		fmt.Fprintf(out, "   %d records of %d devices in %s\n", man.Rows, st.Devices, ds)
-		stats = append(stats, st)
+		return st, nil
+	})
+	var ee *exitError
+	if errors.As(err, &ee) { // a run's, as simulateDataset says it
+		return nil, err
+	}
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("demo: what-if: %w", err)}
 	}
 	fmt.Fprintf(out, "9. the same outage (%d devices, broker down %v, accepting %d connects/s) under both policies:\n",
-		whatIfDevices, whatIfOutage, whatIfCapacity)
-	printWhatIf(out, names, stats)
-	return stats, nil
+		fleet.Devices, fleet.Outage, fleet.Capacity)
+	printWhatIf(out, w)
+	return w, nil
 }
 
-func printWhatIf(out io.Writer, names []string, stats []simulate.Stats) {
+// printWhatIf prints the runs' figures side by side, then what they mean
+// where they seem to contradict each other.
+func printWhatIf(out io.Writer, w *replay.SimulatedWhatIf) {
 	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
 	rows := []struct {
 		label string
@@ -92,44 +106,18 @@ func printWhatIf(out io.Writer, names []string, stats []simulate.Stats) {
 		{"time to recover, max", func(st simulate.Stats) string { return ms(st.TTRMax) }},
 	}
 	fmt.Fprintf(out, "   %-30s", "peaks, then work and recovery")
-	for _, n := range names {
-		fmt.Fprintf(out, " %14s", n)
+	for _, r := range w.Runs {
+		fmt.Fprintf(out, " %14s", r.Policy)
 	}
 	fmt.Fprintln(out)
-	for _, r := range rows {
-		fmt.Fprintf(out, "   %-30s", r.label)
-		for _, st := range stats {
-			fmt.Fprintf(out, " %14s", r.cell(st))
+	for _, row := range rows {
+		fmt.Fprintf(out, "   %-30s", row.label)
+		for _, r := range w.Runs {
+			fmt.Fprintf(out, " %14s", row.cell(r.Stats))
 		}
 		fmt.Fprintln(out)
 	}
-	for _, line := range whatIfWhy(names, stats, whatIfOutage) {
+	for _, line := range w.Why() {
 		fmt.Fprintf(out, "   %s\n", line)
 	}
-}
-
-// whatIfWhy says what the what-if table's figures mean where they seem
-// to contradict each other: a busiest second that came while the broker
-// was down (outage long), which it never saw, and a policy that is
-// gentler on the return but slower to recover.
-func whatIfWhy(names []string, stats []simulate.Stats, outage time.Duration) []string {
-	var out []string
-	for i, st := range stats {
-		if st.PeakAt < outage && st.PeakPerS > st.PeakUpPerS {
-			out = append(out, fmt.Sprintf("%s: its busiest second came %v after the drop, while the broker was down: "+
-				"every device's first retries, which nothing answered; the broker itself saw at most %d a second.", names[i], st.PeakAt, st.PeakUpPerS))
-		}
-	}
-	for i := range stats {
-		for j := range stats {
-			a, b := stats[i], stats[j]
-			if a.PeakUpPerS < b.PeakUpPerS && a.TTR99 > b.TTR99 {
-				out = append(out, fmt.Sprintf("%s: its p99 time to recover is %v longer than %s's: each device waits out a "+
-					"random draw, up to the cap, instead of all at once; the price of %d fewer socket-opens a second on the "+
-					"broker's return and %d fewer refused over capacity.", names[i], (a.TTR99-b.TTR99).Round(time.Millisecond),
-					names[j], b.PeakUpPerS-a.PeakUpPerS, b.RefusedOverload-a.RefusedOverload))
-			}
-		}
-	}
-	return out
 }

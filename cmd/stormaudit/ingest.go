@@ -105,7 +105,7 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 	}
 	bar := newProgressBar(stderr, quiet)
 	opts.Progress = bar.update
-	man, err := ingest.Run(ctx, out, sources, opts)
+	man, err := ingestRun(ctx, out, sources, opts)
 	bar.done()
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("ingest: %w", err)}

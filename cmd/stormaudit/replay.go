@@ -123,7 +123,7 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 		}
 		setup.opts.LinkDown.Down = outage
 	}
-	defer replay.TuneGC()()
+	defer tuneReplayGC(availableMemory())()
 	var reps []*replay.Report
 	for _, p := range plans {
 		rep, err := replayOne(ctx, cmd, setup, p)
@@ -356,11 +356,14 @@ func mqttCredentials(file string) (user, pass []byte, err error) {
 	return user, pass, nil
 }
 
-// replayPlans reads INPUT into the recorded plan and, with --policy, the
-// what-if's: the recorded one alone, the what-if alone, or both. It also
-// returns the incident's outage at the start (from its loss to the first
-// socket-open after it that connected), 0 if none.
+// replayPlans reads INPUT and returns what replay.Plans makes of it,
+// as the flags ask: the recorded plan, the what-if, or both, and the
+// outage they start in (0 if none).
 func replayPlans(ctx context.Context, cmd *cli.Command) ([]*replay.Plan, time.Duration, error) {
+	po, err := planOptions(cmd)
+	if err != nil {
+		return nil, 0, err
+	}
 	in, err := openInput(ctx, cmd, "replay")
 	if err != nil {
 		return nil, 0, err
@@ -370,76 +373,49 @@ func replayPlans(ctx context.Context, cmd *cli.Command) ([]*replay.Plan, time.Du
 	if err != nil {
 		return nil, 0, &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
 	}
-	if len(fs.Opens) == 0 {
-		return nil, 0, &exitError{code: 2, err: errors.New("replay: the log shows no socket-open to replay")}
-	}
-	from, incident, err := replayFrom(cmd, fs)
-	if err != nil {
-		return nil, 0, err
-	}
-	var outage time.Duration // to the first socket-open that connected (less a margin): the broker was up by then
-	if back := fs.BackAt(from); incident != nil && back != analyze.NoTime {
-		outage = max(time.Duration(back-from)-restartMargin, time.Millisecond)
-	}
-	recorded := replay.Recorded(fs, from, uint16(cmd.Int("keepalive")))
-	if len(recorded.Connects) == 0 {
-		return nil, 0, usageErr("replay: --from: no socket-open at or after %s", time.Unix(0, from).UTC().Format(time.RFC3339Nano))
-	}
-	recorded = recorded.Sample(int(cmd.Int("devices")), cmd.Uint64("seed"))
-	name := cmd.String("policy")
-	if name == "" {
-		if cmd.Bool("compare") || cmd.IsSet("library-reconnect") {
-			return nil, 0, usageErr("replay: --compare and --library-reconnect need --policy, the what-if's policy")
-		}
-		return []*replay.Plan{recorded}, outage, nil
-	}
-	wo := replay.WhatIfOptions{Seed: cmd.Uint64("seed"), Horizon: recorded.Span() + time.Minute}
-	if wo.Policy, err = policy.Resolve(name); err != nil {
-		return nil, 0, usageErr("replay: --policy: %v", err)
-	}
-	if lib := cmd.String("library-reconnect"); lib != "" {
-		lp, err := policy.Resolve(lib)
-		if err != nil {
-			return nil, 0, usageErr("replay: --library-reconnect: %v", err)
-		}
-		wo.Library = &lp
-	}
-	wo.Outage = outage
-	whatIf, err := replay.WhatIf(ctx, recorded, wo)
-	if err != nil {
+	plans, outage, err := replay.Plans(ctx, fs, po)
+	var noOpen *replay.NoOpenError
+	switch {
+	case errors.As(err, &noOpen):
+		return nil, 0, usageErr("replay: --from: %v", err)
+	case err != nil:
 		return nil, 0, &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
 	}
-	if cmd.Bool("compare") {
-		return []*replay.Plan{recorded, whatIf}, outage, nil
-	}
-	return []*replay.Plan{whatIf}, outage, nil
+	return plans, outage, nil
 }
 
-// restartMargin is how long before the first socket-open that connected
-// an incident's broker restart (--broker-restart incident) brings the
-// broker back: it must be up, not starting, when that open comes.
-const restartMargin = 50 * time.Millisecond
-
-// replayFrom returns the instant the replay starts from: --from, or the
-// first incident's loss, or the first socket-open; and the incident, if
-// the start is one.
-func replayFrom(cmd *cli.Command, fs *analyze.FleetSchedule) (int64, *analyze.Incident, error) {
+// planOptions reads --from, --keepalive, --devices, --seed, --policy,
+// --library-reconnect and --compare.
+func planOptions(cmd *cli.Command) (replay.PlanOptions, error) {
+	po := replay.PlanOptions{Keepalive: uint16(cmd.Int("keepalive")), Devices: int(cmd.Int("devices")),
+		Seed: cmd.Uint64("seed"), Compare: cmd.Bool("compare")}
 	if f := cmd.String("from"); f != "" {
 		t, err := time.Parse(time.RFC3339Nano, f)
 		if err != nil {
-			return 0, nil, usageErr("replay: --from: expected an RFC 3339 time, found %q", f)
+			return po, usageErr("replay: --from: expected an RFC 3339 time, found %q", f)
 		}
-		for i := range fs.Incidents {
-			if in := &fs.Incidents[i]; in.LostAt >= t.UnixNano() {
-				return t.UnixNano(), in, nil
-			}
+		po.From = t
+	}
+	name := cmd.String("policy")
+	if name == "" {
+		if cmd.Bool("compare") || cmd.IsSet("library-reconnect") {
+			return po, usageErr("replay: --compare and --library-reconnect need --policy, the what-if's policy")
 		}
-		return t.UnixNano(), nil, nil
+		return po, nil
 	}
-	if len(fs.Incidents) > 0 {
-		return fs.Incidents[0].LostAt, &fs.Incidents[0], nil
+	pol, err := policy.Resolve(name)
+	if err != nil {
+		return po, usageErr("replay: --policy: %v", err)
 	}
-	return fs.Opens[0].At, nil, nil
+	po.Policy = &pol
+	if lib := cmd.String("library-reconnect"); lib != "" {
+		lp, err := policy.Resolve(lib)
+		if err != nil {
+			return po, usageErr("replay: --library-reconnect: %v", err)
+		}
+		po.Library = &lp
+	}
+	return po, nil
 }
 
 // replayOne replays one plan, against a fresh embedded broker when there

@@ -186,7 +186,7 @@ func simulateDataset(ctx context.Context, cfg simulate.Config, dir string) (simu
 		pw.CloseWithError(serr)
 	}()
 	src := ingest.Source{Name: fmt.Sprintf("simulate-seed-%d.ndjson", cfg.Seed), Reader: pr}
-	man, err := ingest.Run(ctx, dir, []ingest.Source{src}, ingest.Options{CreatedBy: "stormaudit " + versionText()})
+	man, err := ingestRun(ctx, dir, []ingest.Source{src}, ingest.Options{CreatedBy: "stormaudit " + versionText()})
 	pr.CloseWithError(errIngestEnded)
 	<-done
 	if serr != nil && !errors.Is(serr, errIngestEnded) {
