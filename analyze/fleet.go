@@ -4,12 +4,16 @@ import (
 	"github.com/stormaudit/stormaudit/brokerlog"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
 // FleetStats are the fleet-wide figures of a log.
 type FleetStats struct {
 	Devices  int   // devices in the log
+	// IDs are the devices' client ids, sorted, when the log has at most
+	// MaxIDs devices (a JUnit report's test cases); nil beyond.
+	IDs []string
 	Records  int64 // records in the log
 	Attempts int64 // socket-opens (connect attempts) the log shows, the work the fleet did
 
@@ -100,8 +104,16 @@ func newFleetCounter(window time.Duration) *fleetCounter {
 		Inc: incidentCounter{end: NoTime}}
 }
 
+// MaxIDs bounds the devices whose ids FleetStats.IDs lists.
+const MaxIDs = 1000
+
 func (fc *fleetCounter) add(d *Device) {
 	fc.St.Devices++
+	if fc.St.Devices <= MaxIDs {
+		fc.St.IDs = append(fc.St.IDs, strings.Clone(d.ID))
+	} else {
+		fc.St.IDs = nil
+	}
 	fc.St.Records += int64(len(d.Events))
 	for i := range d.Attempts {
 		if isSessionStage(d.Attempts[i].Stage) && openInLog(d, &d.Attempts[i]) { // sockets to the broker
@@ -152,6 +164,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 			}
 		}
 	}
+	slices.Sort(st.IDs)
 	var wit *Witness
 	var boffs []ClockOffset
 	if fc.Wit.On {
@@ -220,6 +233,15 @@ func brokerKeepalive(logs []*BrokerLog) time.Duration {
 		}
 	}
 	return time.Duration(best) * time.Second
+}
+
+// keepIDs returns ids, the ids of a fleet of devices devices, while it
+// has at most MaxIDs of them; nil beyond.
+func keepIDs(ids []string, devices int) []string {
+	if devices > MaxIDs {
+		return nil
+	}
+	return ids
 }
 
 // rank returns the nearest-rank p-quantile of sorted xs, 0 if empty.

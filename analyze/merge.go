@@ -47,6 +47,7 @@ func (k *checker) merge(next *checker) {
 func (fc *fleetCounter) merge(next *fleetCounter) {
 	st, ns := &fc.St, &next.St
 	st.Devices, st.Records, st.Attempts = st.Devices+ns.Devices, st.Records+ns.Records, st.Attempts+ns.Attempts
+	st.IDs = keepIDs(append(st.IDs, ns.IDs...), st.Devices)
 	st.Lost, st.Recovered = st.Lost+ns.Lost, st.Recovered+ns.Recovered
 	st.TTR = append(st.TTR, ns.TTR...)
 	fc.Opens = addCounts(fc.Opens, next.Opens)

@@ -296,3 +296,21 @@ func TestBrokerLogAnHourOff(t *testing.T) {
 		t.Errorf("clock offsets %+v from a log an hour off", res.Summary.Fleet.ClockOffsets)
 	}
 }
+
+// TestFleetListsItsDevices: a check lists a small fleet's devices, sorted,
+// so that a JUnit report needs no second read of the dataset (issue 36:
+// the JUnit writer reopened it).
+func TestFleetListsItsDevices(t *testing.T) {
+	res := checkLogWith(t, evidenceLog(10, func(*strings.Builder, string, func(string, float64, int, float64)) {}), Options{})
+	st := res.Summary.Fleet
+	if len(st.IDs) != st.Devices || !slices.IsSorted(st.IDs) || st.Devices == 0 {
+		t.Errorf("%d devices, ids %q", st.Devices, st.IDs)
+	}
+	fc := newFleetCounter(0)
+	for i := range MaxIDs + 1 {
+		fc.add(&Device{ID: fmt.Sprintf("d%05d", i)})
+	}
+	if fc.St.IDs != nil {
+		t.Errorf("%d devices listed beyond MaxIDs", len(fc.St.IDs))
+	}
+}

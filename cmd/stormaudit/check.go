@@ -156,7 +156,7 @@ func writeOutput(cmd *cli.Command, o front.Output, fn func(io.Writer) error) err
 func render(cmd *cli.Command, format string, w io.Writer, res *analyze.Result, in *input, code int, failOn analyze.Severity) error {
 	return front.Render(w, format, res, front.RenderOptions{
 		PerRule: int(cmd.Int("per-rule")), MaxResults: int(cmd.Int("max-results")), Annotations: int(cmd.Int("annotations")),
-		ExitCode: code, FailOn: failOn, Version: versionText(), Fingerprints: in.fps, Devices: in.ids, Dataset: in.dir,
+		ExitCode: code, FailOn: failOn, Version: versionText(), Fingerprints: in.fps,
 		Color: format == "text" && colorOn(cmd, w),
 	})
 }
@@ -167,7 +167,6 @@ type input struct {
 	dir  string
 	temp bool // dir is removed by close
 	man  *dataset.Manifest
-	ids  []string // the devices, when read without a dataset (at most front.JUnitDevices+1)
 	fps  []string // the findings' fingerprints, when a baseline removed some
 }
 
@@ -225,15 +224,6 @@ func checkRaw(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*ana
 		return nil, nil, &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
 	}
 	in := &input{dir: tmp, temp: true} // Scan wants an empty directory: a new one is
-	observe := opts.Observe
-	opts.Observe = func(d *analyze.Device) {
-		if len(in.ids) <= front.JUnitDevices {
-			in.ids = append(in.ids, d.ID)
-		}
-		if observe != nil {
-			observe(d)
-		}
-	}
 	stderr, quiet := cmd.Root().ErrWriter, cmd.Bool("quiet")
 	bar := newProgressBar(stderr, quiet)
 	res, err := analyze.CheckRecords(func(fn func([]auditfmt.Record) error) (*dataset.Manifest, error) {

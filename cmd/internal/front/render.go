@@ -26,9 +26,8 @@ type RenderOptions struct {
 	// baseline removed some (report.Baseline.Filter); nil to compute them.
 	Fingerprints []string
 	// Devices are the fleet's devices for junit, when the driver has
-	// them; nil to read them from Dataset when the fleet is small enough.
+	// them; nil to take those the check listed (FleetStats.IDs).
 	Devices []string
-	Dataset string
 	// Color draws the text's severities in colour (report.TextOptions).
 	Color bool
 }
@@ -43,14 +42,10 @@ func Render(w io.Writer, format string, res *analyze.Result, o RenderOptions) er
 	case "junit":
 		opts := report.JUnitOptions{FailOn: o.FailOn, Name: analyze.DeviceName}
 		if res.Summary.Devices <= JUnitDevices {
-			ids := o.Devices
-			if ids == nil {
-				var err error
-				if ids, err = analyze.DeviceIDs(o.Dataset); err != nil {
-					return err
-				}
+			opts.Devices = o.Devices
+			if opts.Devices == nil && res.Summary.Fleet != nil {
+				opts.Devices = res.Summary.Fleet.IDs // what the check saw: no second read of the dataset
 			}
-			opts.Devices = ids
 		}
 		return report.JUnit(w, res, opts)
 	case "github":
