@@ -10,10 +10,10 @@ import (
 
 // FleetStats are the fleet-wide figures of a log.
 type FleetStats struct {
-	Devices  int   // devices in the log
+	Devices int // devices in the log
 	// IDs are the devices' client ids, sorted, when the log has at most
 	// MaxIDs devices (a JUnit report's test cases); nil beyond.
-	IDs []string
+	IDs      []string
 	Records  int64 // records in the log
 	Attempts int64 // socket-opens (connect attempts) the log shows, the work the fleet did
 
