@@ -50,10 +50,19 @@ func NewSplit(dir string, opts Options) (*Split, error) {
 		return nil, err
 	}
 	var changed []string
-	if len(opts.Broker) == 0 && len(man.BrokerLogs) > 0 {
+	switch {
+	case len(man.BrokerLogs) == 0:
+	case len(opts.Broker) == 0:
 		if opts.Broker, changed, err = storedBrokerLogs(dir, man); err != nil {
 			return nil, err
 		}
+	default:
+		var names []string
+		for _, b := range man.BrokerLogs {
+			names = append(names, b.Name+" (stored as "+b.File+")")
+		}
+		changed = append(changed, "the broker log given (--broker-log) replaces the one stored with the dataset, "+
+			strings.Join(names, ", ")+", which is not read")
 	}
 	listing, err := dataset.List(dir, man)
 	if err != nil {

@@ -2,14 +2,7 @@ package analyze
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,28 +10,6 @@ import (
 	"github.com/stormaudit/stormaudit/brokerlog"
 	"github.com/stormaudit/stormaudit/dataset"
 )
-
-// PairTolerance is how far, beyond its stamp's resolution, a device's
-// connected record may lie from the broker's accept it answers (on the
-// device's corrected clock): the CONNACK's way to the client and the
-// client's way to its log.
-const PairTolerance = 500 * time.Millisecond
-
-// OverlapSlack widens each pair's bound of an offset when the bounds are
-// laid over each other to find a rough offset: the CONNACK's way to the
-// device's log differs from one connect to the next.
-const OverlapSlack = 25 * time.Millisecond
-
-// LatencySlack is how far beyond its resolution an offset must lie to be
-// reported and applied: the CONNACK's way to the device's log, which the
-// bound does not include and no pairing can tell from a clock offset,
-// takes up to that long on a loaded device (0.1 to 0.3 s for 200 Python
-// clients reconnecting twice a second in the corpus).
-const LatencySlack = 500 * time.Millisecond
-
-// FineResolution is the least resolution claimed for an offset from
-// finely stamped accepts: the CONNACK's way to the device's log.
-const FineResolution = 10 * time.Millisecond
 
 // witnessCounter gathers, when a check has broker logs, each device's
 // connected records: the audit's side of what the broker saw. It keeps
@@ -177,13 +148,6 @@ func (w *Witness) AcceptsIn(from, to int64) int {
 // none of its accepts pairs with their connected records: the two logs
 // lie apart in time (another time zone, another run).
 func (w *Witness) apart() bool { return w.Paired == 0 && w.Known > 0 }
-
-// AuditConnect is an audited connected record (on the device's clock).
-type AuditConnect struct {
-	Device string
-	At     int64
-	Ref    Ref
-}
 
 // judge pairs every device's connected records with the broker's accepts
 // of its client id and returns the witness and the clock offsets the
@@ -343,280 +307,6 @@ func appendCopies(acc []BrokerEvent, e BrokerEvent, most int) []BrokerEvent {
 	return append(acc, e)
 }
 
-// MaxStepConnects bounds the connected records of a device that are
-// searched for a clock step (brokerOffsets): a device that connected
-// more often is judged by one offset.
-const MaxStepConnects = 32
-
-// brokerOffsets returns the offsets of d's clock against the broker's
-// accepts acc: none when the clocks agree within what the evidence
-// resolves; one for every record (see estimateOffset); or, when its
-// connected records split in time into two runs that each agree on an
-// offset and the two offsets differ by more than they resolve (a clock
-// that stepped: an NTP fix between them), the offset of each run that is
-// off, the first until the second run's first record, the second from
-// it; and the offset of each of d's connected records (in its order). A
-// step is looked for only when some records pair with no accept at
-// the one offset, and taken only when the two runs pair every record and
-// a run of one record is on the broker's time (a clock set right).
-func brokerOffsets(d witnessDev, acc []BrokerEvent) ([]ClockOffset, []int64) {
-	mk := func(off, res, at, until int64) ClockOffset {
-		return ClockOffset{Device: d.ID, Offset: time.Duration(off), Resolution: time.Duration(res), LostAt: NoTime, Basis: BasisBroker,
-			From: at, Until: until, dev: d.Dev, at: at}
-	}
-	off := func(o, r int64) bool { return abs64(o) > r+int64(LatencySlack) }
-	cs := d.Conn // in the device's own order: a clock that steps back leaves its times out of order
-	o, r, ok := estimateOffset(cs, acc)
-	if n := len(cs); ok && n >= 2 && n <= MaxStepConnects && pairedAt(cs, acc, o) < n {
-		// some records pair with no accept at the one offset: a step, if
-		// two runs pair every record
-		best, bestRes := -1, int64(1<<63-1)
-		var o1, r1, o2, r2 int64
-		for j := 1; j < n; j++ {
-			a, ra, oka := estimateOffset(cs[:j], acc)
-			b, rb, okb := estimateOffset(cs[j:], acc)
-			// a run of one record is evidence only of a clock set right
-			// (an NTP fix): one record pairing at a new offset away from
-			// the broker's time is more likely an accept the log lacks
-			single := j == 1 && off(a, ra) || j == n-1 && off(b, rb)
-			if oka && okb && !single && abs64(a-b) > ra+rb+int64(LatencySlack) && ra+rb < bestRes &&
-				pairedAt(cs[:j], acc, a)+pairedAt(cs[j:], acc, b) == n {
-				best, bestRes, o1, r1, o2, r2 = j, ra+rb, a, ra, b, rb
-			}
-		}
-		if best > 0 {
-			// the clock is taken to step right after the first run's last
-			// record (an NTP fix lands once the network is back): from the
-			// device's next record on, whose stamp may lie before it
-			step := cs[best-1] + 1
-			if nx := d.Next[best-1]; nx != NoTime {
-				step = min(step, nx)
-			}
-			var out []ClockOffset
-			if off(o1, r1) {
-				out = append(out, mk(o1, r1, NoTime, step))
-			}
-			if off(o2, r2) {
-				out = append(out, mk(o2, r2, step, NoTime))
-			}
-			if len(out) > 0 {
-				each := make([]int64, n) // by the records' order, which the stamps may not keep
-				for j := range each {
-					switch {
-					case j < best && off(o1, r1):
-						each[j] = o1
-					case j >= best && off(o2, r2):
-						each[j] = o2
-					}
-				}
-				return out, each
-			}
-		}
-	}
-	each := make([]int64, len(cs))
-	if ok && off(o, r) {
-		for j := range each {
-			each[j] = o
-		}
-		return []ClockOffset{mk(o, r, NoTime, NoTime)}, each
-	}
-	return nil, each // within what the evidence resolves: the clocks agree
-}
-
-// pairedAt counts the records cs (any order) that pair with an accept of
-// acc when moved back by off (PairTolerance, as pair does).
-func pairedAt(cs []int64, acc []BrokerEvent, off int64) int {
-	n := 0
-	match(slices.Sorted(slices.Values(cs)), acc, func(int64) int64 { return off }, int64(PairTolerance), func(k int, a *BrokerEvent) {
-		if k >= 0 && a != nil {
-			n++
-		}
-	})
-	return n
-}
-
-// pair matches d's connected records, moved by its offset, with its
-// accepts (match, with PairTolerance), and adds what is left over to wit:
-// accepts within the device's records' span, and connected records within
-// the broker logs' span [from, to).
-func (w *witnessCounter) pair(wit *Witness, d witnessDev, acc []BrokerEvent, off func(int64) int64, each []int64, from, to int64) {
-	tol := int64(PairTolerance)
-	order := make([]int, len(d.Conn))
-	for j := range order {
-		order[j] = j
-	}
-	moved := func(j int) int64 { return d.Conn[j] - each[j] }
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(moved(a), moved(b)) })
-	cs := make([]int64, len(order))
-	for k, j := range order {
-		cs[k] = moved(j)
-	}
-	match(cs, acc, func(int64) int64 { return 0 }, tol, func(k int, a *BrokerEvent) {
-		switch {
-		case a == nil:
-			if c := cs[k]; c >= from && c < to {
-				j := order[k]
-				wit.Unseen = append(wit.Unseen, AuditConnect{Device: d.ID, At: d.Conn[j], Ref: d.Refs[j]})
-			}
-		case k < 0:
-			if a.At >= d.First-off(d.First)-tol && a.At <= d.Last-off(d.Last)+tol {
-				wit.Unaudited = append(wit.Unaudited, *a)
-			}
-		default:
-			wit.Paired++
-		}
-	})
-}
-
-// match pairs the sorted records cs, moved back by off, with the accepts
-// (in time order): an accept stamped A to a resolution r answers a record
-// c when A - tol <= c - off <= A + r + tol. The records are taken in time
-// order, each paired with the fitting accept whose window ends first (a
-// maximum matching of points to windows, and a monotone one). fn hears
-// each pair (k, a), each record left over (k, nil) and each accept left
-// over (-1, a).
-func match(cs []int64, acc []BrokerEvent, off func(int64) int64, tol int64, fn func(k int, a *BrokerEvent)) {
-	end := func(i int) int64 { return acc[i].At + int64(acc[i].Res) + tol }
-	var open []int // accepts whose window has begun, unpaired
-	next := 0
-	for k, c := range cs {
-		c -= off(c)
-		for next < len(acc) && acc[next].At-tol <= c {
-			open = append(open, next)
-			next++
-		}
-		open = slices.DeleteFunc(open, func(i int) bool {
-			if end(i) < c {
-				fn(-1, &acc[i])
-				return true
-			}
-			return false
-		})
-		if len(open) == 0 {
-			fn(k, nil)
-			continue
-		}
-		m := 0
-		for n := range open {
-			if end(open[n]) < end(open[m]) {
-				m = n
-			}
-		}
-		fn(k, &acc[open[m]])
-		open = slices.Delete(open, m, m+1)
-	}
-	for _, i := range open {
-		fn(-1, &acc[i])
-	}
-	for ; next < len(acc); next++ {
-		fn(-1, &acc[next])
-	}
-}
-
-// offsetSample is how many of a device's connected records (its first)
-// its offset is estimated from.
-const offsetSample = 256
-
-// endedBefore reports whether d recorded its session ended between its
-// last connected record before t (its own clock) and t: a takeover then
-// closed a session the device had already given up (a half-open one the
-// broker had not yet timed out), not a live one.
-func endedBefore(d witnessDev, t int64) bool {
-	up := int64(NoTime)
-	for _, c := range d.Conn {
-		if c <= t {
-			up = max(up, c)
-		}
-	}
-	for _, e := range d.Ended {
-		if e > up && e <= t+int64(PairTolerance) {
-			return true
-		}
-	}
-	return false
-}
-
-// estimateOffset estimates a device's clock offset from its connected
-// records and the broker's accepts (in time order; see judge); ok is
-// false when no difference lies within MaxClockOffset.
-func estimateOffset(conn []int64, acc []BrokerEvent) (off, res int64, ok bool) {
-	cs := slices.Sorted(slices.Values(conn))
-	if len(cs) > offsetSample {
-		// contiguous, not spread: every k-th connect of a device that
-		// reconnects on a period would make every lag look alike
-		cs = cs[:offsetSample]
-	}
-	within := func(c, lo, hi int64) []BrokerEvent { // the accepts stamped in [c-hi, c-lo]
-		i := sort.Search(len(acc), func(k int) bool { return acc[k].At >= c-hi })
-		j := i
-		for j < len(acc) && acc[j].At <= c-lo {
-			j++
-		}
-		return acc[i:j]
-	}
-	// each pair (c, A) puts the offset in [c-A-r, c-A+l], widened by
-	// OverlapSlack for the CONNACK's way to the log: the point the most
-	// of those bounds hold is a rough offset
-	type edge struct {
-		at int64
-		in int
-	}
-	var edges []edge
-	fine := 0
-	for _, c := range cs {
-		for _, a := range within(c, -int64(MaxClockOffset), int64(MaxClockOffset)) {
-			d := c - a.At
-			edges = append(edges, edge{d - int64(a.Res) - int64(OverlapSlack), 1}, edge{d + int64(a.Late) + int64(OverlapSlack), -1})
-		}
-	}
-	for _, a := range acc {
-		if a.Res < time.Second/10 {
-			fine++
-		}
-	}
-	if len(edges) == 0 {
-		return 0, 0, false
-	}
-	slices.SortFunc(edges, func(x, y edge) int { return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(y.in, x.in)) })
-	n, best, rough, spread := 0, 0, int64(0), int64(0)
-	for k, e := range edges {
-		n += e.in
-		if n > best && k+1 < len(edges) {
-			best, rough, spread = n, e.at+(edges[k+1].at-e.at)/2, (edges[k+1].at-e.at)/2
-		}
-	}
-	// pairs are taken within a second of rough for stamps of a second, within
-	// 100 ms for finer ones, where the neighbouring connects of a device that
-	// reconnects every half second lie outside
-	width := int64(time.Second)
-	if 2*fine > len(acc) {
-		width = int64(time.Second / 10)
-	}
-	lo, least := int64(NoTime), int64(1<<63-1)
-	var mid []time.Duration
-	// the records, moved back by rough, paired with the accepts whose
-	// [A, A+r) they fall in, widened by half the width and by half the
-	// region rough is the middle of
-	match(cs, acc, func(int64) int64 { return rough }, width/2+spread, func(k int, a *BrokerEvent) {
-		if k < 0 || a == nil {
-			return
-		}
-		d := cs[k] - a.At
-		lo, least = max(lo, d-int64(a.Res)), min(least, d)
-		mid = append(mid, time.Duration(d-int64(a.Res)/2))
-	})
-	if len(mid) == 0 {
-		return rough, int64(time.Second), true
-	}
-	if lo <= least { // the stamps bound it: the middle
-		return lo + (least-lo)/2, (least - lo) / 2, true
-	}
-	slices.Sort(mid)
-	m := (mid[(len(mid)-1)/2] + mid[len(mid)/2]) / 2
-	res = max(int64(rank(mid, 0.9)-rank(mid, 0.1))/2, int64(FineResolution))
-	return int64(m), res, true
-}
-
 // logInfo sums up one broker log.
 func logInfo(l *BrokerLog) BrokerLogInfo {
 	in := BrokerLogInfo{Name: l.Name, Format: l.Format.String(), Lines: l.Lines, Events: l.Found, Skipped: l.Skipped,
@@ -640,192 +330,33 @@ func logInfo(l *BrokerLog) BrokerLogInfo {
 	return in
 }
 
-// The ways the broker's log dates an incident (IncidentBroker.Basis).
-const (
-	// BasisBrokerDown: the broker said it was going down (or the corpus
-	// recorder marked that it killed it).
-	BasisBrokerDown = "broker down"
-	// BasisTimeouts: a silent outage, dated from the keepalive timeouts
-	// the broker logged for the incident's devices. A broker closes a
-	// session 1.5 keepalives K after the client's last packet (Mosquitto
-	// 2.0 up to a quarter keepalive later: 2.7 s at K = 20 s in the
-	// corpus), and that packet came in the keepalive before the link died,
-	// so the link died in [last timeout - 1.75K - r, first timeout - 0.5K]
-	// for stamps of resolution r; LostAt is the middle.
-	BasisTimeouts = "keepalive timeouts"
-)
-
-// IncidentBroker is what the broker's logs say of an incident
-// (Incident.Broker): its times as the broker saw them, beside the audit's.
-type IncidentBroker struct {
-	// LostAt is when the broker saw the incident begin, bounded by
-	// LostAtEarliest and LostAtLatest, by Basis; NoTime and "" when its
-	// log does not show it (a SIGKILL leaves no line).
-	LostAt, LostAtEarliest, LostAtLatest int64
-	Basis                                string
-	// DownAt is the broker's last word before the incident that it was
-	// going down, UpAt its first that it was running after it; NoTime if
-	// none.
-	DownAt, UpAt int64
-	// FirstAcceptAt is the broker's first accept of one of the incident's
-	// devices after its loss (and after UpAt); NoTime if none.
-	FirstAcceptAt int64
-	// Timeouts counts the keepalive timeouts of its devices, first to last.
-	Timeouts                  int
-	FirstTimeout, LastTimeout int64
-	// ClosedBy counts its devices' sessions the broker closed, by reason,
-	// from the loss's earliest bound to the broker's first accept of them.
-	ClosedBy map[string]int
-	// AcceptsPeak is the most accepts of any client in one second
-	// [AcceptsPeakAt, +1 s) from the loss to the next incident.
-	AcceptsPeak   int
-	AcceptsPeakAt int64
-	// AcceptsRes is the coarsest resolution of the accepts' stamps
-	// (1 s for Mosquitto's default): its peak counts stamped seconds, so a
-	// burst across a second's edge splits between two.
-	AcceptsRes time.Duration
-	// Refusals counts the CONNACK refusals the broker sent (Refused
-	// events, of any client: Mosquitto names some by their address) from
-	// the loss's earliest bound to the next incident, by reason code, in
-	// code order; nil when its log wrote none (Mosquitto writes them only
-	// with log_type debug or all).
-	Refusals []CodeCount
-	// UpThroughout is true when the broker's log has lines from before
-	// the loss to after the first connect and says nothing of the broker
-	// going down or up from 5 s before the loss to that connect: the
-	// broker was up and the devices' loss was not its restart.
-	UpThroughout bool
-}
-
-// CodeCount is how many times a reason code was sent.
-type CodeCount struct {
-	Code int32
-	N    int
-}
-
-// incident returns what the broker's events say of inc, whose devices
-// are members, before the next incident's loss (NoTime: none).
-func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64) *IncidentBroker {
-	ib := &IncidentBroker{LostAt: NoTime, LostAtEarliest: NoTime, LostAtLatest: NoTime, DownAt: NoTime, UpAt: NoTime,
-		FirstAcceptAt: NoTime, FirstTimeout: NoTime, LastTimeout: NoTime, ClosedBy: map[string]int{}, AcceptsPeakAt: NoTime}
-	downFrom := inc.FirstLoss - int64(5*time.Second)
-	from := min(inc.LostAtEarliest, downFrom)
-	end := next
-	if end == NoTime {
-		end = 1<<63 - 1
-	}
-	lo, _ := slices.BinarySearchFunc(wit.events, from, func(e brokerEv, t int64) int { return cmp.Compare(e.At, t) })
-	hi := lo
-	for hi < len(wit.events) && wit.events[hi].At < end {
-		hi++
-	}
-	evs := wit.events[lo:hi]
-	var timeouts []brokerEv
-	restarted := false
-	refusals := map[int32]int{}
-	for i := range evs {
-		e := &evs[i]
-		if (e.Kind == brokerlog.BrokerDown || e.Kind == brokerlog.BrokerUp) && (inc.FirstConnectAt == NoTime || e.At <= inc.FirstConnectAt) {
-			restarted = true
-		}
-		if e.Kind == brokerlog.Refused && e.At >= inc.LostAtEarliest {
-			refusals[int32(e.Code)] += int(e.N)
-		}
-		switch {
-		case e.Kind == brokerlog.BrokerDown && e.At >= downFrom && e.At <= inc.FirstLoss+int64(time.Second) && ib.UpAt == NoTime:
-			ib.DownAt = e.At
-		case e.Kind == brokerlog.BrokerUp && e.At > inc.FirstLoss-int64(time.Second) && ib.UpAt == NoTime && ib.FirstAcceptAt == NoTime:
-			ib.UpAt = e.At
-		case e.Kind == brokerlog.Accepted && e.At >= inc.LostAtEarliest:
-			ib.AcceptsRes = max(ib.AcceptsRes, time.Duration(e.Res))
-			if ib.FirstAcceptAt == NoTime && (ib.UpAt == NoTime || e.At >= ib.UpAt) && members[wit.client(e)] {
-				ib.FirstAcceptAt = e.At
-			}
-		case e.Kind == brokerlog.Closed && ib.FirstAcceptAt == NoTime && e.At >= inc.LostAtEarliest && members[wit.client(e)]:
-			ib.ClosedBy[e.Reason.String()] += int(e.N)
-			if e.Reason == brokerlog.KeepaliveTimeout && e.Keepalive > 0 {
-				timeouts = append(timeouts, *e)
-			}
-		}
-	}
-	ib.AcceptsPeak, ib.AcceptsPeakAt = acceptsPeak(evs, int64(time.Second), func(e *brokerEv) bool { return e.At >= inc.LostAtEarliest })
-	for code, n := range refusals {
-		ib.Refusals = append(ib.Refusals, CodeCount{Code: code, N: n})
-	}
-	slices.SortFunc(ib.Refusals, func(a, b CodeCount) int { return cmp.Compare(a.Code, b.Code) })
-	ib.UpThroughout = !restarted && len(wit.events) > 0 && wit.events[0].At < inc.LostAtEarliest &&
-		inc.FirstConnectAt != NoTime && wit.events[len(wit.events)-1].At >= inc.FirstConnectAt
-	switch {
-	case ib.DownAt != NoTime:
-		ib.LostAt, ib.LostAtEarliest, ib.LostAtLatest, ib.Basis = ib.DownAt, ib.DownAt, ib.DownAt, BasisBrokerDown
-	case len(timeouts) > 0:
-		ib.datedByTimeouts(timeouts)
-	}
-	return ib
-}
-
-// datedByTimeouts dates a silent outage from its keepalive timeouts (see
-// BasisTimeouts).
-func (ib *IncidentBroker) datedByTimeouts(ts []brokerEv) {
-	lo, hi := int64(NoTime), int64(1<<63-1)
-	for _, t := range ts {
-		k := int64(t.Keepalive) * int64(time.Second)
-		lo, hi = max(lo, t.At-k*7/4-int64(t.Res)), min(hi, t.At-k/2)
-		ib.Timeouts += int(t.N)
-	}
-	ib.FirstTimeout, ib.LastTimeout = ts[0].At, ts[len(ts)-1].At
-	if lo > hi {
-		return // timeouts further apart than one link's death allows: no date
-	}
-	ib.LostAtEarliest, ib.LostAtLatest, ib.Basis = lo, hi, BasisTimeouts
-	ib.LostAt = midpoint(lo, hi)
-}
-
-// countWriter counts the bytes written to it.
-type countWriter struct{ n int64 }
-
-func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
-
 // storedBrokerLogs reads the broker logs stored with the dataset in dir
-// (ingest --broker-log), as they were read when stored. A file that no
-// longer matches the digest the manifest holds was changed after ingest:
-// it is not read as a witness, and what is said of it is returned.
+// (ingest --broker-log), as they were read when stored
+// (dataset.OpenBrokerLog). A file that no longer matches the digest the
+// manifest holds was changed after ingest: it is not read as a witness,
+// and what is said of it is returned.
 func storedBrokerLogs(dir string, man *dataset.Manifest) ([]*BrokerLog, []string, error) {
 	var out []*BrokerLog
 	var changed []string
 	for _, b := range man.BrokerLogs {
-		if !filepath.IsLocal(filepath.FromSlash(b.File)) || !strings.HasPrefix(b.File, dataset.BrokerDir+"/") {
-			return nil, nil, fmt.Errorf("%s: broker_logs: file %q: expected a file under %s/", dataset.ManifestName, b.File, dataset.BrokerDir)
-		}
-		format, err := brokerlog.ParseFormat(b.Format)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: broker_logs: %s: format: %v", dataset.ManifestName, b.File, err)
-		}
-		loc, err := time.LoadLocation(b.TZ)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: broker_logs: %s: tz: %v", dataset.ManifestName, b.File, err)
-		}
-		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(b.File)))
+		f, err := dataset.OpenBrokerLog(dir, b)
 		if err != nil {
 			return nil, nil, err
 		}
-		h := sha256.New()
-		cnt := &countWriter{}
-		r := io.TeeReader(f, io.MultiWriter(h, cnt))
-		l, err := LoadBrokerLog(r, b.Name, brokerlog.Options{Format: format, TZ: loc})
+		l, err := LoadBrokerLog(f, b.Name, f.Options)
+		var ch string
 		if err == nil {
-			_, err = io.Copy(io.Discard, r) // the digest is of every byte
+			ch, err = f.Changed() // the digest is of every byte
 		}
 		f.Close()
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, nil, err
+		case ch != "":
+			changed = append(changed, ch+": not read as a witness (verify names it)")
+		default:
+			out = append(out, l)
 		}
-		if got := hex.EncodeToString(h.Sum(nil)); got != b.Digest.SHA256 || cnt.n != b.Digest.Bytes {
-			changed = append(changed, fmt.Sprintf("%s, stored as %s, was changed after ingest (%d bytes with SHA-256 %s; the manifest holds %d bytes with %s): "+
-				"not read as a witness (verify names it)", b.Name, b.File, cnt.n, got, b.Digest.Bytes, b.Digest.SHA256))
-			continue
-		}
-		out = append(out, l)
 	}
 	return out, changed, nil
 }

@@ -215,6 +215,21 @@ func TestStoredBrokerLogChanged(t *testing.T) {
 	if res.Summary.Fleet.Witness != nil || n != 1 {
 		t.Errorf("witness %v, notes %q; want no witness and one note naming the changed log", res.Summary.Fleet.Witness != nil, res.Summary.Notes)
 	}
+	// a broker log given replaces the stored one, and says so
+	given, err := LoadBrokerLog(bytes.NewReader(blog), "given.log", brokerlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = Check(ds, Options{Broker: []*BrokerLog{given}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := slices.ContainsFunc(res.Summary.Notes, func(n string) bool {
+		return strings.Contains(n, "the broker log given (--broker-log) replaces the one stored with the dataset, m.log (stored as "+m.BrokerLogs[0].File+")")
+	})
+	if res.Summary.Fleet.Witness == nil || !said {
+		t.Errorf("witness %v, notes %q; want the given log read and the stored one said to be replaced", res.Summary.Fleet.Witness != nil, res.Summary.Notes)
+	}
 }
 
 // TestUnlistedFileNoted: a file in a dataset's directory that its
