@@ -58,20 +58,6 @@ func signalName(sig syscall.Signal) string {
 	return sig.String()
 }
 
-// exitError carries an exit status and a message for stderr.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageErr returns an error with exit status 2.
-func usageErr(format string, args ...any) error {
-	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
-}
-
 // run runs the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	termquery.Restore() // before anything reads TERM or starts a program
