@@ -27,7 +27,7 @@ func applyBaseline(cmd *cli.Command, res *analyze.Result, in *input) error {
 	}
 	if path := cmd.String("write-baseline"); path != "" {
 		if err := writeBaseline(path, res); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("check: --write-baseline: %w", err)}
+			return failed("check: --write-baseline", err)
 		}
 		if !cmd.Bool("quiet") {
 			fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: check: wrote a baseline of %s to %s\n", plural(len(res.Findings), "finding"), path)

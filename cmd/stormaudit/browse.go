@@ -57,15 +57,15 @@ func runBrowse(ctx context.Context, cmd *cli.Command) error {
 	}
 	defer in.close()
 	if in.man.Rows == 0 {
-		return &exitError{code: 2, err: fmt.Errorf("browse: no record to browse: %d lines read, %d rejected, %d duplicates",
-			in.man.Totals.Lines, in.man.Totals.Rejected, in.man.Totals.Duplicates)}
+		return failed("browse", fmt.Errorf("no record to browse: %d lines read, %d rejected, %d duplicates",
+			in.man.Totals.Lines, in.man.Totals.Rejected, in.man.Totals.Duplicates))
 	}
 	if err := applyWindow(cmd, "browse", in.dir, &opts); err != nil {
 		return err
 	}
 	m, err := tui.New(tui.Options{Dir: in.dir, Name: strings.Join(cmd.Args().Slice(), " "), Check: opts, Renderer: colorRenderer(cmd, out)})
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("browse: %w", err)}
+		return failed("browse", err)
 	}
 	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithOutput(out)}
 	if f, ok := cmd.Root().Reader.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -78,7 +78,7 @@ func runBrowse(ctx context.Context, cmd *cli.Command) error {
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
 		return &exitError{code: 130, err: errors.New("browse: interrupted")}
 	case err != nil:
-		return &exitError{code: 2, err: fmt.Errorf("browse: %w", err)}
+		return failed("browse", err)
 	}
 	return nil
 }

@@ -139,16 +139,16 @@ func writeOutputs(cmd *cli.Command, outs []front.Output, res *analyze.Result, in
 func writeOutput(cmd *cli.Command, o front.Output, fn func(io.Writer) error) error {
 	if o.Path == "-" {
 		if err := fn(cmd.Root().Writer); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.Format, err)}
+			return failed("check: "+o.Format, err)
 		}
 		return nil
 	}
 	w, finish, err := openOutput(o.Path, nil) // through a temporary file
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("check: --output: %w", err)}
+		return failed("check: --output", err)
 	}
 	if err := finish(fn(w)); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("check: %s: %w", o.Path, err)}
+		return failed("check: "+o.Path, err)
 	}
 	return nil
 }
@@ -202,7 +202,7 @@ func checkInput(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*a
 	}
 	res, err := analyze.Check(in.dir, opts)
 	if err != nil {
-		return nil, in, &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+		return nil, in, failed("check", err)
 	}
 	return res, in, nil
 }
@@ -212,8 +212,8 @@ func checkSomething(name string, man *dataset.Manifest) error {
 	if man.Rows > 0 {
 		return nil
 	}
-	return &exitError{code: 2, err: fmt.Errorf("%s: no record to check: %d lines read, %d rejected, %d duplicates; "+
-		"a check of nothing is not a pass", name, man.Totals.Lines, man.Totals.Rejected, man.Totals.Duplicates)}
+	return failed(name, fmt.Errorf("no record to check: %d lines read, %d rejected, %d duplicates; "+
+		"a check of nothing is not a pass", man.Totals.Lines, man.Totals.Rejected, man.Totals.Duplicates))
 }
 
 // checkRaw checks audit logs without a dataset.
@@ -221,7 +221,7 @@ func checkRaw(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*ana
 	args := cmd.Args().Slice()
 	tmp, err := os.MkdirTemp("", "stormaudit-check-")
 	if err != nil {
-		return nil, nil, &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+		return nil, nil, failed("check", err)
 	}
 	in := &input{dir: tmp, temp: true} // Scan wants an empty directory: a new one is
 	stderr, quiet := cmd.Root().ErrWriter, cmd.Bool("quiet")
@@ -230,7 +230,7 @@ func checkRaw(ctx context.Context, cmd *cli.Command, opts analyze.Options) (*ana
 		man, err := ingestScan(ctx, in.dir, ingestSources(cmd, args), ingest.Options{Progress: bar.update, MaxRejects: cmd.Int64("max-rejects")}, fn)
 		bar.done()
 		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("check: read: %w", err)}
+			return nil, failed("check: read", err)
 		}
 		in.man = man
 		printReadSummary(cmd, "check", len(args), man, in.dir)
@@ -285,7 +285,7 @@ func datasetInput(cmd *cli.Command, name string) (*input, error) {
 		}
 		man, err := dataset.ReadManifest(a)
 		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("%s: %w", name, err)}
+			return nil, failed(name, err)
 		}
 		return &input{dir: a, man: man}, nil
 	}
@@ -308,7 +308,7 @@ func openInput(ctx context.Context, cmd *cli.Command, name string) (*input, erro
 func ingestTemp(ctx context.Context, cmd *cli.Command, name string, args []string) (*input, error) {
 	dir, err := os.MkdirTemp("", "stormaudit-"+name+"-")
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("%s: %w", name, err)}
+		return nil, failed(name, err)
 	}
 	in := &input{dir: dir, temp: true}
 	bar := newProgressBar(cmd.Root().ErrWriter, cmd.Bool("quiet"))
@@ -316,7 +316,7 @@ func ingestTemp(ctx context.Context, cmd *cli.Command, name string, args []strin
 	bar.done()
 	if err != nil {
 		in.close()
-		return nil, &exitError{code: 2, err: fmt.Errorf("%s: ingest: %w", name, err)}
+		return nil, failed(name+": ingest", err)
 	}
 	printReadSummary(cmd, name, len(args), in.man, dir)
 	return in, nil

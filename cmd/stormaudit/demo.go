@@ -55,21 +55,21 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 		err = os.MkdirAll(dir, 0o755)
 	}
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+		return failed("demo", err)
 	}
 	input := filepath.Join(dir, "input", "incident.ndjson")
 	if err := os.MkdirAll(filepath.Dir(input), 0o755); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+		return failed("demo", err)
 	}
 	if err := os.WriteFile(input, demodata.Incident, 0o644); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+		return failed("demo", err)
 	}
 	fmt.Fprintf(out, "1. wrote the sample incident log: %s (%d bytes)\n", input, len(demodata.Incident))
 
 	keys := filepath.Join(dir, "keys")
 	signer, verifiers, err := demoKeys(keys)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: keygen: %w", err)}
+		return failed("demo: keygen", err)
 	}
 	fmt.Fprintf(out, "2. stormaudit keygen --name demo-collector --out %s\n", keys)
 	fmt.Fprintf(out, "   signer key %s, verifier key %s\n", filepath.Join(keys, "demo-collector.key"), filepath.Join(keys, "demo-collector.pub"))
@@ -78,7 +78,7 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	fmt.Fprintf(out, "3. stormaudit ingest --key %s -o %s %s\n", filepath.Join(keys, "demo-collector.key"), ds, input)
 	man, err := ingestRun(ctx, ds, []ingest.Source{{Name: input}}, ingest.Options{CreatedBy: "stormaudit " + versionText(), Signer: signer})
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: ingest: %w", err)}
+		return failed("demo: ingest", err)
 	}
 	t := man.Totals
 	fmt.Fprintf(out, "   %d lines = %d accepted + %d rejected + %d duplicates\n", t.Lines, t.Accepted, t.Rejected, t.Duplicates)
@@ -93,7 +93,7 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	fmt.Fprintf(out, "4. stormaudit verify --verifier %s %s\n", filepath.Join(keys, "demo-collector.pub"), ds)
 	rep, err := verify.Dataset(ds, verify.Options{Verifiers: verifiers})
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: verify: %w", err)}
+		return failed("demo: verify", err)
 	}
 	if rep.Problem != nil {
 		return &exitError{code: 1, err: fmt.Errorf("demo: verify: %s", rep.Problem)}
@@ -105,14 +105,14 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 	fmt.Fprintf(out, "5. stormaudit export --format arrow -o %s %s\n", arrowPath, ds)
 	f, err := os.Create(arrowPath)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+		return failed("demo", err)
 	}
 	err = dataset.ExportArrowIPC(ds, f, dataset.ExportOptions{Compression: defaultExportCompression})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: export: %w", err)}
+		return failed("demo: export", err)
 	}
 	st, _ := os.Stat(arrowPath)
 	fmt.Fprintf(out, "   %d rows as an Arrow IPC file (%d bytes), for pandas, polars or DuckDB\n", man.Rows, st.Size())
@@ -167,23 +167,23 @@ func demoReport(out io.Writer, dir, ds, keys string, ver *verify.Report) error {
 	fmt.Fprintf(out, "   stormaudit report --verifier %s --policy full-jitter -o %s %s\n", filepath.Join(keys, "demo-collector.pub"), path, ds)
 	pol, err := policy.Preset("full-jitter")
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+		return failed("demo", err)
 	}
 	rep, err := afteraction.Gather(ds, analyze.Options{Policy: &pol, PolicyName: "full-jitter"}, afteraction.DefaultOptions)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: report: %w", err)}
+		return failed("demo: report", err)
 	}
 	rep.Title, rep.Generated, rep.Version, rep.Verify = "Sample incident: 48 devices lose the broker for 75 s", time.Now(), versionText(), ver
 	f, err := os.Create(path)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+		return failed("demo", err)
 	}
 	err = afteraction.Write(f, rep, afteraction.DefaultOptions)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("demo: report: %w", err)}
+		return failed("demo: report", err)
 	}
 	st, _ := os.Stat(path)
 	fmt.Fprintf(out, "   the same as an HTML after-action report with charts, for any browser (%d bytes): %s\n", st.Size(), path)

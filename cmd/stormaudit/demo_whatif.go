@@ -32,15 +32,15 @@ func demoCheck(out io.Writer, ds string) (*analyze.Result, error) {
 	fmt.Fprintf(out, "6. stormaudit check --policy full-jitter %s\n", ds)
 	pol, err := policy.Preset("full-jitter")
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+		return nil, failed("demo", err)
 	}
 	res, err := analyze.Check(ds, analyze.Options{Policy: &pol, PolicyName: "full-jitter"})
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("demo: check: %w", err)}
+		return nil, failed("demo: check", err)
 	}
 	var b bytes.Buffer
 	if err := report.Text(&b, res, report.TextOptions{PerRule: 1, Records: 3}); err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("demo: check: %w", err)}
+		return nil, failed("demo: check", err)
 	}
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
 		if line != "" {
@@ -58,7 +58,7 @@ func demoWhatIf(ctx context.Context, out io.Writer, dir string) (*replay.Simulat
 	for _, name := range []string{"fixed", "full-jitter"} {
 		pol, err := policy.Preset(name)
 		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("demo: %w", err)}
+			return nil, failed("demo", err)
 		}
 		pols = append(pols, pol)
 	}
@@ -79,7 +79,7 @@ func demoWhatIf(ctx context.Context, out io.Writer, dir string) (*replay.Simulat
 		return nil, err
 	}
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("demo: what-if: %w", err)}
+		return nil, failed("demo: what-if", err)
 	}
 	fmt.Fprintf(out, "9. the same outage (%d devices, broker down %v, accepting %d connects/s) under both policies:\n",
 		fleet.Devices, fleet.Outage, fleet.Capacity)

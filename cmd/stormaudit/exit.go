@@ -15,3 +15,14 @@ func (e *exitError) Unwrap() error { return e.err }
 func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
+
+// failed returns err, said as "what: err", with exit status 2: an input
+// the command could not read or cannot use, or an output it could not
+// write. what names the command and its step ("demo: keygen"), or is
+// empty when err names them already.
+func failed(what string, err error) error {
+	if what != "" {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	return &exitError{code: 2, err: err}
+}

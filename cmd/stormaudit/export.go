@@ -92,7 +92,7 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 	}()
 	w, finish, err := openOutput(cmd.String("output"), cmd.Root().Writer)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
+		return failed("export", err)
 	}
 	if format == "arrow" {
 		opts := dataset.ExportOptions{Compression: cmd.String("compression"), Context: ctx, Since: win.Since, Until: win.Until, Outside: &outside}
@@ -104,7 +104,7 @@ func runExport(ctx context.Context, cmd *cli.Command) error {
 		err = exportNDJSON(ctx, dir, w, red, win, &outside)
 	}
 	if err = finish(err); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("export: %w", err)}
+		return failed("export", err)
 	}
 	if red != nil {
 		printRedacted(cmd.Root().ErrWriter, "export", red)

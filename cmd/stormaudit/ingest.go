@@ -108,7 +108,7 @@ func runIngest(ctx context.Context, cmd *cli.Command) error {
 	man, err := ingestRun(ctx, out, sources, opts)
 	bar.done()
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("ingest: %w", err)}
+		return failed("ingest", err)
 	}
 	if !quiet {
 		printIngestSummary(stderr, out, man)

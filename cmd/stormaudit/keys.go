@@ -45,13 +45,13 @@ func runKeygen(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("keygen: %w", err)}
+		return failed("keygen", err)
 	}
 	if err := os.WriteFile(keyPath, []byte(skey+"\n"), 0o600); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("keygen: %w", err)}
+		return failed("keygen", err)
 	}
 	if err := os.WriteFile(pubPath, []byte(vkey+"\n"), 0o644); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("keygen: %w", err)}
+		return failed("keygen", err)
 	}
 	fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: wrote %s (secret, mode 0600) and %s\n", keyPath, pubPath)
 	return nil

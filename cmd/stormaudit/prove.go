@@ -48,13 +48,13 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 	case device != "":
 		m, err := dataset.ReadManifest(dir)
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("prove: %s: %w", dir, err)}
+			return failed("prove: "+dir, err)
 		}
 		origin = hashchain.Origin(m.Log, device)
 	}
 	p, err := verify.Prove(dir, origin, cmd.Int64("seq"))
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
+		return failed("prove", err)
 	}
 	b, _ := json.MarshalIndent(p, "", "  ")
 	if err := front.RefuseClobber("prove: --output", []string{cmd.String("output")}, append([]string{cmd.Args().First()}, sideInputs(cmd)...)); err != nil {
@@ -62,11 +62,11 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 	}
 	w, finish, err := openOutput(cmd.String("output"), cmd.Root().Writer)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
+		return failed("prove", err)
 	}
 	_, err = w.Write(append(b, '\n'))
 	if err = finish(err); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("prove: %w", err)}
+		return failed("prove", err)
 	}
 	return nil
 }
@@ -74,11 +74,11 @@ func runProve(ctx context.Context, cmd *cli.Command) error {
 func runVerifyProof(cmd *cli.Command, path string, verifiers note.Verifiers, format string) error {
 	b, err := sidefile.Read(path, sidefile.MaxReport)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("verify: --proof: %w", err)}
+		return failed("verify: --proof", err)
 	}
 	p, err := hashchain.ParseProof(b)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("verify: --proof: %s: expected a proof written by stormaudit prove: %v", path, err)}
+		return failed("verify: --proof: "+path, fmt.Errorf("expected a proof written by stormaudit prove: %w", err))
 	}
 	cp, signers, err := hashchain.CheckProof(p, verifiers)
 	if log := cmd.String("log"); err == nil && log != "" && cp.Origin != log {

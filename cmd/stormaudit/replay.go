@@ -142,7 +142,7 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 		err = replay.WriteText(out, reps...)
 	}
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+		return failed("replay", err)
 	}
 	if ctx.Err() != nil {
 		return &exitError{code: 130, err: errors.New("replay: interrupted; the report above is partial")}
@@ -371,7 +371,7 @@ func replayPlans(ctx context.Context, cmd *cli.Command) ([]*replay.Plan, time.Du
 	defer in.close()
 	fs, err := analyze.Schedule(in.dir)
 	if err != nil {
-		return nil, 0, &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+		return nil, 0, failed("replay", err)
 	}
 	plans, outage, err := replay.Plans(ctx, fs, po)
 	var noOpen *replay.NoOpenError
@@ -379,7 +379,7 @@ func replayPlans(ctx context.Context, cmd *cli.Command) ([]*replay.Plan, time.Du
 	case errors.As(err, &noOpen):
 		return nil, 0, usageErr("replay: --from: %v", err)
 	case err != nil:
-		return nil, 0, &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+		return nil, 0, failed("replay", err)
 	}
 	return plans, outage, nil
 }
@@ -425,7 +425,7 @@ func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *repl
 	if s.embedded {
 		b, err := replay.StartEmbedded(s.broker)
 		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("replay: embedded broker: %w", err)}
+			return nil, failed("replay: embedded broker", err)
 		}
 		defer b.Close()
 		o.Broker, o.BrokerName, o.Wills, o.Setup = b.Addr(), "embedded", b.Wills, b.Setup
@@ -447,7 +447,7 @@ func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *repl
 	rep, err := replay.Run(ctx, p, o)
 	bar.done()
 	if err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, failed("", err) // its errors say "replay: "
 	}
 	rep.Broker = o.BrokerName
 	rep.Judge(s.slo)
@@ -474,7 +474,7 @@ func openReplayAudit(cmd *cli.Command, path string, p *replay.Plan) (*hashchain.
 	}
 	w, _, err := hashchain.OpenWriter(path, opts)
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("replay: --audit: %w", err)}
+		return nil, failed("replay: --audit", err)
 	}
 	return w, nil
 }

@@ -128,10 +128,10 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 		v = <-vc
 	}
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("report: %w", err)}
+		return failed("report", err)
 	}
 	if v.err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("report: verify: %w", v.err)}
+		return failed("report: verify", v.err)
 	}
 	rep.Title, rep.Generated, rep.Version, rep.Replay, rep.Verify = cmd.String("title"), time.Now(), versionText(), reps, v.rep
 	if in.temp {
@@ -148,7 +148,7 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 		err = replaceFile(out, write)
 	}
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("report: %s: %w", out, err)}
+		return failed("report: "+out, err)
 	}
 	if o.Redact != nil {
 		printRedacted(cmd.Root().ErrWriter, "report", o.Redact)
@@ -169,7 +169,7 @@ func readReplay(path string) ([]*replay.Report, error) {
 	if err != nil {
 		var se *os.PathError
 		if errors.As(err, &se) {
-			return nil, &exitError{code: 2, err: fmt.Errorf("report: --replay: %w", err)}
+			return nil, failed("report: --replay", err)
 		}
 		return nil, usageErr("report: --replay: %s: %v", path, err)
 	}

@@ -147,7 +147,7 @@ func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
 func simulateToFile(ctx context.Context, cmd *cli.Command, cfg simulate.Config, path string) (simulate.Stats, error) {
 	w, finish, err := openOutput(path, cmd.Root().Writer) // through a temporary file
 	if err != nil {
-		return simulate.Stats{}, &exitError{code: 2, err: fmt.Errorf("simulate: %w", err)}
+		return simulate.Stats{}, failed("simulate", err)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	st, err := simulate.Run(ctx, cfg, bw)
@@ -193,7 +193,7 @@ func simulateDataset(ctx context.Context, cfg simulate.Config, dir string) (simu
 		return st, nil, simulateErr(serr)
 	}
 	if err != nil {
-		return st, nil, &exitError{code: 2, err: fmt.Errorf("simulate: ingest: %w", err)}
+		return st, nil, failed("simulate: ingest", err)
 	}
 	return st, man, nil
 }
@@ -224,7 +224,7 @@ func simulateErr(err error) error {
 	case errors.As(err, &fe):
 		return usageErr("simulate: --policy: %v", err)
 	}
-	return &exitError{code: 2, err: fmt.Errorf("simulate: %w", err)}
+	return failed("simulate", err)
 }
 
 func printSimulateStats(w io.Writer, cfg simulate.Config, pol string, st simulate.Stats) {

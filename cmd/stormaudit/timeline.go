@@ -62,7 +62,7 @@ func runTimeline(ctx context.Context, cmd *cli.Command) error {
 		return usageErr("timeline: --device: %v", err)
 	}
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("timeline: %w", err)}
+		return failed("timeline", err)
 	}
 	res := &analyze.Result{Sources: sources}
 	in.settle(res)
@@ -73,7 +73,7 @@ func runTimeline(ctx context.Context, cmd *cli.Command) error {
 		}
 		rows, _, err := dataset.ReadClient(in.dir, d.ID)
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("timeline: %w", err)}
+			return failed("timeline", err)
 		}
 		t.Chain = map[[2]int64]hashchain.Pos{}
 		for _, r := range rows {
@@ -84,7 +84,7 @@ func runTimeline(ctx context.Context, cmd *cli.Command) error {
 	}
 	if cmd.Bool("clocks") {
 		if t.Clock, err = deviceClock(ctx, in.dir, d.ID); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("timeline: %w", err)}
+			return failed("timeline", err)
 		}
 	}
 	if outside > 0 && !cmd.Bool("quiet") {

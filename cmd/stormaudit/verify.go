@@ -80,7 +80,7 @@ func runVerify(ctx context.Context, cmd *cli.Command) error {
 	}
 	rep, err := verify.Dataset(cmd.Args().First(), opts)
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("verify: %w", err)}
+		return failed("verify", err)
 	}
 	out := cmd.Root().Writer
 	if format == "json" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -105,7 +104,7 @@ func applyWindow(cmd *cli.Command, name, dir string, opts *analyze.Options) erro
 		whole.Observe = nil
 		res, err := analyze.Check(dir, whole)
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("%s: finding the first incident for --since/--until: %w", name, err)}
+			return failed(name+": finding the first incident for --since/--until", err)
 		}
 		if st := res.Summary.Fleet; st == nil || len(st.Incidents) == 0 {
 			return usageErr("%s: --since/--until relative to the first incident: the log has no incident (no devices lost the connection together)", name)
