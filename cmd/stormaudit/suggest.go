@@ -29,7 +29,7 @@ func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error 
 		}
 		msg += fmt.Sprintf(" (%s --help lists the flags)", cmd.FullName())
 	}
-	return &exitError{code: 2, err: fmt.Errorf("%s", msg)}
+	return usageErr("%s", msg)
 }
 
 // unknownCommand is the action of a command whose subcommands are the
