@@ -101,7 +101,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	if code != 0 {
-		return &exitError{code: code, err: front.Failing(failing, failOn)}
+		return verdict(front.Failing(failing, failOn))
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func runDemo(ctx context.Context, cmd *cli.Command) error {
 		return failed("demo: verify", err)
 	}
 	if rep.Problem != nil {
-		return &exitError{code: 1, err: fmt.Errorf("demo: verify: %s", rep.Problem)}
+		return verdict(fmt.Errorf("demo: verify: %s", rep.Problem))
 	}
 	fmt.Fprintf(out, "   intact: %d records in %d device chains, %d bytes of canonical records; signature of %s verified\n",
 		rep.Records, rep.Origins, rep.Bytes, strings.Join(rep.Verified, ", "))

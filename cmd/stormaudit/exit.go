@@ -26,3 +26,10 @@ func failed(what string, err error) error {
 	}
 	return &exitError{code: 2, err: err}
 }
+
+// verdict returns err with exit status 1: the command did its job and
+// its answer is no: findings at or above --fail-on, a dataset or a proof
+// that does not verify, a plan the broker did not hold.
+func verdict(err error) error {
+	return &exitError{code: 1, err: err}
+}

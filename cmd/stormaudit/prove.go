@@ -117,7 +117,7 @@ func runVerifyProof(cmd *cli.Command, path string, verifiers note.Verifiers, for
 		}
 	}
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("verify: --proof %s: %v", path, err)}
+		return verdict(fmt.Errorf("verify: --proof %s: %v", path, err))
 	}
 	return nil
 }

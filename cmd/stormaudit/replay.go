@@ -149,7 +149,7 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 	}
 	for _, rep := range reps {
 		if !rep.Held {
-			return &exitError{code: 1, err: fmt.Errorf("replay: %s: %s", rep.Plan, rep.Verdict)}
+			return verdict(fmt.Errorf("replay: %s: %s", rep.Plan, rep.Verdict))
 		}
 	}
 	return nil

@@ -154,7 +154,7 @@ func runReport(ctx context.Context, cmd *cli.Command) error {
 		printRedacted(cmd.Root().ErrWriter, "report", o.Redact)
 	}
 	if v := rep.Verify; v != nil && v.Problem != nil {
-		return &exitError{code: 1, err: fmt.Errorf("report: written to %s, but the dataset failed verification: %s", out, v.Problem)}
+		return verdict(fmt.Errorf("report: written to %s, but the dataset failed verification: %s", out, v.Problem))
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func runVerify(ctx context.Context, cmd *cli.Command) error {
 		printVerifyReport(out, rep)
 	}
 	if rep.Problem != nil {
-		return &exitError{code: 1, err: fmt.Errorf("verify: %s", rep.Problem)}
+		return verdict(fmt.Errorf("verify: %s", rep.Problem))
 	}
 	return nil
 }
