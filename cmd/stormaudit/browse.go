@@ -76,7 +76,7 @@ func runBrowse(ctx context.Context, cmd *cli.Command) error {
 	_, err = tea.NewProgram(m, popts...).Run()
 	switch {
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
-		return &exitError{code: 130, err: errors.New("browse: interrupted")}
+		return interrupted(errors.New("browse: interrupted"))
 	case err != nil:
 		return failed("browse", err)
 	}

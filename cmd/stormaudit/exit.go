@@ -1,6 +1,21 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"syscall"
+)
+
+// The exit statuses (docs/commands.md) have one constructor each, and
+// only these build an exitError (TestExitErrorOnlyFromConstructors):
+//
+//   - usageErr: 2, a command line the user must change;
+//   - failed: 2, an input the command could not read or cannot use, or
+//     an output it could not write;
+//   - verdict: 1, the command's answer is no;
+//   - interrupted: 130, the command stopped because its context ended.
+//
+// An error that carries no status exits 2 too; the outermost exitError
+// in an error's chain gives the status.
 
 // exitError carries an exit status and a message for stderr.
 type exitError struct {
@@ -11,7 +26,10 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageErr returns an error with exit status 2.
+// usageErr returns an error with exit status 2 for a command line the
+// user must change: a flag's value (a file a flag names that cannot be
+// read or is not what the flag takes, too), a missing or extra argument,
+// flags that do not go together.
 func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
@@ -32,4 +50,11 @@ func failed(what string, err error) error {
 // that does not verify, a plan the broker did not hold.
 func verdict(err error) error {
 	return &exitError{code: 1, err: err}
+}
+
+// interrupted returns err with exit status 130, Ctrl-C's, for a command
+// that stopped because its context ended; run gives the status of the
+// signal that ended it instead, when one did.
+func interrupted(err error) error {
+	return &exitError{code: (&signalError{sig: syscall.SIGINT}).exitCode(), err: err}
 }

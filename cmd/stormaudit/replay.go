@@ -145,7 +145,7 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 		return failed("replay", err)
 	}
 	if ctx.Err() != nil {
-		return &exitError{code: 130, err: errors.New("replay: interrupted; the report above is partial")}
+		return interrupted(errors.New("replay: interrupted; the report above is partial"))
 	}
 	for _, rep := range reps {
 		if !rep.Held {
