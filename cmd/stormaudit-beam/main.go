@@ -73,22 +73,41 @@ var (
 )
 
 func main() {
-	code, err := run(os.Args[1:], os.Stdout)
+	err := run(os.Args[1:], os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stormaudit-beam:", err)
 	}
-	os.Exit(code)
+	os.Exit(exitStatus(err))
 }
 
-// run runs the command line args and returns the exit status.
-func run(args []string, stdout io.Writer) (int, error) {
+// failingError is run's error when the check found findings at or above
+// --fail-on.
+type failingError struct{ error }
+
+// exitStatus is the exit status of run's error, as stormaudit check's: 0
+// for none, 1 for findings at or above --fail-on (a failingError), and 2
+// for any other: a usage, input or pipeline error.
+func exitStatus(err error) int {
+	var fe failingError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &fe):
+		return 1
+	}
+	return 2
+}
+
+// run runs the command line args; exitStatus says the exit status of the
+// error it returns.
+func run(args []string, stdout io.Writer) error {
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), usage)
 		flag.PrintDefaults()
 	}
 	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		if err := flag.CommandLine.Parse(args); err != nil {
-			return 2, err
+			return err
 		}
 		if worker := flag.Lookup("worker"); worker != nil && worker.Value.String() == "true" {
 			// a runner that starts workers of its own (Dataflow, or a
@@ -98,37 +117,37 @@ func run(args []string, stdout io.Writer) (int, error) {
 			go exitWithParent()
 			beamlog.LogLevel = *logLevel
 			beam.Init()
-			return 0, nil
+			return nil
 		}
 		args = flag.Args() // flags before the command
 	}
 	if len(args) == 0 || args[0] != "check" {
 		flag.Usage()
-		return 2, errors.New("expected the command check")
+		return errors.New("expected the command check")
 	}
 	rest, err := parseFlags(args[1:])
 	if err != nil {
-		return 2, err
+		return err
 	}
 	if len(rest) != 1 {
-		return 2, fmt.Errorf("check: expected one DATASET, found %d arguments", len(rest))
+		return fmt.Errorf("check: expected one DATASET, found %d arguments", len(rest))
 	}
 	beamlog.LogLevel = *logLevel
 	beam.Init() // after the flags are parsed: it reads Beam's
 	if f := flag.Lookup("async"); f != nil && f.Value.String() == "true" {
-		return 2, errors.New("check: --async: the result is read once the job is done; run it synchronously")
+		return errors.New("check: --async: the result is read once the job is done; run it synchronously")
 	}
 	c, parts, cleanup, err := configure(rest[0])
 	if cleanup != nil {
 		defer cleanup()
 	}
 	if err != nil {
-		return 2, err
+		return err
 	}
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, c, parts)
 	if err := beamx.Run(context.Background(), p); err != nil {
-		return 2, fmt.Errorf("check: the pipeline failed: %w", err)
+		return fmt.Errorf("check: the pipeline failed: %w", err)
 	}
 	return finish(c, stdout)
 }
@@ -326,32 +345,35 @@ func local() bool {
 	return false
 }
 
-// finish copies what went to stdout and returns the exit status the last
-// stage wrote.
-func finish(c Config, stdout io.Writer) (int, error) {
+// finish copies what went to stdout and returns a failingError when the
+// exit status the last stage wrote is 1.
+func finish(c Config, stdout io.Writer) error {
 	st, err := os.ReadFile(c.Status)
 	if err != nil {
-		return 2, fmt.Errorf("check: the pipeline ended without a result: %w", err)
+		return fmt.Errorf("check: the pipeline ended without a result: %w", err)
 	}
 	var code, failing int
 	if _, err := fmt.Sscan(string(st), &code, &failing); err != nil {
-		return 2, fmt.Errorf("check: %s: %w", c.Status, err)
+		return fmt.Errorf("check: %s: %w", c.Status, err)
+	}
+	if code != 0 && code != 1 {
+		return fmt.Errorf("check: %s: expected the exit status 0 or 1, found %d", c.Status, code)
 	}
 	for _, o := range c.Outputs {
 		if o.Path == c.Stdout {
 			f, err := os.Open(o.Path)
 			if err != nil {
-				return 2, err
+				return err
 			}
 			_, err = io.Copy(stdout, f)
 			f.Close()
 			if err != nil {
-				return 2, err
+				return err
 			}
 		}
 	}
 	if code != 0 {
-		return code, front.Failing(failing, c.FailOn)
+		return failingError{front.Failing(failing, c.FailOn)}
 	}
-	return 0, nil
+	return nil
 }
