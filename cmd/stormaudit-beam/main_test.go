@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -402,6 +404,27 @@ func TestBadInput(t *testing.T) {
 		_, stderr, code := beamCheck(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestExitStatus pins the one place run's error becomes the exit
+// status: 1 only for findings at or above --fail-on, 2 for every other
+// error, as stormaudit check.
+func TestExitStatus(t *testing.T) {
+	findings := failingError{errors.New("check: 3 findings at or above --fail-on error")}
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{findings, 1},
+		{fmt.Errorf("wrapped: %w", findings), 1},
+		{errors.New("check: expected one DATASET, found 0 arguments"), 2},
+		{flag.ErrHelp, 2},
+	} {
+		if got := exitStatus(c.err); got != c.want {
+			t.Errorf("exitStatus(%v) = %d, want %d", c.err, got, c.want)
 		}
 	}
 }
