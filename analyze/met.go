@@ -100,48 +100,43 @@ func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 // kind, sorted by stage, outcome, class and reason; and by stage and
 // outcome alone.
 func (ic *incidentCounter) metOf(ls []lossEvent) (met []Met, stages []StageOutcome) {
-	type entry struct {
-		key uint64
-		dev int32
-		n   int32
+	// the losses in device order, so that a device's entries come
+	// together and each kind counts a device once by its last device:
+	// sorting the losses (a few entries each) costs a fraction of sorting
+	// every entry
+	order := make([]int32, len(ls))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	var all []entry
-	for _, l := range ls {
-		for _, m := range ic.Met[l.MetAt : l.MetAt+int32(l.MetN)] {
-			all = append(all, entry{m.Key, l.Dev, m.N})
-		}
-	}
-	// by stage and outcome, then device: a device's entries of one
-	// stage and outcome are together, and each full key's in device order
-	const so = uint64(0xffff) << 48
-	slices.SortFunc(all, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(a.key&so, b.key&so), cmp.Compare(a.dev, b.dev), cmp.Compare(a.key, b.key))
-	})
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ls[a].Dev, ls[b].Dev) })
 	type tally struct {
 		records, devices int
 		last             int32
 	}
-	byKey := map[uint64]*tally{}
-	for i, e := range all {
-		if i == 0 || e.key&so != all[i-1].key&so {
-			m := unpackMet(e.key)
-			stages = append(stages, StageOutcome{Stage: m.Stage, Outcome: m.Outcome})
-		}
-		st := &stages[len(stages)-1]
-		st.Records += int(e.n)
-		if i == 0 || e.key&so != all[i-1].key&so || e.dev != all[i-1].dev {
-			st.Devices++
-		}
-		t := byKey[e.key]
+	const so = uint64(0xffff) << 48 // the key's stage and outcome
+	byKey, bySO := map[uint64]*tally{}, map[uint64]*tally{}
+	count := func(m map[uint64]*tally, key uint64, dev, n int32) {
+		t := m[key]
 		if t == nil {
 			t = &tally{last: -1}
-			byKey[e.key] = t
+			m[key] = t
 		}
-		t.records += int(e.n)
-		if t.last != e.dev || t.devices == 0 {
+		t.records += int(n)
+		if t.last != dev {
 			t.devices++
 		}
-		t.last = e.dev
+		t.last = dev
+	}
+	for _, i := range order {
+		l := &ls[i]
+		for _, m := range ic.Met[l.MetAt : l.MetAt+int32(l.MetN)] {
+			count(byKey, m.Key, l.Dev, m.N)
+			count(bySO, m.Key&so, l.Dev, m.N)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(bySO)) {
+		m := unpackMet(k)
+		stages = append(stages, StageOutcome{Stage: m.Stage, Outcome: m.Outcome, Records: bySO[k].records, Devices: bySO[k].devices})
 	}
 	for _, k := range slices.Sorted(maps.Keys(byKey)) {
 		m := unpackMet(k)
@@ -262,12 +257,11 @@ func (ic *incidentCounter) keepLast(d *Device, dev int32, ep *Episode) {
 // the log's last record (NoTime: unknown), ix the clock offsets.
 func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, ix clockIndex) []Unrecovered {
 	var out []Unrecovered
-	seen := map[int32]bool{}
+	seen := newDevSet(ls)
 	for _, l := range ls {
-		if l.Back != NoTime || seen[l.Dev] {
+		if l.Back != NoTime || !seen.add(l.Dev) {
 			continue
 		}
-		seen[l.Dev] = true
 		k, ok := slices.BinarySearchFunc(ic.Last, l.Dev, func(s lastState, d int32) int { return cmp.Compare(s.Dev, d) })
 		if !ok {
 			continue
