@@ -100,34 +100,26 @@ func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 // kind, sorted by stage, outcome, class and reason; and by stage and
 // outcome alone.
 func (ic *incidentCounter) metOf(ls []lossEvent) (met []Met, stages []StageOutcome) {
-	// the losses in device order, so that a device's entries come
-	// together and each kind counts a device once by its last device:
-	// sorting the losses (a few entries each) costs a fraction of sorting
-	// every entry
-	order := make([]int32, len(ls))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ls[a].Dev, ls[b].Dev) })
+	// each kind counts a device once in a bit set of its own: kinds are
+	// few (tens), the losses many, and nothing needs sorting but the kinds
 	type tally struct {
 		records, devices int
-		last             int32
+		seen             devSet
 	}
 	const so = uint64(0xffff) << 48 // the key's stage and outcome
 	byKey, bySO := map[uint64]*tally{}, map[uint64]*tally{}
 	count := func(m map[uint64]*tally, key uint64, dev, n int32) {
 		t := m[key]
 		if t == nil {
-			t = &tally{last: -1}
+			t = &tally{seen: newDevSet(ls)}
 			m[key] = t
 		}
 		t.records += int(n)
-		if t.last != dev {
+		if t.seen.add(dev) {
 			t.devices++
 		}
-		t.last = dev
 	}
-	for _, i := range order {
+	for i := range ls {
 		l := &ls[i]
 		for _, m := range ic.Met[l.MetAt : l.MetAt+int32(l.MetN)] {
 			count(byKey, m.Key, l.Dev, m.N)
