@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"github.com/stormaudit/stormaudit/brokerlog"
+	"github.com/stormaudit/stormaudit/internal/radix"
 	"math"
 	"slices"
 	"strings"
@@ -188,7 +189,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 		}
 	}
 	fc.messageStats(st)
-	slices.Sort(st.TTR)
+	radix.Int64s(st.TTR)
 	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)
 	var sum, sq float64
 	for _, x := range st.TTR {

@@ -2,10 +2,11 @@ package analyze
 
 import (
 	"cmp"
-	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/stormaudit/stormaudit/internal/radix"
 )
 
 // Incident is a loss that took many devices down together: the broker, a
@@ -197,13 +198,14 @@ const maxCorrections = 16
 // incidents returns the incidents, in time order, on times corrected for
 // the clock offsets it finds (see offsets.go), and those offsets.
 func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]bool) {
-	ls := ic.Losses
 	ic.move(ic.pre)
 	var offs []ClockOffset
 	var out []Incident
 	var spans [][2]int
+	var ls []lossEvent
 	for round := 0; ; round++ {
-		slices.SortFunc(ls, func(a, b lossEvent) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Dev, b.Dev)) })
+		ic.Losses = byTime(ic.Losses, func(l *lossEvent) int64 { return l.At }, func(a, b lossEvent) int { return cmp.Compare(a.Dev, b.Dev) })
+		ls = ic.Losses
 		out, spans = ic.findIncidents(ls)
 		if round == maxCorrections {
 			break
@@ -222,7 +224,7 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]
 	for dev := range ic.pre {
 		corrected[dev] = true
 	}
-	slices.Sort(ic.Connects)
+	radix.Int64s(ic.Connects)
 	for k := range out {
 		next := int64(NoTime)
 		if k+1 < len(out) {
@@ -316,7 +318,7 @@ func newIncident(ls []lossEvent) Incident {
 			inc.FirstConnectAt = l.Back
 		}
 	}
-	slices.Sort(inc.TTR)
+	radix.Int64s(inc.TTR)
 	inc.TTR50, inc.TTR90, inc.TTR99, inc.TTRMax = rank(inc.TTR, 0.5), rank(inc.TTR, 0.9), rank(inc.TTR, 0.99), rank(inc.TTR, 1)
 	return inc
 }

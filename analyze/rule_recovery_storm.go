@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormaudit/stormaudit/internal/radix"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -129,7 +130,7 @@ func (r *recoveryStorm) Finish(c *Context) {
 			}
 		}
 	}
-	slices.SortFunc(r.Losses, func(a, b stormLoss) int { return cmp.Or(cmp.Compare(a.LossAt, b.LossAt), compareLines(a.Ref, b.Ref)) })
+	r.Losses = byTime(r.Losses, func(l *stormLoss) int64 { return l.LossAt }, func(a, b stormLoss) int { return compareLines(a.Ref, b.Ref) })
 	for k := range incs {
 		in := &incs[k]
 		if in.FirstConnectAt == NoTime {
@@ -202,7 +203,7 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 	if len(conns) == 0 {
 		return storm{}, false
 	}
-	slices.Sort(conns)
+	radix.Int64s(conns)
 	w := int64(StormWindow)
 	s := storm{devices: len(conns)}
 	s.observed, s.at = peakPerWindow(conns, math.MinInt64+1, NoTime, w)
