@@ -4,9 +4,9 @@
 // their low 42 bits, so four passes, where a comparison sort makes about
 // log2(n) of them). It is what the finishing step of a check sorts times
 // with: the same order as slices.Sort and a stable slices.SortFunc on the
-// key, at two fifths of slices.Sort's cost on a million int64s and a fifth of
-// slices.SortFunc's on 250,000 structs
-// (BenchmarkInt64s).
+// key, at two fifths of slices.Sort's cost on a million int64s
+// (BenchmarkInt64s) and a fifth of slices.SortFunc's on 250,000 structs
+// (BenchmarkOrder).
 //
 // Below SmallN keys it defers to slices.Sort, which is faster there.
 package radix
