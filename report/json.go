@@ -246,28 +246,19 @@ const JSONVersion = 2
 
 // JSON writes the result as one JSON document (see the package
 // documentation), ending in a newline: the summary indented, then each
-// finding on a line of its own. It encodes the findings one at a time
-// into one buffer: its memory does not grow with their number, and it
+// finding on a line of its own. It encodes the findings a chunk at a
+// time on every core, each chunk with its C1 and bidirectional controls
+// escaped (a device wrote them: they reach no viewer raw, see
+// safe.EscapeWriter): its memory does not grow with their number, and it
 // costs far less than the check that found them.
 func JSON(w io.Writer, r *analyze.Result) error {
-	// C1 and bidirectional controls a device wrote reach no viewer raw
-	e := safe.EscapeWriter(w, safe.JSONEscape)
-	err := writeJSON(e, r)
-	if cerr := e.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// writeJSON writes what JSON documents, before its controls are escaped.
-func writeJSON(w io.Writer, r *analyze.Result) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	summary, err := json.MarshalIndent(jsonSummaryOf(r), "  ", "  ")
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(bw, "{\n  \"version\": %d,\n  \"summary\": ", JSONVersion)
-	bw.Write(summary)
+	bw.Write(safe.AppendEscaped(nil, summary, safe.JSONEscape))
 	bw.WriteString(",\n  \"findings\": [")
 	var werr error
 	var free sync.Pool // chunks' buffers, written and reused
@@ -297,6 +288,9 @@ type jsonChunk struct {
 	b        []byte
 }
 
+// escapeBuf holds the buffers a chunk is encoded in before it is escaped.
+var escapeBuf = sync.Pool{New: func() any { return []byte(nil) }}
+
 // encodeFindings encodes the findings of r on every core and returns
 // their chunks in order; the channel is closed after the last. The caller
 // receives every chunk, and may put its buffer in free once written.
@@ -312,13 +306,16 @@ func encodeFindings(r *analyze.Result, free *sync.Pool) <-chan *jsonChunk {
 		if b, ok := free.Get().([]byte); ok {
 			c.b = b
 		}
+		b := escapeBuf.Get().([]byte)[:0]
 		for i := c.from; i < c.to; i++ {
 			if i > 0 {
-				c.b = append(c.b, ',')
+				b = append(b, ',')
 			}
-			c.b = append(c.b, "\n    "...)
-			c.b = appendJSONFinding(c.b, r, &r.Findings[i])
+			b = append(b, "\n    "...)
+			b = appendJSONFinding(b, r, &r.Findings[i])
 		}
+		c.b = safe.AppendEscaped(c.b, b, safe.JSONEscape)
+		escapeBuf.Put(b)
 	})
 	return out
 }

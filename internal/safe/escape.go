@@ -38,34 +38,54 @@ func (e *escaper) Write(p []byte) (int, error) {
 		p = append(e.carry, p...)
 		e.carry = nil
 	}
-	out := e.buf[:0]
-	for i := 0; i < len(p); {
-		if j := i + asciiPrefix(p[i:]); j > i {
-			out = append(out, p[i:j]...)
-			i = j
-			continue
-		}
-		if !utf8.FullRune(p[i:]) {
-			e.carry = append([]byte(nil), p[i:]...)
+	whole := len(p)
+	for k := len(p) - 1; k >= 0 && k >= len(p)-utf8.UTFMax; k-- {
+		if utf8.RuneStart(p[k]) {
+			if !utf8.FullRune(p[k:]) {
+				whole = k // a character split across writes
+			}
 			break
 		}
-		r, size := utf8.DecodeRune(p[i:])
-		if r >= 0x80 && r < 0xa0 || bidi(r) {
-			if e.format == XMLEscape {
-				out = fmt.Appendf(out, "&#x%04X;", r)
-			} else {
-				out = fmt.Appendf(out, `\u%04x`, r)
-			}
-		} else {
-			out = append(out, p[i:i+size]...)
-		}
-		i += size
 	}
-	e.buf = out
+	if whole < len(p) {
+		e.carry = append([]byte(nil), p[whole:]...)
+		p = p[:whole]
+	}
+	out := p
+	if asciiPrefix(p) < len(p) {
+		e.buf = AppendEscaped(e.buf[:0], p, e.format)
+		out = e.buf
+	}
 	if _, err := e.w.Write(out); err != nil {
 		return 0, err
 	}
 	return n, nil
+}
+
+// AppendEscaped appends p to dst with the characters EscapeWriter
+// escapes written in the notation of format, and returns the result. p
+// holds whole characters: a character cut at its end is appended as it
+// is, as is invalid UTF-8.
+func AppendEscaped(dst, p []byte, format int) []byte {
+	for i := 0; i < len(p); {
+		if j := i + asciiPrefix(p[i:]); j > i {
+			dst = append(dst, p[i:j]...)
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if r >= 0x80 && r < 0xa0 || bidi(r) {
+			if format == XMLEscape {
+				dst = fmt.Appendf(dst, "&#x%04X;", r)
+			} else {
+				dst = fmt.Appendf(dst, `\u%04x`, r)
+			}
+		} else {
+			dst = append(dst, p[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
 }
 
 // asciiPrefix returns the length of the ASCII bytes p begins with, eight
