@@ -174,7 +174,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 	}
 	fc.Inc.downs, fc.Inc.brokerKeepalive = brokerDowns(fc.broker), brokerKeepalive(fc.broker)
 	var members []map[string]bool
-	st.Incidents, st.ClockOffsets, members = fc.Inc.incidents()
+	st.Incidents, st.ClockOffsets, members = fc.Inc.incidents(wit != nil)
 	if wit != nil {
 		st.Witness, st.ClockOffsets = wit, append(boffs, st.ClockOffsets...)
 		for k := range st.Incidents {

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -196,13 +197,24 @@ func (ic *incidentCounter) add(d *Device) {
 const maxCorrections = 16
 
 // incidents returns the incidents, in time order, on times corrected for
-// the clock offsets it finds (see offsets.go), and those offsets.
-func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]bool) {
+// the clock offsets it finds (see offsets.go), those offsets and, when
+// members is true (a broker log is there to set them against), the
+// client ids of each incident's devices.
+func (ic *incidentCounter) incidents(members bool) ([]Incident, []ClockOffset, []map[string]bool) {
 	ic.move(ic.pre)
+	// the connects are sorted on another core while the losses' rounds
+	// run, and again after them if a round moved any
+	sorted := make(chan []int64, 1)
+	go func() {
+		c := slices.Clone(ic.Connects)
+		radix.Int64s(c)
+		sorted <- c
+	}()
 	var offs []ClockOffset
 	var out []Incident
 	var spans [][2]int
 	var ls []lossEvent
+	moved := false // a round moved losses and connects
 	for round := 0; ; round++ {
 		ic.Losses = byTime(ic.Losses, func(l *lossEvent) int64 { return l.At }, func(a, b lossEvent) int { return cmp.Compare(a.Dev, b.Dev) })
 		ls = ic.Losses
@@ -214,7 +226,7 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]
 		if len(found) == 0 {
 			break
 		}
-		offs = append(offs, found...)
+		offs, moved = append(offs, found...), true
 	}
 	offs = ic.steps(offs, spans)
 	corrected := map[int32]bool{}
@@ -224,7 +236,11 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]
 	for dev := range ic.pre {
 		corrected[dev] = true
 	}
-	radix.Int64s(ic.Connects)
+	if c := <-sorted; !moved {
+		ic.Connects = c
+	} else {
+		radix.Int64s(ic.Connects)
+	}
 	for k := range out {
 		next := int64(NoTime)
 		if k+1 < len(out) {
@@ -235,15 +251,18 @@ func (ic *incidentCounter) incidents() ([]Incident, []ClockOffset, []map[string]
 		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.Connects, out[k].LostAt, next, int64(time.Second))
 	}
 	ic.whyAndWho(out, spans, offs)
-	members := make([]map[string]bool, len(out))
-	for k, sp := range spans {
-		members[k] = map[string]bool{}
-		for _, l := range ls[sp[0]:sp[1]] {
-			members[k][ic.Names[l.Dev]] = true
+	var ids []map[string]bool
+	if members {
+		ids = make([]map[string]bool, len(out))
+		for k, sp := range spans {
+			ids[k] = map[string]bool{}
+			for _, l := range ls[sp[0]:sp[1]] {
+				ids[k][ic.Names[l.Dev]] = true
+			}
 		}
 	}
 	ic.Losses, ic.Connects, ic.ConnDevs, ic.Names, ic.Met, ic.Last = nil, nil, nil, nil, nil, nil
-	return out, offs, members
+	return out, offs, ids
 }
 
 // findIncidents returns the incidents among the losses ls, sorted by

@@ -88,7 +88,7 @@ func TestIncidentsCenturiesApart(t *testing.T) {
 		d := &Device{ID: fmt.Sprint("d", i), Episodes: []Episode{{Start: at, Lost: at, End: NoTime, First: 0, Last: -1}}}
 		ic.add(d)
 	}
-	incs, _, _ := ic.incidents()
+	incs, _, _ := ic.incidents(false)
 	if len(incs) != 1 || incs[0].DevicesLost != 3 || incs[0].LastLoss != -8520336000e9+2e6 {
 		t.Errorf("incidents %+v, want one of the 3 devices in 1700", incs)
 	}

@@ -39,6 +39,13 @@ const (
 // from; Finish judges each incident.
 type recoveryStorm struct {
 	Losses []stormLoss
+	sorted bool // Losses are in time order: presort ran
+}
+
+// presort sorts the losses by time, then by line.
+func (r *recoveryStorm) presort() {
+	r.Losses = byTime(r.Losses, func(l *stormLoss) int64 { return l.LossAt }, func(a, b stormLoss) int { return compareLines(a.Ref, b.Ref) })
+	r.sorted = true
 }
 
 func (r *recoveryStorm) merge(next Rule) {
@@ -122,15 +129,18 @@ func (r *recoveryStorm) Finish(c *Context) {
 	if _, ok := c.Param(recoveryStormID, "delay", noValue); !ok {
 		return
 	}
+	moved := false
 	if ix := c.Fleet.clocks(); ix.byName != nil { // on the incidents' clock
 		for i := range r.Losses {
 			if o := ix.name(r.Losses[i].Device, r.Losses[i].LossAt); o != 0 {
 				l := &r.Losses[i]
-				l.LossAt, l.Conn, l.Start = l.LossAt-o, l.Conn-o, l.Start-o
+				l.LossAt, l.Conn, l.Start, moved = l.LossAt-o, l.Conn-o, l.Start-o, true
 			}
 		}
 	}
-	r.Losses = byTime(r.Losses, func(l *stormLoss) int64 { return l.LossAt }, func(a, b stormLoss) int { return compareLines(a.Ref, b.Ref) })
+	if moved || !r.sorted {
+		r.presort()
+	}
 	for k := range incs {
 		in := &incs[k]
 		if in.FirstConnectAt == NoTime {
