@@ -204,9 +204,8 @@ func (ic *incidentCounter) incidents(members bool) ([]Incident, []ClockOffset, [
 	ic.move(ic.pre)
 	// the connects are sorted on another core while the losses' rounds
 	// run, and again after them if a round moved any
-	sorted := make(chan []int64, 1)
+	sorted, c := make(chan []int64, 1), slices.Clone(ic.Connects)
 	go func() {
-		c := slices.Clone(ic.Connects)
 		radix.Int64s(c)
 		sorted <- c
 	}()
