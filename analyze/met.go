@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -201,13 +203,25 @@ func (ic *incidentCounter) whyAndWho(incs []Incident, spans [][2]int, offs []Clo
 		all = append(all, os...)
 	}
 	ix := indexClocks(append(all, offs...))
+	// the incidents on every core, and in each, what its devices met
+	// beside who they are: they read what was gathered and write fields
+	// of their own
+	var wg sync.WaitGroup
+	cores := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for k, sp := range spans {
-		ls := ic.Losses[sp[0]:sp[1]]
-		incs[k].Met, incs[k].Stages = ic.metOf(ls)
-		incs[k].Unrecovered = ic.unrecoveredOf(ls, ic.end, ix)
-		ic.serviceOf(&incs[k], ls)
-		incs[k].Diagnosis = Diagnose(&incs[k])
+		ls, inc := ic.Losses[sp[0]:sp[1]], &incs[k]
+		cores <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-cores }()
+			var met sync.WaitGroup
+			met.Go(func() { inc.Met, inc.Stages = ic.metOf(ls) })
+			inc.Unrecovered = ic.unrecoveredOf(ls, ic.end, ix)
+			ic.serviceOf(inc, ls)
+			met.Wait()
+			inc.Diagnosis = Diagnose(inc)
+		})
 	}
+	wg.Wait()
 }
 
 // lastState is a device's last record, kept for its unrecovered loss.

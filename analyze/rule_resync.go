@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/internal/radix"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -159,8 +162,19 @@ func (r *resync) Finish(c *Context) {
 	}
 	locked := make([]uint16, len(r.Names)) // per device: bit a set when it is in a group at attempt number a
 	var groups []group
+	var byAttempt [resyncAttempts][]group // found on every core: each attempt number's fires are its own
+	var wg sync.WaitGroup
+	cores := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for a := range r.Fires {
-		for _, g := range r.lockstepGroups(a, r.Fires[a], sketch(r.Fires[a])) {
+		cores <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-cores }()
+			byAttempt[a] = r.lockstepGroups(a, r.Fires[a], sketch(r.Fires[a]))
+		})
+	}
+	wg.Wait()
+	for a := range r.Fires {
+		for _, g := range byAttempt[a] {
 			for _, f := range g.members {
 				locked[f.Dev] |= 1 << a
 			}
@@ -223,8 +237,8 @@ func (r *resync) lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32)
 			j++
 		}
 		if j-i >= least && distinctDevices(fs[i:j]) >= least {
-			members := slices.Clone(fs[i:j])
-			slices.SortStableFunc(members, func(x, y fire) int { return cmp.Compare(x.Dev, y.Dev) })
+			run := fs[i:j] // stably by device (radix), each device's first fire kept
+			members := radix.Gather(run, radix.Order(len(run), func(k int) int64 { return int64(run[k].Dev) }))
 			members = slices.CompactFunc(members, func(x, y fire) bool { return x.Dev == y.Dev })
 			out = append(out, group{attempt: a, delay: fs[i].Delay, at: fs[i].At, members: members})
 		}
