@@ -3,8 +3,12 @@
 # input (SHAPES, default both): "interleaved", records in time order with
 # the devices interleaved, as a collector receives them, and "grouped",
 # each device's records together, as when every device uploads a file of
-# its own and the files are concatenated. For each it generates N
-# seed-format lines (default 2,000,000) for D devices (default 20,000),
+# its own and the files are concatenated; and "fleet", a simulated fleet
+# of D devices through an outage that flaps six times (`stormaudit
+# simulate --outage 60s --flaps 6 --policy fixed`, 79 records a device,
+# grouped by device): seven incidents, where the others have one. For the
+# first two it generates N seed-format lines (default 2,000,000) for D
+# devices (default 20,000),
 # then RUNS times (default 3) times the whole process of each tool, taking
 # turns, on: ingest (NDJSON to sorted zstd Parquet), check with text and
 # with JSON output, check of the raw NDJSON, and verify (against
@@ -28,7 +32,7 @@ cd "$(dirname "$0")/.."
 LINES=${LINES:-2000000}
 DEVICES=${DEVICES:-20000}
 RUNS=${RUNS:-3}
-SHAPES=${SHAPES:-interleaved grouped}
+SHAPES=${SHAPES:-interleaved grouped fleet}
 WORK=${WORK:-$(mktemp -d)}
 trap 'rm -rf "$WORK"' EXIT
 [ -x /usr/bin/time ] || { echo "bench/vs-duckdb.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
@@ -70,11 +74,17 @@ compare() {
 }
 
 for shape in $SHAPES; do
-flags=()
-[ "$shape" = grouped ] && flags=(-grouped)
-go run ./bench/genlog -lines "$LINES" -devices "$DEVICES" "${flags[@]}" > "$WORK/input.ndjson"
+if [ "$shape" = fleet ]; then
+  # the first field is the client id: a stable sort groups each device's records, in time order
+  "$WORK/stormaudit" simulate -n "$DEVICES" --outage 60s --flaps 6 --policy fixed --seed 2 -o - 2> /dev/null |
+    LC_ALL=C sort -s -t, -k1,1 > "$WORK/input.ndjson"
+else
+  flags=()
+  [ "$shape" = grouped ] && flags=(-grouped)
+  go run ./bench/genlog -lines "$LINES" -devices "$DEVICES" "${flags[@]}" > "$WORK/input.ndjson"
+fi
 size=$(stat -c %s "$WORK/input.ndjson")
-echo "== $shape: $LINES lines, $((size / 1000000)) MB, $DEVICES devices; $(nproc) cores; $(go version | cut -d' ' -f3); $("$WORK/duckpeer" version)"
+echo "== $shape: $(wc -l < "$WORK/input.ndjson") lines, $((size / 1000000)) MB, $DEVICES devices; $(nproc) cores; $(go version | cut -d' ' -f3); $("$WORK/duckpeer" version)"
 
 sa=("$WORK/stormaudit" ingest -q -o "$WORK/ds" "$WORK/input.ndjson")
 peer=("$WORK/duckpeer" ingest "$WORK/input.ndjson" "$WORK/peer.parquet")
