@@ -6,13 +6,15 @@ import (
 	"github.com/stormaudit/stormaudit/internal/radix"
 )
 
-// byTime returns s sorted by at, and among equal times by tie, in a new
-// slice: a radix sort of the times (internal/radix), then a stable sort
-// of each run of equal times, which are rare. It is the finishing step's
-// sort of what it gathered from every device, at a fifth of a comparison
-// sort's cost on hundreds of thousands of losses.
+// byTime sorts s by at, and among equal times by tie, in place, and
+// returns it: a radix sort of the times (internal/radix), then a stable
+// sort of each run of equal times, which are rare. It is the finishing
+// step's sort of what it gathered from every device, at a fifth of a
+// comparison sort's cost on hundreds of thousands of losses, and 32 bytes
+// an element of memory while it runs.
 func byTime[T any](s []T, at func(*T) int64, tie func(a, b T) int) []T {
-	out := radix.Gather(s, radix.Order(len(s), func(i int) int64 { return at(&s[i]) }))
+	radix.Permute(s, radix.Order(len(s), func(i int) int64 { return at(&s[i]) }))
+	out := s
 	for i := 0; i < len(out); {
 		t, j := at(&out[i]), i+1
 		for j < len(out) && at(&out[j]) == t {

@@ -81,6 +81,28 @@ func Order(n int, key func(i int) int64) []Pair {
 	return ps
 }
 
+// Permute puts s's elements in the order ps gives (s[i] becomes what
+// was s[ps[i].Index]), in place, following each cycle of the
+// permutation once: no second slice of s's elements. It uses up ps.
+func Permute[T any](s []T, ps []Pair) {
+	const done = ^uint32(0)
+	for i := range ps {
+		if ps[i].Index == done {
+			continue
+		}
+		held, j := s[i], i
+		for {
+			k := ps[j].Index
+			ps[j].Index = done
+			if int(k) == i {
+				s[j] = held
+				break
+			}
+			s[j], j = s[k], int(k)
+		}
+	}
+}
+
 // Gather returns s's elements in the order ps gives, in a new slice.
 func Gather[T any](s []T, ps []Pair) []T {
 	out := make([]T, len(ps))

@@ -68,8 +68,14 @@ func TestOrderStable(t *testing.T) {
 				break
 			}
 		}
-		if got := Gather(s, ps); !slices.IsSorted(got) {
+		got := Gather(s, ps)
+		if !slices.IsSorted(got) {
 			t.Errorf("%s: Gather is not sorted", name)
+		}
+		in := slices.Clone(s)
+		Permute(in, ps)
+		if !slices.Equal(in, got) {
+			t.Errorf("%s: Permute differs from Gather", name)
 		}
 	}
 }
