@@ -14,16 +14,15 @@ import (
 // an element of memory while it runs.
 func byTime[T any](s []T, at func(*T) int64, tie func(a, b T) int) []T {
 	radix.Permute(s, radix.Order(len(s), func(i int) int64 { return at(&s[i]) }))
-	out := s
-	for i := 0; i < len(out); {
-		t, j := at(&out[i]), i+1
-		for j < len(out) && at(&out[j]) == t {
+	for i := 0; i < len(s); {
+		t, j := at(&s[i]), i+1
+		for j < len(s) && at(&s[j]) == t {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortStableFunc(out[i:j], tie)
+			slices.SortStableFunc(s[i:j], tie)
 		}
 		i = j
 	}
-	return out
+	return s
 }
