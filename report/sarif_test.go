@@ -504,12 +504,12 @@ func TestBaselineRefusesTrailingBytes(t *testing.T) {
 	}
 }
 
-// TestControlsEscapedInFiles: a message carrying U+202E and U+009B (a
-// device's client id) reaches JSON, SARIF and JUnit escaped, and each
-// still parses (issue 25: they reached the files raw).
+// TestControlsEscapedInFiles: a message and a note carrying U+202E and
+// U+009B (a device's client id) reach JSON, SARIF and JUnit escaped, and
+// each still parses (issue 25: they reached the files raw).
 func TestControlsEscapedInFiles(t *testing.T) {
 	r := &analyze.Result{Findings: []analyze.Finding{{Rule: "hot-loop", Severity: analyze.Warning, Device: "dev\u202e1\u009b",
-		Message: "dev\u202e1 retried", Explanation: "x\u009by"}}}
+		Message: "dev\u202e1 retried", Explanation: "x\u009by"}}, Summary: analyze.Summary{Notes: []string{"dev\u202e1 noted"}}}
 	for name, write := range map[string]func(*strings.Builder) error{
 		"json":  func(b *strings.Builder) error { return JSON(b, r) },
 		"sarif": func(b *strings.Builder) error { return SARIF(b, r, SARIFOptions{}) },
