@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"golang.org/x/sync/errgroup"
 )
 
 // What an incident's devices met while they were down, and who never came
@@ -206,22 +207,21 @@ func (ic *incidentCounter) whyAndWho(incs []Incident, spans [][2]int, offs []Clo
 	// the incidents on every core, and in each, what its devices met
 	// beside who they are: they read what was gathered and write fields
 	// of their own
-	var wg sync.WaitGroup
-	cores := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for k, sp := range spans {
 		ls, inc := ic.Losses[sp[0]:sp[1]], &incs[k]
-		cores <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-cores }()
+		g.Go(func() error {
 			var met sync.WaitGroup
 			met.Go(func() { inc.Met, inc.Stages = ic.metOf(ls) })
 			inc.Unrecovered = ic.unrecoveredOf(ls, ic.end, ix)
 			ic.serviceOf(inc, ls)
 			met.Wait()
 			inc.Diagnosis = Diagnose(inc)
+			return nil
 		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // lastState is a device's last record, kept for its unrecovered loss.

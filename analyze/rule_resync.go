@@ -8,12 +8,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
 	"github.com/stormaudit/stormaudit/internal/radix"
 	"github.com/stormaudit/stormaudit/policy"
+	"golang.org/x/sync/errgroup"
 )
 
 // The resync rule's parameters (docs/rules.md).
@@ -163,16 +163,15 @@ func (r *resync) Finish(c *Context) {
 	locked := make([]uint16, len(r.Names)) // per device: bit a set when it is in a group at attempt number a
 	var groups []group
 	var byAttempt [resyncAttempts][]group // found on every core: each attempt number's fires are its own
-	var wg sync.WaitGroup
-	cores := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for a := range r.Fires {
-		cores <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-cores }()
+		g.Go(func() error {
 			byAttempt[a] = r.lockstepGroups(a, r.Fires[a], sketch(r.Fires[a]))
+			return nil
 		})
 	}
-	wg.Wait()
+	g.Wait()
 	for a := range r.Fires {
 		for _, g := range byAttempt[a] {
 			for _, f := range g.members {
