@@ -12,6 +12,7 @@
 package radix
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -63,15 +64,7 @@ func Order(n int, key func(i int) int64) []Pair {
 		ps[i] = Pair{Key: Key(key(i)), Index: uint32(i)}
 	}
 	if n < SmallN {
-		slices.SortStableFunc(ps, func(a, b Pair) int {
-			switch {
-			case a.Key < b.Key:
-				return -1
-			case a.Key > b.Key:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(ps, func(a, b Pair) int { return cmp.Compare(a.Key, b.Key) })
 		return ps
 	}
 	tmp := make([]Pair, n)
