@@ -258,7 +258,7 @@ func JSON(w io.Writer, r *analyze.Result) error {
 		return err
 	}
 	fmt.Fprintf(bw, "{\n  \"version\": %d,\n  \"summary\": ", JSONVersion)
-	bw.Write(safe.AppendEscaped(nil, summary, safe.JSONEscape))
+	bw.Write(safe.Escape(summary, safe.JSONEscape))
 	bw.WriteString(",\n  \"findings\": [")
 	var werr error
 	var free sync.Pool // chunks' buffers, written and reused
@@ -288,9 +288,6 @@ type jsonChunk struct {
 	b        []byte
 }
 
-// escapeBuf holds the buffers a chunk is encoded in before it is escaped.
-var escapeBuf = sync.Pool{New: func() any { return []byte(nil) }}
-
 // encodeFindings encodes the findings of r on every core and returns
 // their chunks in order; the channel is closed after the last. The caller
 // receives every chunk, and may put its buffer in free once written.
@@ -306,16 +303,14 @@ func encodeFindings(r *analyze.Result, free *sync.Pool) <-chan *jsonChunk {
 		if b, ok := free.Get().([]byte); ok {
 			c.b = b
 		}
-		b := escapeBuf.Get().([]byte)[:0]
 		for i := c.from; i < c.to; i++ {
 			if i > 0 {
-				b = append(b, ',')
+				c.b = append(c.b, ',')
 			}
-			b = append(b, "\n    "...)
-			b = appendJSONFinding(b, r, &r.Findings[i])
+			c.b = append(c.b, "\n    "...)
+			c.b = appendJSONFinding(c.b, r, &r.Findings[i])
 		}
-		c.b = safe.AppendEscaped(c.b, b, safe.JSONEscape)
-		escapeBuf.Put(b)
+		c.b = safe.Escape(c.b, safe.JSONEscape)
 	})
 	return out
 }

@@ -62,6 +62,16 @@ func (e *escaper) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Escape returns p with the characters EscapeWriter escapes written in
+// the notation of format: p itself when it holds none (all ASCII), else
+// a new slice. p holds whole characters, as for AppendEscaped.
+func Escape(p []byte, format int) []byte {
+	if asciiPrefix(p) == len(p) {
+		return p
+	}
+	return AppendEscaped(nil, p, format)
+}
+
 // AppendEscaped appends p to dst with the characters EscapeWriter
 // escapes written in the notation of format, and returns the result. p
 // holds whole characters: a character cut at its end is appended as it
