@@ -13,6 +13,7 @@ package radix
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -58,7 +59,11 @@ func Key(v int64) uint64 { return uint64(v) ^ 1<<63 }
 // for index i), stably: indices with equal keys stay in increasing
 // order. It sorts n 16-byte pairs, not the n things they index, so a
 // caller sorting large structs gathers them once, in the order given.
+// n is at most 2^32-1 (a Pair's Index is 32 bits).
 func Order(n int, key func(i int) int64) []Pair {
+	if uint64(n) > math.MaxUint32 {
+		panic("radix.Order: more than 2^32-1 keys") // Pair.Index would wrap
+	}
 	ps := make([]Pair, n)
 	for i := range ps {
 		ps[i] = Pair{Key: Key(key(i)), Index: uint32(i)}
