@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
+	"github.com/stormaudit/stormaudit/dataset"
 )
 
 // Overview is a checked dataset as a front end browses it: the check's
@@ -173,11 +174,31 @@ func (o *Overview) Device(id string) int {
 // gathers the fleet's activity and every device's figures. opts.Observe,
 // if set, is still called.
 func Survey(dir string, opts Options) (*Overview, error) {
+	return SurveyWatched(dir, opts, 0, nil)
+}
+
+// SurveyWatched is Survey that also shows the fleet as it is read: watch,
+// unless nil, is called with a Glimpse after the first device, then at
+// most once every interval, and after each device once the manifest's
+// records are all read; on the goroutine that reads, so it must be quick
+// (hand the glimpse to another goroutine). The glimpse is watch's to keep.
+func SurveyWatched(dir string, opts Options, every time.Duration, watch func(*Glimpse)) (*Overview, error) {
 	o := &Overview{}
 	observe := opts.Observe
 	var conns []Open // the connects, with their devices
+	var gl *glimpser
+	if watch != nil {
+		man, err := dataset.ReadManifest(dir)
+		if err != nil {
+			return nil, err
+		}
+		gl = &glimpser{watch: watch, every: every, total: man.Rows}
+	}
 	opts.Observe = func(d *Device) {
 		o.Devices = append(o.Devices, figures(d, int32(len(o.Devices)), &o.Activity, &conns))
+		if gl != nil {
+			gl.add(d, &o.Activity, conns)
+		}
 		if observe != nil {
 			observe(d)
 		}

@@ -1,7 +1,7 @@
 // Package tui is stormaudit's terminal browser: the fleet over time, its
 // devices, one device's timeline and the findings, moved between without
 // leaving the keyboard. It is a Bubble Tea (v1) model over the
-// front-end APIs of package analyze: Survey (the check, the fleet's
+// front-end APIs of package analyze: SurveyWatched (the check, the fleet's
 // activity and each device's figures in one pass) and ReadDevice (one
 // device read from the row groups and pages that hold it).
 //
@@ -63,7 +63,9 @@
 // shown over the timeline), restrict Devices to a set of devices, or
 // move the fleet's cursor. The Model carries it out (Model.do). Besides,
 // a pane may set the shared notice, a one-off line for the status bar.
-// Messages other than keys are the Model's: the survey (loadedMsg) fills
+// Messages other than keys are the Model's: the survey's glimpses of
+// the fleet as it reads (glimpseMsg, the latest only, drawn in place of
+// the Fleet pane until the check is done), the survey (loadedMsg) fills
 // the panes, and a device read (deviceMsg) goes to the timeline, which
 // drops a read another has overtaken.
 //

@@ -54,10 +54,7 @@ func (v *fleetView) init() {
 			v.first = min(v.first, inc.LostAt)
 		}
 	}
-	v.zoom = slices.Index(widths, time.Second)
-	for v.zoom < len(widths)-1 && v.buckets() > int64(v.cols()) {
-		v.zoom++
-	}
+	v.fit(time.Second)
 	v.cur, v.left, v.activeAt = 0, 0, -1
 }
 

@@ -41,7 +41,10 @@ func (v *fleetView) view(h int) string {
 // budgetPerBucket is the declared budget in socket-opens per bucket, 0 if
 // none.
 func (v *fleetView) budgetPerBucket() float64 {
-	p := v.sh.ov.Result.Summary.Policy.Policy
+	p := v.sh.opts.Check.Policy // declared; while loading, the only one known
+	if v.sh.ov != nil {
+		p = v.sh.ov.Result.Summary.Policy.Policy
+	}
 	if p == nil || p.ConnectBudgetPerS <= 0 {
 		return 0
 	}

@@ -62,13 +62,43 @@ func TestFlowQuitWhileLoading(t *testing.T) {
 	m := newModel(t, fleetDataset(t), 80, 24)
 	release := make(chan struct{})
 	survey := m.sh.opts.Survey
-	m.sh.opts.Survey = func(dir string, opts analyze.Options) (*analyze.Overview, error) {
+	m.sh.opts.Survey = func(dir string, opts analyze.Options, watch func(*analyze.Glimpse)) (*analyze.Overview, error) {
 		<-release
-		return survey(dir, opts)
+		return survey(dir, opts, watch)
 	}
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("checking 146 records")) })
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	close(release)
+}
+
+// TestFlowGlimpse runs the browser as a program while the check is held
+// after its first glimpse: the fleet read so far is drawn, then the
+// loaded fleet view replaces it.
+func TestFlowGlimpse(t *testing.T) {
+	m := newModel(t, fleetDataset(t), 80, 24)
+	release := make(chan struct{})
+	survey := m.sh.opts.Survey
+	m.sh.opts.Survey = func(dir string, opts analyze.Options, watch func(*analyze.Glimpse)) (*analyze.Overview, error) {
+		first := true
+		return survey(dir, opts, func(g *analyze.Glimpse) {
+			watch(g)
+			if first {
+				first = false
+				<-release
+			}
+		})
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	wait := func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },
+			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	wait("so far.")
+	close(release)
+	wait("incident 1 of 1")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }

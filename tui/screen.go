@@ -19,6 +19,8 @@ func (m *Model) View() string {
 		main = lines(strings.Split(m.help.FullHelpView(m.current().FullHelp()), "\n"), sh.w, body)
 	case sh.err != nil:
 		main = lines([]string{"", "  " + sh.st.warn.Render("cannot check the dataset: ") + dev(sh.err.Error())}, sh.w, body)
+	case sh.ov == nil && sh.glimpse != nil:
+		main = m.glimpseView(body)
 	case sh.ov == nil:
 		main = lines(m.loading(), sh.w, body)
 	default:
@@ -67,6 +69,9 @@ func (m *Model) status() string {
 		text = sh.notice
 	case sh.ov == nil && sh.err == nil:
 		text = fmt.Sprintf("checking… %s", sh.now().Sub(sh.started).Round(100*time.Millisecond))
+		if g := sh.glimpse; g != nil && sh.man.Rows > 0 {
+			text += fmt.Sprintf(" · %d%% of the records read", min(g.Records*100/sh.man.Rows, 100))
+		}
 	case sh.ov != nil:
 		text = m.current().status()
 		if m.query != "" {

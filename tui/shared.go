@@ -12,6 +12,7 @@ type shared struct {
 	opts    Options
 	man     *dataset.Manifest
 	ov      *analyze.Overview // nil until loaded
+	glimpse *analyze.Glimpse  // the fleet as read so far, until loaded; nil before the first
 	st      styles
 	keys    keyMap
 	byDev   map[string][]int // finding indices by device

@@ -31,9 +31,10 @@ type Options struct {
 	// Renderer draws the styles; nil means lipgloss's default for stdout,
 	// which honours NO_COLOR. Tests give one with the ASCII profile.
 	Renderer *lipgloss.Renderer
-	// Survey, when set, replaces analyze.Survey (a test's slow or failing
-	// load).
-	Survey func(dir string, opts analyze.Options) (*analyze.Overview, error)
+	// Survey, when set, replaces analyze.SurveyWatched (a test's slow or
+	// failing load): it checks the dataset and calls watch, unless nil, with
+	// the fleet as far as it has read it.
+	Survey func(dir string, opts analyze.Options, watch func(*analyze.Glimpse)) (*analyze.Overview, error)
 }
 
 // Model is the browser: a Bubble Tea model. It shows the last pane of
@@ -52,6 +53,7 @@ type Model struct {
 	input    textinput.Model
 	inputFor int // what the input line is for, 0 when closed
 	query    string
+	glimpses glimpses // the survey's glimpses, until it is done
 }
 
 // loadedMsg carries the survey of the dataset.
@@ -73,7 +75,9 @@ func New(opts Options) (*Model, error) {
 		opts.Name = opts.Dir
 	}
 	if opts.Survey == nil {
-		opts.Survey = analyze.Survey
+		opts.Survey = func(dir string, opts analyze.Options, watch func(*analyze.Glimpse)) (*analyze.Overview, error) {
+			return analyze.SurveyWatched(dir, opts, glimpseEvery, watch)
+		}
 	}
 	r := opts.Renderer
 	if r == nil {
@@ -90,15 +94,18 @@ func New(opts Options) (*Model, error) {
 	return m, nil
 }
 
-// Init starts the check, and a clock for the status bar while it runs.
+// Init starts the check, the glimpses of the fleet as it is read, and a
+// clock for the status bar while it runs.
 func (m *Model) Init() tea.Cmd {
 	sh := m.sh
+	m.glimpses = make(glimpses, 1)
 	load := func() tea.Msg {
 		t := sh.now()
-		ov, err := sh.opts.Survey(sh.opts.Dir, sh.opts.Check)
+		ov, err := sh.opts.Survey(sh.opts.Dir, sh.opts.Check, m.glimpses.put)
+		close(m.glimpses)
 		return loadedMsg{ov: ov, err: err, took: sh.now().Sub(t)}
 	}
-	return tea.Batch(load, tick())
+	return tea.Batch(load, m.glimpses.next(), tick())
 }
 
 // tickMsg redraws the status bar while the check runs.
@@ -117,6 +124,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.sh.ov == nil && m.sh.err == nil {
 			return m, tick()
 		}
+	case glimpseMsg:
+		if msg.g == nil {
+			return m, nil
+		}
+		if m.sh.ov == nil {
+			m.sh.glimpse = msg.g
+		}
+		return m, m.glimpses.next()
 	case loadedMsg:
 		m.loaded(msg)
 	case deviceMsg:

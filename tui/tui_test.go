@@ -98,7 +98,7 @@ func run(t testing.TB, m *Model, cmd tea.Cmd) {
 		for _, c := range msg {
 			run(t, m, c)
 		}
-	case loadedMsg, deviceMsg:
+	case loadedMsg, deviceMsg, glimpseMsg:
 		_, next := m.Update(msg)
 		run(t, m, next)
 	}
@@ -244,7 +244,7 @@ func TestLoading(t *testing.T) {
 	if m.view != viewDevices || m.inputFor != inputNone {
 		t.Errorf("while loading: view %d, input %d; want devices and no input", m.view, m.inputFor)
 	}
-	m.sh.opts.Survey = func(string, analyze.Options) (*analyze.Overview, error) {
+	m.sh.opts.Survey = func(string, analyze.Options, func(*analyze.Glimpse)) (*analyze.Overview, error) {
 		return nil, os.ErrPermission
 	}
 	run(t, m, m.Init())
@@ -380,5 +380,32 @@ func TestTimelineSaysClock(t *testing.T) {
 	}
 	if got := v.clockText("dev-1"); got != "" {
 		t.Errorf("a device with no offset: %q", got)
+	}
+}
+
+// TestGlimpse checks the screen drawn while the check reads: the first
+// glimpse (one device), and the last (every record read, the check
+// finishing) against its golden file; the last glimpse's bars are the
+// loaded fleet view's at the same width, where both start on the same
+// second.
+func TestGlimpse(t *testing.T) {
+	dir := fleetDataset(t)
+	var gs []*analyze.Glimpse
+	if _, err := analyze.SurveyWatched(dir, analyze.Options{}, time.Hour, func(g *analyze.Glimpse) { gs = append(gs, g) }); err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, dir, 80, 24)
+	m.Update(glimpseMsg{gs[0]})
+	if v := m.View(); !strings.Contains(v, "reading: ") || !strings.Contains(v, "of the records read") {
+		t.Errorf("the first glimpse shows:\n%s", v)
+	}
+	m.Update(glimpseMsg{gs[len(gs)-1]})
+	golden(t, "glimpse", m.View())
+	if !strings.Contains(m.View(), "finishing the check") {
+		t.Errorf("the last glimpse does not say the check is finishing:\n%s", m.View())
+	}
+	press(t, m, "j", "enter", "/") // nothing to act on yet: no panic, no move
+	if m.inputFor != inputNone {
+		t.Errorf("while loading: input %d; want none", m.inputFor)
 	}
 }
