@@ -83,9 +83,9 @@ func (v *fleetView) bars(hist []analyze.Bucket, h int) []string {
 		label := ""
 		switch r {
 		case h - 1:
-			label = fmt.Sprintf("%.3g", top)
+			label = axisLabel(top)
 		case budRow:
-			label = fmt.Sprintf("%.3g", bud)
+			label = axisLabel(bud)
 		}
 		b.WriteString(fitRight(label, axisW-2) + " ┤")
 		level := (float64(r) + 0.5) * top / float64(h)
@@ -116,6 +116,20 @@ func (v *fleetView) cell(b *analyze.Bucket, level float64, row int, budget bool)
 		return st.budget.Render("╌")
 	}
 	return " "
+}
+
+// axisLabel writes x in at most five characters for the y axis: 2150 as
+// 2.15k, 3.4e6 as 3.4M.
+func axisLabel(x float64) string {
+	for _, u := range []struct {
+		div  float64
+		unit string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if x >= u.div {
+			return strings.Replace(fmt.Sprintf("%.3g", x/u.div), "e+", "e", 1) + u.unit
+		}
+	}
+	return fmt.Sprintf("%.3g", x)
 }
 
 // axis is the zero line, with the cursor's bucket marked ┼.

@@ -409,3 +409,12 @@ func TestGlimpse(t *testing.T) {
 		t.Errorf("while loading: input %d; want none", m.inputFor)
 	}
 }
+
+// The y axis's labels fit its five characters.
+func TestAxisLabel(t *testing.T) {
+	for x, want := range map[float64]string{3: "3", 12.5: "12.5", 999: "999", 2150: "2.15k", 86400: "86.4k", 3.4e6: "3.4M", 1.2e9: "1.2G", 7e12: "7e03G"} {
+		if got := axisLabel(x); got != want {
+			t.Errorf("axisLabel(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
