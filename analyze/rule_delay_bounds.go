@@ -287,7 +287,8 @@ func boundsFormula(p *policy.Policy, a int64, prev float64) string {
 type tally struct {
 	n          int
 	start, end int64
-	refs       []Ref
+	nrefs      int           // refs[:nrefs] are held
+	refs       [MaxRefs]Ref // in place: a tally is made for every device a rule looks at
 }
 
 // add counts an occurrence at the given time resting on refs.
@@ -300,8 +301,9 @@ func (t *tally) add(at int64, refs ...Ref) {
 	}
 	t.n++
 	for _, r := range refs {
-		if len(t.refs) < MaxRefs {
-			t.refs = append(t.refs, r)
+		if t.nrefs < MaxRefs {
+			t.refs[t.nrefs] = r
+			t.nrefs++
 		}
 	}
 }
@@ -313,8 +315,8 @@ func (t *tally) span(at int64) {
 
 // finding returns a finding over the tally with the lead records first.
 func (t *tally) finding(rule string, sev Severity, d *Device, lead ...Ref) Finding {
-	refs := append(make([]Ref, 0, min(MaxRefs, len(lead)+len(t.refs))), lead...)
-	for _, r := range t.refs {
+	refs := append(make([]Ref, 0, min(MaxRefs, len(lead)+t.nrefs)), lead...)
+	for _, r := range t.refs[:t.nrefs] {
 		if len(refs) < MaxRefs && !containsRef(refs, r) {
 			refs = append(refs, r)
 		}

@@ -197,10 +197,16 @@ func appendOpens(dst []hostOpen, d *Device) []hostOpen {
 	return dst
 }
 
+// sortOpens sorts opens by time, ties by input line: the same however the
+// dataset is stored. A device's own opens mostly come in order: they are
+// only checked then.
 func sortOpens(opens []hostOpen) {
-	slices.SortFunc(opens, func(a, b hostOpen) int {
-		return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref), compareRefs(a.Ref, b.Ref)) // ties by input line: the same however the dataset is stored
-	})
+	cmpOpens := func(a, b hostOpen) int {
+		return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref), compareRefs(a.Ref, b.Ref))
+	}
+	if !slices.IsSortedFunc(opens, cmpOpens) {
+		slices.SortFunc(opens, cmpOpens)
+	}
 }
 
 // compareRefs orders refs by dataset position.

@@ -92,11 +92,10 @@ func (r *unscheduledConnect) finding(d *Device, found []offSchedule) Finding {
 	var early, late, second, none int
 	for _, o := range found {
 		e := &d.Events[o.conn]
-		refs := []Ref{e.Ref}
 		switch {
 		case o.prev >= 0:
 			second++
-			refs = append(refs, d.Events[o.prev].Ref)
+			t.add(e.At, e.Ref, d.Events[o.prev].Ref)
 		case o.attempt >= 0:
 			a := &d.Attempts[o.attempt]
 			if e.At < a.Open {
@@ -104,11 +103,11 @@ func (r *unscheduledConnect) finding(d *Device, found []offSchedule) Finding {
 			} else {
 				late++
 			}
-			refs = append(refs, d.Events[a.Backoff].Ref)
+			t.add(e.At, e.Ref, d.Events[a.Backoff].Ref)
 		default:
 			none++
+			t.add(e.At, e.Ref)
 		}
-		t.add(e.At, refs...)
 	}
 	f := t.finding(unscheduledConnectID, Warning, d)
 	f.Kind = "unscheduled-connect/no-socket-open-due"
