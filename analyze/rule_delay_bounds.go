@@ -287,7 +287,7 @@ func boundsFormula(p *policy.Policy, a int64, prev float64) string {
 type tally struct {
 	n          int
 	start, end int64
-	nrefs      int           // refs[:nrefs] are held
+	nrefs      int          // refs[:nrefs] are held
 	refs       [MaxRefs]Ref // in place: a tally is made for every device a rule looks at
 }
 
