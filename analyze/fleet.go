@@ -75,7 +75,12 @@ type FleetStats struct {
 	RedeliveryPerSecond []int64
 	RedeliveryPeak      int64
 	RedeliveryPeakAt    int64
+
+	names []string // every device's client id, by its ordinal in the read: set by stats
 }
+
+// name returns the client id of the device of ordinal dev in the read.
+func (st *FleetStats) name(dev int32) string { return st.names[dev] }
 
 // DefaultWindow is the window socket-opens are counted in by default.
 const DefaultWindow = time.Second
@@ -86,7 +91,10 @@ const MaxWindows = 1 << 20
 // fleetCounter gathers FleetStats device by device: memory grows with the
 // number of devices and the span of time, not with the number of records.
 type fleetCounter struct {
-	St     FleetStats
+	St FleetStats
+	// Names holds every device's client id, by its ordinal in the read:
+	// the one copy of the ids that the rules' fleet state names devices by.
+	Names  []string
 	Window int64
 	Opens  map[int64]int64 // window index -> socket-opens
 	Inc    incidentCounter
@@ -110,11 +118,7 @@ const MaxIDs = 1000
 
 func (fc *fleetCounter) add(d *Device) {
 	fc.St.Devices++
-	if fc.St.Devices <= MaxIDs {
-		fc.St.IDs = append(fc.St.IDs, strings.Clone(d.ID))
-	} else {
-		fc.St.IDs = nil
-	}
+	fc.Names = push(fc.Names, strings.Clone(d.ID))
 	fc.St.Records += int64(len(d.Events))
 	for i := range d.Attempts {
 		if isSessionStage(d.Attempts[i].Stage) && openInLog(d, &d.Attempts[i]) { // sockets to the broker
@@ -165,7 +169,10 @@ func (fc *fleetCounter) stats() *FleetStats {
 			}
 		}
 	}
-	slices.Sort(st.IDs)
+	st.names, fc.Inc.names = fc.Names, fc.Names
+	if st.Devices <= MaxIDs {
+		st.IDs = slices.Sorted(slices.Values(fc.Names))
+	}
 	var wit *Witness
 	var boffs []ClockOffset
 	if fc.Wit.On {
@@ -234,15 +241,6 @@ func brokerKeepalive(logs []*BrokerLog) time.Duration {
 		}
 	}
 	return time.Duration(best) * time.Second
-}
-
-// keepIDs returns ids, the ids of a fleet of devices devices, while it
-// has at most MaxIDs of them; nil beyond.
-func keepIDs(ids []string, devices int) []string {
-	if devices > MaxIDs {
-		return nil
-	}
-	return ids
 }
 
 // rank returns the nearest-rank p-quantile of sorted xs, 0 if empty.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/stormaudit/stormaudit/internal/radix"
@@ -125,16 +124,15 @@ type lossEvent struct {
 
 // incidentCounter gathers the losses and connects of every device and
 // finds the incidents among them. It keeps 40 bytes per loss and 16 per
-// kind of record its device met while down, 12 per connect, the name of
-// each device with a loss (to report its clock offset and name it), and
-// the last record of each device whose last loss did not end.
+// kind of record its device met while down, 12 per connect, and the last
+// record of each device whose last loss did not end; it names devices by
+// their ordinals, and their ids from the fleet's one list (names).
 type incidentCounter struct {
 	Losses   []lossEvent
 	Met      []metCount  // the losses' tallies (lossEvent.MetAt)
 	Last     []lastState // by device ordinal
 	Connects []int64     // every connected record of the session stage
 	ConnDevs []int32     // the device of each of Connects
-	Names    map[int32]string
 	Devices  int32 // devices read
 	Known    int   // devices known to have been connected: a session, or a loss
 
@@ -146,6 +144,7 @@ type incidentCounter struct {
 	brokerKeepalive time.Duration
 	end             int64                   // the log's last record, NoTime if unknown: set before incidents
 	pre             map[int32][]ClockOffset // clock offsets known before (the broker's), by device: set before incidents
+	names           []string                // every device's client id, by ordinal (fleetCounter.Names): set before incidents
 }
 
 func (ic *incidentCounter) add(d *Device) {
@@ -181,12 +180,6 @@ func (ic *incidentCounter) add(d *Device) {
 	for i := range d.Sessions {
 		ic.Connects = push(ic.Connects, d.Sessions[i].Up)
 		ic.ConnDevs = push(ic.ConnDevs, dev)
-	}
-	if last != NoTime {
-		if ic.Names == nil {
-			ic.Names = map[int32]string{}
-		}
-		ic.Names[dev] = strings.Clone(d.ID)
 	}
 	if last != NoTime || len(d.Sessions) > 0 {
 		ic.Known++
@@ -256,11 +249,11 @@ func (ic *incidentCounter) incidents(members bool) ([]Incident, []ClockOffset, [
 		for k, sp := range spans {
 			ids[k] = map[string]bool{}
 			for _, l := range ls[sp[0]:sp[1]] {
-				ids[k][ic.Names[l.Dev]] = true
+				ids[k][ic.names[l.Dev]] = true
 			}
 		}
 	}
-	ic.Losses, ic.Connects, ic.ConnDevs, ic.Names, ic.Met, ic.Last = nil, nil, nil, nil, nil, nil
+	ic.Losses, ic.Connects, ic.ConnDevs, ic.Met, ic.Last = nil, nil, nil, nil, nil
 	return out, offs, ids
 }
 

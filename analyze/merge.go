@@ -47,9 +47,9 @@ func (k *checker) merge(next *checker) {
 func (fc *fleetCounter) merge(next *fleetCounter) {
 	st, ns := &fc.St, &next.St
 	st.Devices, st.Records, st.Attempts = st.Devices+ns.Devices, st.Records+ns.Records, st.Attempts+ns.Attempts
-	st.IDs = keepIDs(append(st.IDs, ns.IDs...), st.Devices)
 	st.Lost, st.Recovered = st.Lost+ns.Lost, st.Recovered+ns.Recovered
 	st.TTR = append(st.TTR, ns.TTR...)
+	fc.Names = append(fc.Names, next.Names...)
 	fc.Opens = addCounts(fc.Opens, next.Opens)
 	fc.Wit.merge(&next.Wit, fc.Inc.Devices)
 	fc.Inc.merge(&next.Inc)
@@ -82,12 +82,6 @@ func (ic *incidentCounter) merge(next *incidentCounter) {
 	ic.Connects = append(ic.Connects, next.Connects...)
 	for _, d := range next.ConnDevs {
 		ic.ConnDevs = append(ic.ConnDevs, d+ic.Devices)
-	}
-	for d, id := range next.Names {
-		if ic.Names == nil {
-			ic.Names = map[int32]string{}
-		}
-		ic.Names[d+ic.Devices] = id
 	}
 	ic.Devices += next.Devices
 	ic.Known += next.Known

@@ -274,7 +274,7 @@ func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, ix clockInde
 		}
 		s := ic.Last[k]
 		o := ix.dev(l.Dev, s.At)
-		u := Unrecovered{Device: ic.Names[l.Dev], At: s.At - o, Stage: s.Stage, Due: s.Due, Delay: s.Delay, Class: s.Class,
+		u := Unrecovered{Device: ic.names[l.Dev], At: s.At - o, Stage: s.Stage, Due: s.Due, Delay: s.Delay, Class: s.Class,
 			Reason: s.Reason, Attempts: int(s.Attempts)}
 		if u.Due != NoTime {
 			u.Due -= o

@@ -170,7 +170,7 @@ func (ic *incidentCounter) shift(ref, grp map[int32]int64, sp [2]int) []ClockOff
 	res := time.Duration(max(spreadOf(ref, mRef), spreadOf(grp, mGrp)))
 	var out []ClockOffset
 	for dev, at := range grp {
-		out = append(out, ClockOffset{Device: ic.Names[dev], Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, Basis: BasisAudit,
+		out = append(out, ClockOffset{Device: ic.names[dev], Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, Basis: BasisAudit,
 			From: NoTime, Until: NoTime, dev: dev, at: at})
 	}
 	slices.SortFunc(out, func(x, y ClockOffset) int { return strings.Compare(x.Device, y.Device) })

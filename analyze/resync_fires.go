@@ -164,8 +164,8 @@ func restoreFires(r *resync, fs []shardFire, counts []int32) {
 func (r *resync) valid() error {
 	for a := range r.Fires {
 		for _, f := range r.Fires[a] {
-			if f.Dev < 0 || int(f.Dev) >= len(r.Names) {
-				return fmt.Errorf("resync: a fire of device %d of %d", f.Dev, len(r.Names))
+			if f.Dev < 0 || f.Dev >= r.Devices {
+				return fmt.Errorf("resync: a fire of device %d of %d", f.Dev, r.Devices)
 			}
 		}
 	}

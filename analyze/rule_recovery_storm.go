@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/stormaudit/stormaudit/internal/radix"
@@ -38,7 +37,8 @@ const (
 // loss that a connect ended, the connect and the schedule it was drawn
 // from; Finish judges each incident.
 type recoveryStorm struct {
-	Losses []stormLoss
+	Devices int32 // devices seen: a stormLoss's Dev is its ordinal among them
+	Losses  []stormLoss
 	sorted bool // Losses are in time order: presort ran
 }
 
@@ -49,7 +49,12 @@ func (r *recoveryStorm) presort() {
 }
 
 func (r *recoveryStorm) merge(next Rule) {
-	r.Losses = append(r.Losses, next.(*recoveryStorm).Losses...)
+	n := next.(*recoveryStorm)
+	for _, l := range n.Losses {
+		l.Dev += r.Devices
+		r.Losses = append(r.Losses, l)
+	}
+	r.Devices += n.Devices
 }
 
 // stormLoss is one loss: when it began, the connect that ended it, and
@@ -61,7 +66,7 @@ func (r *recoveryStorm) merge(next Rule) {
 type stormLoss struct {
 	LossAt, Conn int64
 	Ref          Ref
-	Device       string // its client id, to correct its clock by
+	Dev          int32 // the device's ordinal in the read, to correct its clock by
 	// the pending attempt: its backoff_wait's time, the waits imposed on
 	// it, its number, its delay, and the delay drawn before it (s)
 	Start       int64
@@ -81,6 +86,8 @@ func (*recoveryStorm) Info() RuleInfo {
 }
 
 func (r *recoveryStorm) Device(_ *Context, d *Device) {
+	dev := r.Devices
+	r.Devices++
 	k, prev := 0, 0.0 // the next session attempt to look at; the delay drawn before it
 	for i := range d.Episodes {
 		ep := &d.Episodes[i]
@@ -93,7 +100,7 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 		} else {
 			ref = last
 		}
-		l := stormLoss{LossAt: ep.Lost, Conn: ep.End, Ref: d.Events[ref].Ref, Device: d.ID}
+		l := stormLoss{LossAt: ep.Lost, Conn: ep.End, Ref: d.Events[ref].Ref, Dev: dev}
 		// the pending attempt: the last of the session stage begun within
 		// the episode, before the connect that ended it
 		pending := false
@@ -112,11 +119,6 @@ func (r *recoveryStorm) Device(_ *Context, d *Device) {
 		if ep.End == NoTime && !pending {
 			continue // not back, and drawing nothing when the log ends
 		}
-		if len(r.Losses) > 0 && r.Losses[len(r.Losses)-1].Device == d.ID {
-			l.Device = r.Losses[len(r.Losses)-1].Device // one copy a device
-		} else {
-			l.Device = strings.Clone(d.ID)
-		}
 		r.Losses = push(r.Losses, l)
 	}
 }
@@ -130,9 +132,9 @@ func (r *recoveryStorm) Finish(c *Context) {
 		return
 	}
 	moved := false
-	if ix := c.Fleet.clocks(); ix.byName != nil { // on the incidents' clock
+	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the incidents' clock
 		for i := range r.Losses {
-			if o := ix.name(r.Losses[i].Device, r.Losses[i].LossAt); o != 0 {
+			if o := ix.dev(r.Losses[i].Dev, r.Losses[i].LossAt); o != 0 {
 				l := &r.Losses[i]
 				l.LossAt, l.Conn, l.Start, moved = l.LossAt-o, l.Conn-o, l.Start-o, true
 			}

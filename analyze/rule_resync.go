@@ -33,8 +33,8 @@ func newResync() *resync {
 // of devices that drew exactly the same delay at the same attempt and
 // whose timers fired on the same tick, again and again.
 type resync struct {
-	Names []string               // device names, by index
-	Fires [resyncAttempts][]fire // timer fires, by attempt number
+	Devices int32                  // devices seen: a fire's Dev is its ordinal among them
+	Fires   [resyncAttempts][]fire // timer fires, by attempt number
 	// FireDevices counts the devices with a fire, by attempt number (a
 	// driver may take Fires out of a partial: see TakeFires)
 	FireDevices [resyncAttempts]int
@@ -44,12 +44,14 @@ type resync struct {
 	tick           time.Duration
 	group, repeats int
 	share          float64
+
+	names []string // the devices' ids by ordinal (FleetStats.names): set by Finish
 }
 
 func (r *resync) merge(next Rule) {
 	n := next.(*resync)
-	base := int32(len(r.Names))
-	r.Names = append(r.Names, n.Names...)
+	base := r.Devices
+	r.Devices += n.Devices
 	for a := range r.FireDevices {
 		r.FireDevices[a] += n.FireDevices[a]
 	}
@@ -110,8 +112,8 @@ func (r *resync) Info() RuleInfo {
 }
 
 func (r *resync) Device(c *Context, d *Device) {
-	dev := int32(len(r.Names))
-	r.Names = push(r.Names, d.ID)
+	dev := r.Devices
+	r.Devices++
 	capS, jittered := r.cap(c)
 	var fired uint16 // bit a: the device has a fire at attempt number a
 	for i := range d.Attempts {
@@ -152,15 +154,16 @@ type group struct {
 }
 
 func (r *resync) Finish(c *Context) {
-	if ix := c.Fleet.clocks(); ix.byName != nil { // on the fleet's clock: lockstep is judged across devices
+	r.names = c.Fleet.names
+	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the fleet's clock: lockstep is judged across devices
 		for a := range r.Fires {
 			for i := range r.Fires[a] {
 				f := &r.Fires[a][i]
-				f.At -= ix.name(r.Names[f.Dev], f.At)
+				f.At -= ix.dev(f.Dev, f.At)
 			}
 		}
 	}
-	locked := make([]uint16, len(r.Names)) // per device: bit a set when it is in a group at attempt number a
+	locked := make([]uint16, r.Devices) // per device: bit a set when it is in a group at attempt number a
 	var groups []group
 	var byAttempt [resyncAttempts][]group // found on every core: each attempt number's fires are its own
 	var g errgroup.Group
@@ -270,7 +273,7 @@ func distinctDevices(fs []fire) int {
 func (r *resync) finding(n int, groups []group) Finding {
 	f := Finding{Rule: "resync", Kind: "resync/lockstep", Severity: Error, Device: Fleet, Start: math.MaxInt64, End: math.MinInt64}
 	f.Message = fmt.Sprintf("%d of %d devices retry in lockstep: the same delay at the same attempt, firing on the same tick, at %d or more attempts",
-		n, len(r.Names), r.repeats)
+		n, r.Devices, r.repeats)
 	var b strings.Builder
 	for i, g := range groups {
 		f.Start, f.End = min(f.Start, g.at), max(f.End, g.at)
@@ -300,7 +303,7 @@ func (r *resync) finding(n int, groups []group) Finding {
 func (r *resync) sample(ms []fire, k int) string {
 	var names []string
 	for _, m := range ms[:min(k, len(ms))] {
-		names = append(names, r.Names[m.Dev])
+		names = append(names, r.names[m.Dev])
 	}
 	s := strings.Join(names, ", ")
 	if len(ms) > k {

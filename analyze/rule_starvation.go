@@ -19,14 +19,19 @@ const StarveFloor = time.Minute
 // whole fleet, so Device keeps a summary of each device that lost its
 // connection and Finish decides.
 type starvation struct {
-	Devs  []starveDevice
+	Devices int32 // devices seen: a starveDevice's Dev is its ordinal among them
+	Devs    []starveDevice
 	Waits []time.Duration // the longest wait of each recovered device
 	floor time.Duration   // StarveFloor unless set (Tunable)
 }
 
 func (r *starvation) merge(next Rule) {
 	n := next.(*starvation)
-	r.Devs = append(r.Devs, n.Devs...)
+	for _, s := range n.Devs {
+		s.Dev += r.Devices
+		r.Devs = append(r.Devs, s)
+	}
+	r.Devices += n.Devices
 	r.Waits = append(r.Waits, n.Waits...)
 }
 
@@ -44,7 +49,7 @@ func (r *starvation) SetThreshold(name string, v float64) {
 // starveDevice is what starvation keeps of a device that lost its
 // connection.
 type starveDevice struct {
-	ID string
+	Dev int32 // the device's ordinal in the read (its id: FleetStats.name)
 	// From is when it lost its connection: for a recovered device its
 	// slowest loss to recover From, else the start of the outage it is
 	// still in; Until is the connect that ended that loss, NoTime if none.
@@ -67,12 +72,14 @@ func (r *starvation) Info() RuleInfo {
 }
 
 func (r *starvation) Device(_ *Context, d *Device) {
+	dev := r.Devices
+	r.Devices++
 	out, down := d.Outage()
 	if !down && !d.Lost() {
 		return
 	}
 	n := len(d.Events)
-	s := starveDevice{ID: strings.Clone(d.ID), Until: NoTime, Attempts: int32(len(d.Attempts)), Last: d.Events[n-1].Outcome, Ref: d.Events[n-1].Ref}
+	s := starveDevice{Dev: dev, Until: NoTime, Attempts: int32(len(d.Attempts)), Last: d.Events[n-1].Outcome, Ref: d.Events[n-1].Ref}
 	for i := range d.Events {
 		if e := &d.Events[i]; e.Outcome == auditfmt.AttemptFailed || e.Outcome == auditfmt.Refused {
 			s.Failed[min(e.Fail, auditfmt.FailUnknown)]++
@@ -154,9 +161,9 @@ func (r *starvation) Finish(c *Context) {
 		c.Skip("starvation", fmt.Sprintf("only %d of the %d devices that lost their connection recovered: starvation is judged against a fleet of which at least half recovered", st.Recovered, st.Lost))
 		return
 	}
-	if ix := st.clocks(); ix.byName != nil { // the findings' times on the fleet's clock
+	if ix := st.clocks(); ix.byDev != nil { // the findings' times on the fleet's clock
 		for i := range r.Devs {
-			if o := ix.name(r.Devs[i].ID, r.Devs[i].From); o != 0 {
+			if o := ix.dev(r.Devs[i].Dev, r.Devs[i].From); o != 0 {
 				d := &r.Devs[i]
 				d.From -= o
 				if d.Until != NoTime {
@@ -220,7 +227,7 @@ func (s *starveDevice) failures() string {
 // finding reports s against the fleet's bound b.
 func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 	st := c.Fleet
-	f := Finding{Rule: "starvation", Severity: Warning, Device: s.ID, Start: s.From, End: s.Until, Records: []Ref{s.Ref, s.Lost}}
+	f := Finding{Rule: "starvation", Severity: Warning, Device: st.name(s.Dev), Start: s.From, End: s.Until, Records: []Ref{s.Ref, s.Lost}}
 	tries := fmt.Sprintf("%s in the log, of which %s", nOf(int(s.Attempts), "attempt"), s.failures())
 	if s.Until != NoTime {
 		f.Kind = "starvation/late-recovery"
@@ -256,7 +263,7 @@ func (s *starveDevice) finding(c *Context, b starveBound) Finding {
 func fleetStarvation(c *Context, b starveBound, starved []starveDevice) Finding {
 	st, end := c.Fleet, c.End
 	slices.SortFunc(starved, func(x, y starveDevice) int {
-		return cmp.Or(cmp.Compare(min(x.Until, 0), min(y.Until, 0)), cmp.Compare(y.down(end), x.down(end)), strings.Compare(x.ID, y.ID))
+		return cmp.Or(cmp.Compare(min(x.Until, 0), min(y.Until, 0)), cmp.Compare(y.down(end), x.down(end)), strings.Compare(st.name(x.Dev), st.name(y.Dev)))
 	})
 	never := 0
 	f := Finding{Rule: "starvation", Kind: "starvation/fleet-starved", Severity: Warning, Device: Fleet, Start: starved[0].From, End: end}
@@ -268,7 +275,7 @@ func fleetStarvation(c *Context, b starveBound, starved []starveDevice) Finding 
 		f.Start = min(f.Start, s.From)
 		f.Records = append(f.Records, s.Ref)
 		if len(names) < 5 {
-			names = append(names, fmt.Sprintf("%s (%s)", s.ID, durMs(s.down(end))))
+			names = append(names, fmt.Sprintf("%s (%s)", st.name(s.Dev), durMs(s.down(end))))
 		}
 	}
 	f.Message = fmt.Sprintf("%s starved: %d never recovered, %d recovered late (Jain's fairness index %.3f)",

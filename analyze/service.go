@@ -83,7 +83,7 @@ func (ic *incidentCounter) serviceOf(inc *Incident, ls []lossEvent) {
 			tts = append(tts, time.Duration(max(0, l.Served-l.At)))
 		}
 		if l.Served == NoTime || l.Served-l.Back > int64(ServiceLag) {
-			inc.Unserved = append(inc.Unserved, Unserved{Device: ic.Names[l.Dev], Reconnected: l.Back, Served: l.Served})
+			inc.Unserved = append(inc.Unserved, Unserved{Device: ic.names[l.Dev], Reconnected: l.Back, Served: l.Served})
 		}
 	}
 	slices.Sort(tts)

@@ -227,7 +227,7 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 			return nil, fmt.Errorf("%s: the resync fires of part %d were taken and those of part %d were not", s.dir, taken, not)
 		}
 		if r := p.resync(); r != nil {
-			counts = append(counts, int32(len(r.Names)))
+			counts = append(counts, r.Devices)
 		}
 	}
 	var kept []shardFire
@@ -352,10 +352,72 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 			}
 		}
 	}
+	if err := k.validOrdinals(); err != nil {
+		return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
+	}
 	if rs := k.resync(); rs != nil {
 		if err := rs.valid(); err != nil {
 			return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
 		}
 	}
 	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken}, nil
+}
+
+// validOrdinals checks that a decoded partial names every device by an
+// ordinal below its count, and that every count of devices is the same:
+// Finish indexes the fleet's list of ids by them.
+func (k *checker) validOrdinals() error {
+	n := int32(len(k.fc.Names))
+	ic := &k.fc.Inc
+	if int64(k.fc.St.Devices) != int64(n) || ic.Devices != n {
+		return fmt.Errorf("%d device ids for %d and %d devices", n, k.fc.St.Devices, ic.Devices)
+	}
+	bad := func(what string, dev int32) error {
+		if dev < 0 || dev >= n {
+			return fmt.Errorf("%s names device %d of %d", what, dev, n)
+		}
+		return nil
+	}
+	for _, l := range ic.Losses {
+		if err := bad("a loss", l.Dev); err != nil {
+			return err
+		}
+	}
+	for _, l := range ic.Last {
+		if err := bad("a last state", l.Dev); err != nil {
+			return err
+		}
+	}
+	for _, d := range ic.ConnDevs {
+		if err := bad("a connect", d); err != nil {
+			return err
+		}
+	}
+	for _, r := range k.rules {
+		var devs int32
+		switch r := r.(type) {
+		case *resync:
+			devs = r.Devices
+		case *starvation:
+			devs = r.Devices
+			for _, s := range r.Devs {
+				if err := bad("starvation", s.Dev); err != nil {
+					return err
+				}
+			}
+		case *recoveryStorm:
+			devs = r.Devices
+			for _, l := range r.Losses {
+				if err := bad("recovery-storm", l.Dev); err != nil {
+					return err
+				}
+			}
+		default:
+			continue
+		}
+		if devs != n {
+			return fmt.Errorf("%s counts %d devices of %d", r.Info().ID, devs, n)
+		}
+	}
+	return nil
 }

@@ -310,3 +310,59 @@ func FuzzReadFires(f *testing.F) {
 		}
 	})
 }
+
+// A partial that names a device by an ordinal beyond its devices, or
+// counts them otherwise than its list of ids, is refused when decoded:
+// Finish indexes the list by them.
+func TestDecodeRefusesStrangeOrdinals(t *testing.T) {
+	dir := bucketed(t, 2, "testdata/rules/starvation/positive.ndjson")
+	s, err := NewSplit(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		harm func(k *checker) bool // false: nothing to harm in the partial
+		want string
+	}{
+		{"a loss beyond the devices", func(k *checker) bool {
+			if len(k.fc.Inc.Losses) == 0 {
+				return false
+			}
+			k.fc.Inc.Losses[0].Dev = 1 << 20
+			return true
+		}, "a loss names device 1048576"},
+		{"a starving device beyond the devices", func(k *checker) bool {
+			for _, r := range k.rules {
+				if r, ok := r.(*starvation); ok && len(r.Devs) > 0 {
+					r.Devs[0].Dev = -1
+					return true
+				}
+			}
+			return false
+		}, "starvation names device -1"},
+		{"a rule counting other devices", func(k *checker) bool {
+			k.resync().Devices += 7
+			return true
+		}, "resync counts"},
+		{"ids missing", func(k *checker) bool {
+			k.fc.Names = k.fc.Names[:len(k.fc.Names)-1]
+			return true
+		}, "device ids for"},
+	} {
+		p, err := s.Part(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tc.harm(p.k) {
+			t.Fatalf("%s: the partial has nothing to harm", tc.name)
+		}
+		b, err := p.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Decode(b); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
