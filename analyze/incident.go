@@ -133,8 +133,8 @@ type incidentCounter struct {
 	Last     []lastState // by device ordinal
 	Connects []int64     // every connected record of the session stage
 	ConnDevs []int32     // the device of each of Connects
-	Devices  int32 // devices read
-	Known    int   // devices known to have been connected: a session, or a loss
+	Devices  int32       // devices read
+	Known    int         // devices known to have been connected: a session, or a loss
 
 	keepalive time.Duration // the declared keepalive, 0 if none: set before incidents
 	moved     []movedLoss   // the losses the audit's offsets moved

@@ -39,7 +39,7 @@ const (
 type recoveryStorm struct {
 	Devices int32 // devices seen: a stormLoss's Dev is its ordinal among them
 	Losses  []stormLoss
-	sorted bool // Losses are in time order: presort ran
+	sorted  bool // Losses are in time order: presort ran
 }
 
 // presort sorts the losses by time, then by line.

@@ -21,8 +21,8 @@ const StarveFloor = time.Minute
 type starvation struct {
 	Devices int32 // devices seen: a starveDevice's Dev is its ordinal among them
 	Devs    []starveDevice
-	Waits []time.Duration // the longest wait of each recovered device
-	floor time.Duration   // StarveFloor unless set (Tunable)
+	Waits   []time.Duration // the longest wait of each recovered device
+	floor   time.Duration   // StarveFloor unless set (Tunable)
 }
 
 func (r *starvation) merge(next Rule) {
