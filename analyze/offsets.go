@@ -147,10 +147,10 @@ func (ic *incidentCounter) correct(incs []Incident, spans [][2]int) []ClockOffse
 			abs64((b.FirstConnectAt-b.LostAt)-(a.FirstConnectAt-a.LostAt)) > int64(ReturnTolerance) {
 			continue
 		}
-		ref, grp := firstLosses(ic.Losses[spans[k][0]:spans[k][1]]), firstLosses(ic.Losses[spans[k+1][0]:spans[k+1][1]])
-		if !disjoint(ref, grp) {
-			continue
+		if shareDevice(ic.Losses[spans[k][0]:spans[k][1]], ic.Losses[spans[k+1][0]:spans[k+1][1]]) {
+			continue // the usual case of two incidents close together: a flapping link
 		}
+		ref, grp := firstLosses(ic.Losses[spans[k][0]:spans[k][1]]), firstLosses(ic.Losses[spans[k+1][0]:spans[k+1][1]])
 		sp := spans[k+1]
 		if len(grp) > len(ref) {
 			ref, grp, sp = grp, ref, spans[k]
@@ -290,13 +290,19 @@ func firstLosses(ls []lossEvent) map[int32]int64 {
 	return m
 }
 
-func disjoint(a, b map[int32]int64) bool {
-	for d := range b {
-		if _, ok := a[d]; ok {
-			return false
+// shareDevice reports whether a device lost its connection in both a and
+// b.
+func shareDevice(a, b []lossEvent) bool {
+	in := newDevSet(a)
+	for _, l := range a {
+		in.add(l.Dev)
+	}
+	for _, l := range b {
+		if w := int(l.Dev / 64); w < len(in) && in[w]&(1<<(l.Dev%64)) != 0 {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // medianOf returns the median (the lower of the middle two) of m's times.
