@@ -45,7 +45,8 @@ type resync struct {
 	group, repeats int
 	share          float64
 
-	names []string // the devices' ids by ordinal (FleetStats.names): set by Finish
+	names  []string // the devices' ids by ordinal (FleetStats.names): set by Finish
+	sorted bool     // Fires hold only the candidates, sorted: presort ran
 }
 
 func (r *resync) merge(next Rule) {
@@ -153,13 +154,37 @@ type group struct {
 	members []fire
 }
 
+// presort keeps, of each attempt number's fires, the candidates
+// (candidates), on every core: which fires are candidates depends on
+// their delays alone, not on their times, so no clock offset found later
+// changes it; Finish sorts again only the attempt numbers whose
+// candidates an offset moved.
+func (r *resync) presort() {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for a := range r.Fires {
+		g.Go(func() error {
+			r.Fires[a] = r.candidates(a, r.Fires[a], sketch(r.Fires[a]))
+			return nil
+		})
+	}
+	g.Wait()
+	r.sorted = true
+}
+
 func (r *resync) Finish(c *Context) {
+	if !r.sorted {
+		r.presort()
+	}
 	r.names = c.Fleet.names
+	var moved [resyncAttempts]bool
 	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the fleet's clock: lockstep is judged across devices
 		for a := range r.Fires {
 			for i := range r.Fires[a] {
 				f := &r.Fires[a][i]
-				f.At -= ix.dev(f.Dev, f.At)
+				if o := ix.dev(f.Dev, f.At); o != 0 {
+					f.At, moved[a] = f.At-o, true
+				}
 			}
 		}
 	}
@@ -170,7 +195,10 @@ func (r *resync) Finish(c *Context) {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for a := range r.Fires {
 		g.Go(func() error {
-			byAttempt[a] = r.lockstepGroups(a, r.Fires[a], sketch(r.Fires[a]))
+			if moved[a] {
+				sortFires(r.Fires[a])
+			}
+			byAttempt[a] = r.groupsIn(a, r.Fires[a])
 			return nil
 		})
 	}
@@ -226,23 +254,51 @@ func sketch(fs []fire) *[resyncBuckets]uint32 {
 // whose delay enough others share, KeepFires). A device fires at one attempt number once per
 // outage, so it counts once.
 func (r *resync) lockstepGroups(a int, fs []fire, sketch *[resyncBuckets]uint32) []group {
-	least := max(r.group, int(math.Ceil(r.share*float64(r.FireDevices[a]))))
+	return r.groupsIn(a, r.candidates(a, fs, sketch))
+}
+
+// least returns how many devices a group at attempt a needs.
+func (r *resync) least(a int) int {
+	return max(r.group, int(math.Ceil(r.share*float64(r.FireDevices[a]))))
+}
+
+// candidates returns, in place, the fires of fs (attempt a's) whose delay
+// at least least(a) fires share, the only ones a group can hold, sorted
+// by delay and time; sketch, unless nil, is fs's (see sketch).
+func (r *resync) candidates(a int, fs []fire, sketch *[resyncBuckets]uint32) []fire {
+	least := r.least(a)
 	if sketch != nil {
 		fs = slices.DeleteFunc(fs, func(f fire) bool { return int(sketch[delayBucket(f.Delay)]) < least })
 	}
 	fs = sharedDelays(fs, least)
+	sortFires(fs)
+	return fs
+}
+
+// sortFires sorts fires by delay, then time.
+func sortFires(fs []fire) {
 	slices.SortFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.Delay, y.Delay), cmp.Compare(x.At, y.At)) })
+}
+
+// groupsIn returns the groups among fs, attempt a's candidates sorted by
+// sortFires. It orders each run long enough for a group by device, in
+// place: a group's members are a part of fs.
+func (r *resync) groupsIn(a int, fs []fire) []group {
+	least := r.least(a)
 	var out []group
 	for i := 0; i < len(fs); {
 		j := i + 1
 		for j < len(fs) && fs[j].Delay == fs[i].Delay && fs[j].At-fs[i].At <= int64(r.tick) {
 			j++
 		}
-		if j-i >= least && distinctDevices(fs[i:j]) >= least {
-			run := fs[i:j] // stably by device (radix), each device's first fire kept
-			members := radix.Gather(run, radix.Order(len(run), func(k int) int64 { return int64(run[k].Dev) }))
-			members = slices.CompactFunc(members, func(x, y fire) bool { return x.Dev == y.Dev })
-			out = append(out, group{attempt: a, delay: fs[i].Delay, at: fs[i].At, members: members})
+		if j-i >= least {
+			// the run in place, stably by device (radix), each device's
+			// first fire kept: a group needs least devices
+			run, at := fs[i:j:j], fs[i].At
+			radix.Permute(run, radix.Order(len(run), func(k int) int64 { return int64(run[k].Dev) }))
+			if members := slices.CompactFunc(run, func(x, y fire) bool { return x.Dev == y.Dev }); len(members) >= least {
+				out = append(out, group{attempt: a, delay: run[0].Delay, at: at, members: members})
+			}
 		}
 		i = j
 	}
@@ -259,15 +315,6 @@ func sharedDelays(fs []fire, least int) []fire {
 		n[f.Delay]++
 	}
 	return slices.DeleteFunc(fs, func(f fire) bool { return int(n[f.Delay]) < least })
-}
-
-// distinctDevices counts the devices among fs.
-func distinctDevices(fs []fire) int {
-	seen := make(map[int32]bool, len(fs))
-	for _, f := range fs {
-		seen[f.Dev] = true
-	}
-	return len(seen)
 }
 
 func (r *resync) finding(n int, groups []group) Finding {
