@@ -151,6 +151,11 @@ func (e *Episode) recovery() time.Duration { return time.Duration(max(0, e.End-e
 // stats returns the figures, once every device is added.
 func (fc *fleetCounter) stats() *FleetStats {
 	st := &fc.St
+	ttr := make(chan struct{}) // the times to recover sort on another core: no offset moves them
+	go func() {
+		radix.Int64s(st.TTR)
+		close(ttr)
+	}()
 	if len(fc.Opens) > 0 {
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for w := range fc.Opens {
@@ -196,7 +201,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 		}
 	}
 	fc.messageStats(st)
-	radix.Int64s(st.TTR)
+	<-ttr
 	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)
 	var sum, sq float64
 	for _, x := range st.TTR {

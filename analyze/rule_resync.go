@@ -262,17 +262,53 @@ func (r *resync) least(a int) int {
 	return max(r.group, int(math.Ceil(r.share*float64(r.FireDevices[a]))))
 }
 
-// candidates returns, in place, the fires of fs (attempt a's) whose delay
-// at least least(a) fires share, the only ones a group can hold, sorted
-// by delay and time; sketch, unless nil, is fs's (see sketch).
+// candidates returns the fires of fs (attempt a's) whose delay at least
+// least(a) fires share, the only ones a group can hold (a jittered
+// fleet's delays are almost all distinct: few are left), sorted by delay
+// and time; sketch, unless nil, is fs's (see sketch), and drops at once
+// the fires whose delay's bucket holds too few. It may reorder fs.
 func (r *resync) candidates(a int, fs []fire, sketch *[resyncBuckets]uint32) []fire {
 	least := r.least(a)
 	if sketch != nil {
 		fs = slices.DeleteFunc(fs, func(f fire) bool { return int(sketch[delayBucket(f.Delay)]) < least })
 	}
-	fs = sharedDelays(fs, least)
-	sortFires(fs)
-	return fs
+	// each distinct delay numbered, the fires counted by it
+	ids := make([]int32, len(fs))
+	var delays []float64
+	var counts []int32
+	index := map[float64]int32{}
+	for i := range fs {
+		id, ok := index[fs[i].Delay] // a NaN is never found: it is its own delay, and no group's
+		if !ok {
+			id = int32(len(delays))
+			index[fs[i].Delay] = id
+			delays, counts = append(delays, fs[i].Delay), append(counts, 0)
+		}
+		ids[i] = id
+		counts[id]++
+	}
+	// the shared delays ranked, then their fires by time (radix, stable)
+	// and by rank: sorted by delay, then time
+	var shared []int32
+	for id, n := range counts {
+		if int(n) >= least {
+			shared = append(shared, int32(id))
+		}
+	}
+	slices.SortFunc(shared, func(x, y int32) int { return cmp.Compare(delays[x], delays[y]) })
+	rank, at := make([]int32, len(delays)), make([]int, len(shared)+1) // rank+1, 0: not shared; where each rank's fires go
+	for k, id := range shared {
+		rank[id] = int32(k) + 1
+		at[k+1] = at[k] + int(counts[id])
+	}
+	out := make([]fire, at[len(shared)])
+	for _, p := range radix.Order(len(fs), func(i int) int64 { return fs[i].At }) {
+		if k := rank[ids[p.Index]]; k > 0 {
+			out[at[k-1]] = fs[p.Index]
+			at[k-1]++
+		}
+	}
+	return out
 }
 
 // sortFires sorts fires by delay, then time.
@@ -303,18 +339,6 @@ func (r *resync) groupsIn(a int, fs []fire) []group {
 		i = j
 	}
 	return out
-}
-
-// sharedDelays returns the fires of fs whose delay at least least fires
-// share, in place: only they can form a group, and a jittered fleet's
-// delays are almost all distinct, so the sort that finds the groups then
-// has almost nothing to do.
-func sharedDelays(fs []fire, least int) []fire {
-	n := make(map[float64]int32, len(fs))
-	for _, f := range fs {
-		n[f.Delay]++
-	}
-	return slices.DeleteFunc(fs, func(f fire) bool { return int(n[f.Delay]) < least })
 }
 
 func (r *resync) finding(n int, groups []group) Finding {

@@ -19,7 +19,7 @@ func byTime[T any](s []T, at func(*T) int64, tie func(a, b T) int) []T {
 		for j < len(s) && at(&s[j]) == t {
 			j++
 		}
-		if j-i > 1 {
+		if j-i > 1 && !slices.IsSortedFunc(s[i:j], tie) { // gathered in tie order, a run mostly is
 			slices.SortStableFunc(s[i:j], tie)
 		}
 		i = j
