@@ -52,8 +52,8 @@ func (e *escaper) Write(p []byte) (int, error) {
 		p = p[:whole]
 	}
 	out := p
-	if asciiPrefix(p) < len(p) {
-		e.buf = AppendEscaped(e.buf[:0], p, e.format)
+	if i := firstEscaped(p); i < len(p) {
+		e.buf = AppendEscaped(append(e.buf[:0], p[:i]...), p[i:], e.format)
 		out = e.buf
 	}
 	if _, err := e.w.Write(out); err != nil {
@@ -63,13 +63,32 @@ func (e *escaper) Write(p []byte) (int, error) {
 }
 
 // Escape returns p with the characters EscapeWriter escapes written in
-// the notation of format: p itself when it holds none (all ASCII), else
-// a new slice. p holds whole characters, as for AppendEscaped.
+// the notation of format: p itself when it holds none (as a report in
+// any script mostly does), else a new slice. p holds whole characters,
+// as for AppendEscaped.
 func Escape(p []byte, format int) []byte {
-	if asciiPrefix(p) == len(p) {
+	i := firstEscaped(p)
+	if i == len(p) {
 		return p
 	}
-	return AppendEscaped(nil, p, format)
+	return AppendEscaped(append(make([]byte, 0, len(p)+len(p)/64), p[:i]...), p[i:], format)
+}
+
+// firstEscaped returns the index in p of the first character
+// EscapeWriter escapes, len(p) if none.
+func firstEscaped(p []byte) int {
+	for i := 0; i < len(p); {
+		if j := i + asciiPrefix(p[i:]); j > i {
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if r >= 0x80 && r < 0xa0 || bidi(r) {
+			return i
+		}
+		i += size
+	}
+	return len(p)
 }
 
 // AppendEscaped appends p to dst with the characters EscapeWriter

@@ -63,5 +63,23 @@ func FuzzEscapeWriter(f *testing.F) {
 		if !bytes.Equal(out.Bytes(), want) {
 			t.Fatalf("%q in writes of %d: %q, want %q", in, step, out.Bytes(), want)
 		}
+		if got := Escape(in, JSONEscape); !bytes.Equal(got, want) {
+			t.Fatalf("Escape(%q) = %q, want %q", in, got, want)
+		} else if bytes.Equal(in, want) && len(in) > 0 && &got[0] != &in[0] {
+			t.Fatalf("Escape(%q) copied what it did not change", in)
+		}
 	})
+}
+
+// Escape returns what needs no escape as it is, whatever its script, and
+// escapes the rest from the first control on.
+func TestEscape(t *testing.T) {
+	clean := []byte("p50 ≤ 3 × the median, 東京 · é")
+	if got := Escape(clean, JSONEscape); &got[0] != &clean[0] {
+		t.Errorf("Escape copied %q, which holds nothing to escape", clean)
+	}
+	dirty := []byte("× then \u202e, then \u0085.")
+	if got, want := string(Escape(dirty, JSONEscape)), `× then \u202e, then \u0085.`; got != want {
+		t.Errorf("Escape(%q) = %q, want %q", dirty, got, want)
+	}
 }
