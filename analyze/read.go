@@ -211,7 +211,7 @@ func readDevices(dir string, files []int, rows int64, win *window, get func() *D
 		sources.number(in.Name) // Ref.Source follows the order the inputs were given
 	}
 	todo := make(chan *part)
-	done := make(chan *part, runtime.GOMAXPROCS(0))
+	done := make(chan *part) // unbuffered: every decoded part waiting holds a row group's events (15 MB)
 	stop := make(chan struct{})
 	go func() {
 		defer close(todo)
@@ -230,7 +230,7 @@ func readDevices(dir string, files []int, rows int64, win *window, get func() *D
 	}()
 	// event buffers go round: decoded parts hand theirs back once
 	// assembled, sparing a fresh zeroed allocation per row group
-	spare := make(chan []Event, runtime.GOMAXPROCS(0)+2)
+	spare := make(chan []Event, runtime.GOMAXPROCS(0))
 	go ordered.Run(runtime.GOMAXPROCS(0), todo, done, func(_ int, p *part) {
 		select {
 		case p.events = <-spare:
