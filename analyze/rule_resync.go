@@ -265,8 +265,8 @@ func (r *resync) least(a int) int {
 // candidates returns the fires of fs (attempt a's) whose delay at least
 // least(a) fires share, the only ones a group can hold (a jittered
 // fleet's delays are almost all distinct: few are left), sorted by delay
-// and time; sketch, unless nil, is fs's (see sketch), and drops at once
-// the fires whose delay's bucket holds too few. It may reorder fs.
+// and time, in place; sketch, unless nil, is fs's (see sketch), and
+// drops at once the fires whose delay's bucket holds too few.
 func (r *resync) candidates(a int, fs []fire, sketch *[resyncBuckets]uint32) []fire {
 	least := r.least(a)
 	if sketch != nil {
@@ -287,8 +287,8 @@ func (r *resync) candidates(a int, fs []fire, sketch *[resyncBuckets]uint32) []f
 		ids[i] = id
 		counts[id]++
 	}
-	// the shared delays ranked, then their fires by time (radix, stable)
-	// and by rank: sorted by delay, then time
+	// the shared delays ranked, their fires kept in place, then ordered
+	// by rank and time
 	var shared []int32
 	for id, n := range counts {
 		if int(n) >= least {
@@ -296,19 +296,26 @@ func (r *resync) candidates(a int, fs []fire, sketch *[resyncBuckets]uint32) []f
 		}
 	}
 	slices.SortFunc(shared, func(x, y int32) int { return cmp.Compare(delays[x], delays[y]) })
-	rank, at := make([]int32, len(delays)), make([]int, len(shared)+1) // rank+1, 0: not shared; where each rank's fires go
+	rank := make([]int64, len(delays)) // rank+1, 0: not shared
 	for k, id := range shared {
-		rank[id] = int32(k) + 1
-		at[k+1] = at[k] + int(counts[id])
+		rank[id] = int64(k) + 1
 	}
-	out := make([]fire, at[len(shared)])
-	for _, p := range radix.Order(len(fs), func(i int) int64 { return fs[i].At }) {
-		if k := rank[ids[p.Index]]; k > 0 {
-			out[at[k-1]] = fs[p.Index]
-			at[k-1]++
+	n, lo, hi := 0, int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range fs {
+		if rank[ids[i]] > 0 {
+			fs[n], ids[n] = fs[i], ids[i]
+			lo, hi = min(lo, fs[i].At), max(hi, fs[i].At)
+			n++
 		}
 	}
-	return out
+	fs, ids = fs[:n], ids[:n]
+	if n > 0 && uint64(hi)-uint64(lo) < 1<<47 && len(shared) < 1<<15 {
+		// one radix key, stable: the rank above the time within the span
+		radix.Permute(fs, radix.Order(n, func(i int) int64 { return rank[ids[i]]<<47 | (fs[i].At - lo) }))
+	} else {
+		slices.SortStableFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.Delay, y.Delay), cmp.Compare(x.At, y.At)) })
+	}
+	return fs
 }
 
 // sortFires sorts fires by delay, then time.

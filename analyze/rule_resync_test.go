@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -99,5 +100,50 @@ func TestLockstepGroupsSketch(t *testing.T) {
 	}
 	if found == 0 {
 		t.Fatal("no trial had a group: the test compares nothing")
+	}
+}
+
+// candidates keeps the fires whose delay enough fires share, ordered by
+// delay then time, ties as they came: by one radix key when their times
+// span less than 2^47 ns, else by a comparison sort, alike.
+func TestResyncCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shared := []float64{0, math.Copysign(0, -1), 1.5, 2.25, math.NaN(), 7}
+	for trial := range 40 {
+		span := int64(time.Minute)
+		if trial%2 == 1 {
+			span = 1 << 60 // beyond the radix key's 2^47 ns
+		}
+		var fs []fire
+		for dev := range 20 + rng.IntN(300) {
+			delay := rng.Float64() * 10
+			if rng.IntN(4) > 0 {
+				delay = shared[rng.IntN(len(shared))]
+			}
+			fs = append(fs, fire{Delay: delay, At: rng.Int64N(span) - span/2, Dev: int32(dev)})
+		}
+		r := newResync()
+		r.FireDevices[2] = len(fs)
+		least := r.least(2)
+		n := map[float64]int{}
+		for _, f := range fs {
+			n[f.Delay]++
+		}
+		var want []fire
+		for _, f := range fs {
+			if n[f.Delay] >= least {
+				want = append(want, f)
+			}
+		}
+		slices.SortStableFunc(want, func(x, y fire) int { return cmp.Or(cmp.Compare(x.Delay, y.Delay), cmp.Compare(x.At, y.At)) })
+		got := r.candidates(2, slices.Clone(fs), nil)
+		if len(got) != len(want) {
+			t.Fatalf("trial %d: %d candidates, want %d", trial, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Dev != want[i].Dev || got[i].At != want[i].At {
+				t.Fatalf("trial %d: candidate %d is %+v, want %+v", trial, i, got[i], want[i])
+			}
+		}
 	}
 }
