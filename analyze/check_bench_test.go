@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"testing"
@@ -30,11 +31,13 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkSplit is BenchmarkCheck as a split check, in its steps, as
 // stormaudit-beam runs it: the parts (each bucket, one after the other,
 // as one worker would run them) with their encoding and resync's fires
-// taken out in shards; KeepFires over every shard; and the decoding,
-// merging and finishing of every partial with the fires kept, the step
-// that runs in one place. It reports the bytes per record of the
-// partials and of the fires (what a distributed run shuffles), of the
-// fires kept, and the heap the decoded partials hold (what the
+// taken out in shards; KeepFires over every shard; every partial pruned
+// by the least of the parts' median times to recover (Prune, decoded and
+// encoded again); and the decoding, merging and finishing of every
+// partial with the fires kept, the step that runs in one place. It
+// reports the bytes per record of the partials and of the fires (what a
+// distributed run shuffles), of the fires kept and of the partials
+// pruned, and the heap the decoded pruned partials hold (what the
 // finishing worker needs).
 //
 //	STORMAUDIT_BENCH_DATASET=/tmp/ds64 go test ./analyze -run '^$' -bench Split -benchtime 1x -count 3
@@ -47,19 +50,23 @@ func BenchmarkSplit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var parts, keep, finish time.Duration
-	var size, fireSize, keptSize int
+	var parts, keep, prune, finish time.Duration
+	var size, fireSize, keptSize, prunedSize int
 	var held uint64 // heap bytes in use once every partial is decoded
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
 		var encoded [][]byte
 		shards := map[int][][]byte{}
-		size, fireSize, keptSize = 0, 0, 0
+		size, fireSize, keptSize, prunedSize = 0, 0, 0, 0
+		least, any := time.Duration(math.MaxInt64), false
 		for i := range s.Parts() {
 			p, err := s.Part(i)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if m, ok := p.MedianTTR(); ok {
+				least, any = min(least, m), true
 			}
 			for k, f := range p.TakeFires(1024) {
 				shards[k] = append(shards[k], f)
@@ -83,6 +90,20 @@ func BenchmarkSplit(b *testing.B) {
 			kept = append(kept, k)
 		}
 		t2 := time.Now()
+		for i, data := range encoded {
+			p, err := s.Decode(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if any {
+				p.Prune(least)
+			}
+			if encoded[i], err = p.MarshalBinary(); err != nil {
+				b.Fatal(err)
+			}
+			prunedSize += len(encoded[i])
+		}
+		t3 := time.Now()
 		var ps []*Partial
 		for _, data := range encoded {
 			p, err := s.Decode(data)
@@ -98,12 +119,14 @@ func BenchmarkSplit(b *testing.B) {
 		if res, err = s.Finish(ps, kept...); err != nil {
 			b.Fatal(err)
 		}
-		parts, keep, finish = parts+t1.Sub(t0), keep+t2.Sub(t1), finish+time.Since(t2)
+		parts, keep, prune, finish = parts+t1.Sub(t0), keep+t2.Sub(t1), prune+t3.Sub(t2), finish+time.Since(t3)
 	}
 	n := float64(b.N)
 	recs := float64(res.Summary.Records)
 	b.ReportMetric(recs/(parts.Seconds()/n), "part-records/s")
 	b.ReportMetric(keep.Seconds()/n, "keep-s")
+	b.ReportMetric(prune.Seconds()/n, "prune-s")
+	b.ReportMetric(float64(prunedSize)/recs, "pruned-B/record")
 	b.ReportMetric(finish.Seconds()/n, "finish-s")
 	b.ReportMetric(float64(size)/recs, "partial-B/record")
 	b.ReportMetric(float64(fireSize)/recs, "fires-B/record")

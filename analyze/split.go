@@ -31,7 +31,12 @@ import (
 // A Partial crosses processes as bytes (MarshalBinary, then Decode in a
 // Split made with the same directory and options). When no policy is
 // declared, every process infers the same one from the dataset's first
-// rows, or takes the driver's (Options.Inference).
+// rows, or takes the driver's (Options.Inference). Two steps between
+// Part and Finish shrink what reaches the one place that finishes, and
+// leave the result as it was: resync's fires travel apart and are kept
+// only where enough share a delay (TakeFires, KeepFires), and each
+// partial is pruned of what Finish could not report once the least of
+// the parts' median times to recover is known (MedianTTR, Prune).
 type Split struct {
 	dir  string
 	opts Options

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -67,7 +68,8 @@ func (c Config) split() (*analyze.Split, error) {
 
 // partFn runs stage 1 on one part (a bucket): it reads the part's
 // devices, runs every rule's per-device work, and emits the part's
-// partial, encoded.
+// partial, encoded, its resync fires by shard, and its median time to
+// recover (ns), if any loss of it recovered.
 type partFn struct {
 	Config Config
 	split  *analyze.Split
@@ -79,10 +81,13 @@ func (f *partFn) Setup() error {
 	return err
 }
 
-func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte)) error {
+func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitMedian func(int64)) error {
 	p, err := f.split.Part(part)
 	if err != nil {
 		return err
+	}
+	if m, ok := p.MedianTTR(); ok {
+		emitMedian(int64(m))
 	}
 	for shard, b := range p.TakeFires(FireShards) {
 		emitFires(shard, b)
@@ -128,6 +133,46 @@ func (f *keepFn) ProcessElement(ctx context.Context, _ int, parts func(*[]byte) 
 	if kept != nil {
 		emit(kept)
 	}
+	return nil
+}
+
+// pruneFn drops from each part's partial what the finishing stage could
+// not report (analyze.Partial.Prune), given the least of the parts'
+// median times to recover, which the fleet's is never below: in
+// parallel, so that less travels to the one worker that finishes.
+type pruneFn struct {
+	Config Config
+	split  *analyze.Split
+}
+
+func (f *pruneFn) Setup() error {
+	var err error
+	f.split, err = f.Config.split()
+	return err
+}
+
+func (f *pruneFn) ProcessElement(ctx context.Context, part int, b []byte, medians func(*int64) bool, emit func(int, []byte)) error {
+	least, any := int64(math.MaxInt64), false
+	var m int64
+	for medians(&m) {
+		least, any = min(least, m), true
+	}
+	if !any {
+		emit(part, b)
+		return nil
+	}
+	p, err := f.split.Decode(b)
+	if err != nil {
+		return err
+	}
+	if p.Prune(time.Duration(least)) == 0 {
+		emit(part, b)
+		return nil
+	}
+	if b, err = p.MarshalBinary(); err != nil {
+		return err
+	}
+	emit(part, b)
 	return nil
 }
 
@@ -204,19 +249,23 @@ func writeFile(path string, fn func(*os.File) error) error {
 }
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(int, []byte), func(int, []byte), error](&partFn{})
+	register.DoFn5x1[context.Context, int, func(int, []byte), func(int, []byte), func(int64), error](&partFn{})
+	register.DoFn5x1[context.Context, int, []byte, func(*int64) bool, func(int, []byte), error](&pruneFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&keepFn{})
 	register.DoFn4x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, error](&finishFn{})
 	register.Emitter1[[]byte]()
+	register.Emitter1[int64]()
+	register.Iter1[int64]()
 	register.Emitter2[int, []byte]()
 	register.Iter1[[]byte]()
 	register.Iter2[int, []byte]()
 }
 
 // Build adds the check of c, over parts parts, to the pipeline of s.
-// Stage 1 runs every part on its own and emits its partial and its
-// resync fires by shard; the fires are grouped by shard and filtered
-// (keepFn); stage 2 merges the partials and the fires kept, and writes
+// Stage 1 runs every part on its own and emits its partial, its resync
+// fires by shard and its median time to recover; the fires are grouped by
+// shard and filtered (keepFn), the partials pruned by the least median
+// (pruneFn); stage 2 merges the partials and the fires kept, and writes
 // the result.
 func Build(s beam.Scope, c Config, parts int) {
 	ids := make([]int, parts)
@@ -225,7 +274,8 @@ func Build(s beam.Scope, c Config, parts int) {
 	}
 	// Reshuffle: the parts spread over the workers, not fused into the
 	// bundle that created them
-	partials, fires := beam.ParDo2(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
+	partials, fires, medians := beam.ParDo3(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
 	kept := beam.ParDo(s, &keepFn{Config: c}, beam.GroupByKey(s, fires))
-	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept})
+	pruned := beam.ParDo(s, &pruneFn{Config: c}, partials, beam.SideInput{Input: medians})
+	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: pruned}, beam.SideInput{Input: kept})
 }
