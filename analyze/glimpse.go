@@ -57,7 +57,7 @@ func (g *Glimpse) Histogram(from int64, width time.Duration, n int) []Bucket {
 // glimpser keeps a survey's glimpse as the devices come, and hands a copy
 // to watch every so often: after the first device, then at most once an
 // interval, and after every device once all the records the survey
-// expects (total) are read.
+// expects (total, math.MaxInt64 when it cannot tell) are read.
 type glimpser struct {
 	watch func(*Glimpse)
 	every time.Duration

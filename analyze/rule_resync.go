@@ -337,10 +337,10 @@ func (r *resync) groupsIn(a int, fs []fire) []group {
 		if j-i >= least {
 			// the run in place, stably by device (radix), each device's
 			// first fire kept: a group needs least devices
-			run, at := fs[i:j:j], fs[i].At
+			run, at, delay := fs[i:j:j], fs[i].At, fs[i].Delay // the earliest fire's: -0 or +0
 			radix.Permute(run, radix.Order(len(run), func(k int) int64 { return int64(run[k].Dev) }))
 			if members := slices.CompactFunc(run, func(x, y fire) bool { return x.Dev == y.Dev }); len(members) >= least {
-				out = append(out, group{attempt: a, delay: run[0].Delay, at: at, members: members})
+				out = append(out, group{attempt: a, delay: delay, at: at, members: members})
 			}
 		}
 		i = j

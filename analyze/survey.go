@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -180,8 +181,10 @@ func Survey(dir string, opts Options) (*Overview, error) {
 // SurveyWatched is Survey that also shows the fleet as it is read: watch,
 // unless nil, is called with a Glimpse after the first device, then at
 // most once every interval, and after each device once the manifest's
-// records are all read; on the goroutine that reads, so it must be quick
-// (hand the glimpse to another goroutine). The glimpse is watch's to keep.
+// records are all read (with opts.Since or Until, which leave records
+// out, the records kept cannot tell when that is: then only the first two
+// apply); on the goroutine that reads, so it must be quick (hand the
+// glimpse to another goroutine). The glimpse is watch's to keep.
 func SurveyWatched(dir string, opts Options, every time.Duration, watch func(*Glimpse)) (*Overview, error) {
 	o := &Overview{}
 	observe := opts.Observe
@@ -192,7 +195,10 @@ func SurveyWatched(dir string, opts Options, every time.Duration, watch func(*Gl
 		if err != nil {
 			return nil, err
 		}
-		gl = &glimpser{watch: watch, every: every, total: man.Rows}
+		gl = &glimpser{watch: watch, every: every, total: math.MaxInt64}
+		if opts.Since.IsZero() && opts.Until.IsZero() && man.Rows > 0 {
+			gl.total = man.Rows
+		}
 	}
 	opts.Observe = func(d *Device) {
 		o.Devices = append(o.Devices, figures(d, int32(len(o.Devices)), &o.Activity, &conns))

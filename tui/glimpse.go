@@ -52,7 +52,9 @@ func (m *Model) glimpseView(h int) string {
 	sh, g := m.sh, m.sh.glimpse
 	first, last, ok := g.Span()
 	head := fmt.Sprintf("reading: %s of %s records, %s so far.", count(int(g.Records)), count(int(sh.man.Rows)), plural(g.Devices, "device"))
-	if g.Records >= sh.man.Rows {
+	if sh.windowed() { // the records the window leaves out are not counted
+		head = fmt.Sprintf("reading: %s records in the window, %s so far.", count(int(g.Records)), plural(g.Devices, "device"))
+	} else if g.Records >= sh.man.Rows {
 		head = fmt.Sprintf("read: %s records of %s; finishing the check.", count(int(g.Records)), plural(g.Devices, "device"))
 	}
 	head += " The verdict, the incidents and the findings come when the check is done; until then each device is on its own clock."

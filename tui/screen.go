@@ -69,7 +69,7 @@ func (m *Model) status() string {
 		text = sh.notice
 	case sh.ov == nil && sh.err == nil:
 		text = fmt.Sprintf("checking… %s", sh.now().Sub(sh.started).Round(100*time.Millisecond))
-		if g := sh.glimpse; g != nil && sh.man.Rows > 0 {
+		if g := sh.glimpse; g != nil && sh.man.Rows > 0 && !sh.windowed() {
 			text += fmt.Sprintf(" · %d%% of the records read", min(g.Records*100/sh.man.Rows, 100))
 		}
 	case sh.ov != nil:

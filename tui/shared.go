@@ -27,6 +27,12 @@ type shared struct {
 	started time.Time
 }
 
+// windowed reports whether the check leaves records out (--since,
+// --until): then the records it keeps say nothing of how far it has read.
+func (sh *shared) windowed() bool {
+	return !sh.opts.Check.Since.IsZero() || !sh.opts.Check.Until.IsZero()
+}
+
 // recRef names a record of the dataset: its file and row.
 type recRef struct {
 	file int32

@@ -98,14 +98,15 @@ func New(opts Options) (*Model, error) {
 // clock for the status bar while it runs.
 func (m *Model) Init() tea.Cmd {
 	sh := m.sh
-	m.glimpses = make(glimpses, 1)
+	gs := make(glimpses, 1)
+	m.glimpses = gs
 	load := func() tea.Msg {
 		t := sh.now()
-		ov, err := sh.opts.Survey(sh.opts.Dir, sh.opts.Check, m.glimpses.put)
-		close(m.glimpses)
+		ov, err := sh.opts.Survey(sh.opts.Dir, sh.opts.Check, gs.put)
+		close(gs)
 		return loadedMsg{ov: ov, err: err, took: sh.now().Sub(t)}
 	}
-	return tea.Batch(load, m.glimpses.next(), tick())
+	return tea.Batch(load, gs.next(), tick())
 }
 
 // tickMsg redraws the status bar while the check runs.

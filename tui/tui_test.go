@@ -418,3 +418,23 @@ func TestAxisLabel(t *testing.T) {
 		}
 	}
 }
+
+// With a window the records kept say nothing of how far the check has
+// read: the glimpse counts them as the window's, with no share read.
+func TestGlimpseWindowed(t *testing.T) {
+	dir := fleetDataset(t)
+	m := newModel(t, dir, 80, 24)
+	m.sh.opts.Check.Since = time.Date(2026, 11, 30, 14, 17, 40, 0, time.UTC)
+	var gs []*analyze.Glimpse
+	if _, err := analyze.SurveyWatched(dir, m.sh.opts.Check, time.Hour, func(g *analyze.Glimpse) { gs = append(gs, g) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 1 {
+		t.Errorf("%d glimpses an hour apart with a window, want 1: the first device's alone", len(gs))
+	}
+	m.Update(glimpseMsg{gs[len(gs)-1]})
+	v := m.View()
+	if !strings.Contains(v, "records in the window") || strings.Contains(v, "of the records read") || strings.Contains(v, "finishing") {
+		t.Errorf("a windowed glimpse shows:\n%s", v)
+	}
+}
