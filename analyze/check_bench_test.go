@@ -31,14 +31,14 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkSplit is BenchmarkCheck as a split check, in its steps, as
 // stormaudit-beam runs it: the parts (each bucket, one after the other,
 // as one worker would run them) with their encoding and resync's fires
-// taken out in shards; KeepFires over every shard; every partial pruned
-// by the least of the parts' median times to recover (Prune, decoded and
-// encoded again); and the decoding, merging and finishing of every
-// partial with the fires kept, the step that runs in one place. It
-// reports the bytes per record of the partials and of the fires (what a
-// distributed run shuffles), of the fires kept and of the partials
-// pruned, and the heap the decoded pruned partials hold (what the
-// finishing worker needs).
+// and starvation's recovered devices taken out; KeepFires over every
+// shard; KeepRecovered over every part's recovered devices, given the
+// least of the parts' median times to recover; and the decoding, merging
+// and finishing of every partial with what was kept, the step that runs
+// in one place. It reports the bytes per record of the partials, of the
+// fires and of the recovered devices (what a distributed run shuffles),
+// of what is kept of them, and the heap the decoded partials and what was
+// kept hold (what the finishing worker needs).
 //
 //	STORMAUDIT_BENCH_DATASET=/tmp/ds64 go test ./analyze -run '^$' -bench Split -benchtime 1x -count 3
 func BenchmarkSplit(b *testing.B) {
@@ -51,15 +51,16 @@ func BenchmarkSplit(b *testing.B) {
 		b.Fatal(err)
 	}
 	var parts, keep, prune, finish time.Duration
-	var size, fireSize, keptSize, prunedSize int
+	var size, fireSize, keptSize, recSize, recKeptSize int
 	var held uint64 // heap bytes in use once every partial is decoded
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
 		var encoded [][]byte
 		shards := map[int][][]byte{}
-		size, fireSize, keptSize, prunedSize = 0, 0, 0, 0
+		size, fireSize, keptSize, recSize, recKeptSize = 0, 0, 0, 0, 0
 		least, any := time.Duration(math.MaxInt64), false
+		var recovered [][]byte // by part
 		for i := range s.Parts() {
 			p, err := s.Part(i)
 			if err != nil {
@@ -68,6 +69,12 @@ func BenchmarkSplit(b *testing.B) {
 			if m, ok := p.MedianTTR(); ok {
 				least, any = min(least, m), true
 			}
+			rec, err := p.TakeRecovered()
+			if err != nil {
+				b.Fatal(err)
+			}
+			recovered = append(recovered, rec)
+			recSize += len(rec)
 			for k, f := range p.TakeFires(1024) {
 				shards[k] = append(shards[k], f)
 				fireSize += len(f)
@@ -90,18 +97,13 @@ func BenchmarkSplit(b *testing.B) {
 			kept = append(kept, k)
 		}
 		t2 := time.Now()
-		for i, data := range encoded {
-			p, err := s.Decode(data)
-			if err != nil {
-				b.Fatal(err)
+		for i, rec := range recovered {
+			if any && rec != nil {
+				if recovered[i], err = s.KeepRecovered(rec, least); err != nil {
+					b.Fatal(err)
+				}
 			}
-			if any {
-				p.Prune(least)
-			}
-			if encoded[i], err = p.MarshalBinary(); err != nil {
-				b.Fatal(err)
-			}
-			prunedSize += len(encoded[i])
+			recKeptSize += len(recovered[i])
 		}
 		t3 := time.Now()
 		var ps []*Partial
@@ -109,6 +111,11 @@ func BenchmarkSplit(b *testing.B) {
 			p, err := s.Decode(data)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if rec := recovered[p.Index()]; rec != nil {
+				if err := p.PutRecovered(rec); err != nil {
+					b.Fatal(err)
+				}
 			}
 			ps = append(ps, p)
 		}
@@ -125,8 +132,9 @@ func BenchmarkSplit(b *testing.B) {
 	recs := float64(res.Summary.Records)
 	b.ReportMetric(recs/(parts.Seconds()/n), "part-records/s")
 	b.ReportMetric(keep.Seconds()/n, "keep-s")
-	b.ReportMetric(prune.Seconds()/n, "prune-s")
-	b.ReportMetric(float64(prunedSize)/recs, "pruned-B/record")
+	b.ReportMetric(prune.Seconds()/n, "keep-recovered-s")
+	b.ReportMetric(float64(recSize)/recs, "recovered-B/record")
+	b.ReportMetric(float64(recKeptSize)/recs, "recovered-kept-B/record")
 	b.ReportMetric(finish.Seconds()/n, "finish-s")
 	b.ReportMetric(float64(size)/recs, "partial-B/record")
 	b.ReportMetric(float64(fireSize)/recs, "fires-B/record")

@@ -1,6 +1,9 @@
 package analyze
 
 import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -8,14 +11,23 @@ import (
 	"github.com/stormaudit/stormaudit/internal/radix"
 )
 
+// starvation holds every device that lost its connection until the
+// fleet's bounds are known, and reports a device that recovered only
+// past 3 × the fleet's median time to recover, or more. A distributed
+// driver need not ship those to the one place that finishes:
+// Partial.TakeRecovered takes the recovered ones out of each partial with
+// the part's own median time to recover (Partial.MedianTTR);
+// Split.KeepRecovered, given the least of every part's median, keeps
+// those past 3 × it; Partial.PutRecovered puts them back before Finish.
+// The result is the one Check gives: the fleet's median is never below
+// the least of its parts' medians (in each part fewer than half its times
+// lie below its own median, so fewer than half of all lie below the least
+// of them, and the fleet's median, the ⌈n/2⌉-th smallest, is at least
+// that), so a device dropped could not have been reported.
+
 // MedianTTR returns the nearest-rank median of the times to recover of
 // the partial's part alone (FleetStats.TTR50 had it been the whole
 // fleet); ok is false when no loss of it recovered.
-//
-// The fleet's median is never below the least of its parts' medians: in
-// each part fewer than half its times lie below its own median, so fewer
-// than half of all lie below the least of them, and the fleet's median,
-// the ⌈n/2⌉-th smallest, is at least that. Prune takes that bound.
 func (p *Partial) MedianTTR() (time.Duration, bool) {
 	ttr := p.k.fc.St.TTR
 	if len(ttr) == 0 {
@@ -26,24 +38,97 @@ func (p *Partial) MedianTTR() (time.Duration, bool) {
 	return rank(sorted, 0.5), true
 }
 
-// Prune drops from the partial what its Split's Finish could not report
-// when the fleet's median time to recover is at least median (the least
-// of every part's MedianTTR), and returns how many devices it dropped:
-// starvation's devices that recovered within 3 × median, inside the
-// bound a recovered device is held to (at least 3 × the fleet's median).
-// The result of Finish is the same; the finishing step decodes less.
-func (p *Partial) Prune(median time.Duration) int {
+// recoveredPart is what TakeRecovered encodes: starvation's recovered
+// devices of one part.
+type recoveredPart struct {
+	Part int
+	Devs []starveDevice
+}
+
+// TakeRecovered removes starvation's devices that recovered from the
+// partial and returns them, encoded; nil if starvation does not run. A
+// partial they were taken from needs what KeepRecovered keeps of them
+// back (PutRecovered) before its Split's Finish.
+func (p *Partial) TakeRecovered() ([]byte, error) {
+	r := p.starvation()
+	if r == nil {
+		return nil, nil
+	}
+	rp := recoveredPart{Part: p.part}
+	r.Devs = slices.DeleteFunc(r.Devs, func(d starveDevice) bool {
+		if d.Until != NoTime {
+			rp.Devs = append(rp.Devs, d)
+		}
+		return d.Until != NoTime
+	})
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(&rp); err != nil {
+		return nil, fmt.Errorf("partial of part %d: starvation: %w", p.part, err)
+	}
+	p.recoveredTaken = true
+	return b.Bytes(), nil
+}
+
+// KeepRecovered returns what TakeRecovered took of one part, encoded,
+// without the devices that recovered within 3 × median, the least of
+// every part's MedianTTR: below the bound a recovered device is held to.
+func (s *Split) KeepRecovered(b []byte, median time.Duration) ([]byte, error) {
+	rp, err := decodeRecovered(b)
+	if err != nil {
+		return nil, err
+	}
 	bound := int64(math.MaxInt64)
 	if median < math.MaxInt64/3 {
 		bound = 3 * int64(median)
 	}
-	n := 0
-	for _, r := range p.k.rules {
-		if s, ok := r.(*starvation); ok {
-			before := len(s.Devs)
-			s.Devs = slices.DeleteFunc(s.Devs, func(d starveDevice) bool { return d.Until != NoTime && d.Until-d.From <= bound })
-			n += before - len(s.Devs)
+	rp.Devs = slices.DeleteFunc(rp.Devs, func(d starveDevice) bool { return d.Until-d.From <= bound })
+	var out bytes.Buffer
+	if err := gob.NewEncoder(&out).Encode(&rp); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// PutRecovered puts back into the partial what KeepRecovered kept of the
+// devices TakeRecovered took from it, in device order.
+func (p *Partial) PutRecovered(b []byte) error {
+	r := p.starvation()
+	if r == nil || !p.recoveredTaken {
+		return fmt.Errorf("partial of part %d: no recovered devices were taken from it", p.part)
+	}
+	rp, err := decodeRecovered(b)
+	if err != nil {
+		return err
+	}
+	if rp.Part != p.part {
+		return fmt.Errorf("partial of part %d: recovered devices of part %d", p.part, rp.Part)
+	}
+	for _, d := range rp.Devs {
+		if d.Dev < 0 || d.Dev >= r.Devices || d.Until == NoTime {
+			return fmt.Errorf("partial of part %d: starvation: a recovered device %d of %d", p.part, d.Dev, r.Devices)
 		}
 	}
-	return n
+	all := append(r.Devs, rp.Devs...)
+	slices.SortStableFunc(all, func(a, b starveDevice) int { return int(a.Dev) - int(b.Dev) }) // each kept in the order its part gathered them
+	r.Devs, p.recoveredTaken = all, false
+	return nil
+}
+
+func decodeRecovered(b []byte) (recoveredPart, error) {
+	var rp recoveredPart
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&rp); err != nil {
+		return rp, fmt.Errorf("recovered devices: %w", err)
+	}
+	return rp, nil
+}
+
+// starvation returns the partial's starvation rule, nil if it does not
+// run.
+func (p *Partial) starvation() *starvation {
+	for _, r := range p.k.rules {
+		if s, ok := r.(*starvation); ok {
+			return s
+		}
+	}
+	return nil
 }

@@ -34,9 +34,10 @@ import (
 // rows, or takes the driver's (Options.Inference). Two steps between
 // Part and Finish shrink what reaches the one place that finishes, and
 // leave the result as it was: resync's fires travel apart and are kept
-// only where enough share a delay (TakeFires, KeepFires), and each
-// partial is pruned of what Finish could not report once the least of
-// the parts' median times to recover is known (MedianTTR, Prune).
+// only where enough share a delay (TakeFires, KeepFires), and so do
+// starvation's recovered devices, kept only past what the least of the
+// parts' median times to recover allows to be reported (MedianTTR,
+// TakeRecovered, KeepRecovered, PutRecovered).
 type Split struct {
 	dir  string
 	opts Options
@@ -173,6 +174,9 @@ type Partial struct {
 	k           *checker
 	sources     []string
 	firesTaken  bool // TakeFires took resync's fires
+	// TakeRecovered took starvation's recovered devices, and PutRecovered
+	// has not put them back
+	recoveredTaken bool
 }
 
 // Index returns the part the partial holds (see Split.Part).
@@ -223,6 +227,9 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	for _, p := range parts {
 		if !slices.Equal(p.sources, sources) {
 			return nil, fmt.Errorf("%s: part %d names other inputs than part %d (%d against %d): the manifest does not list every record's source", s.dir, p.part, parts[0].part, len(p.sources), len(sources))
+		}
+		if p.recoveredTaken {
+			return nil, fmt.Errorf("%s: starvation's recovered devices were taken from part %d and not put back (PutRecovered)", s.dir, p.part)
 		}
 		if p.firesTaken != parts[0].firesTaken {
 			taken, not := p.part, parts[0].part
@@ -288,6 +295,7 @@ type partialHead struct {
 	Part                int
 	Options             string // the Split's fingerprint
 	FiresTaken          bool
+	RecoveredTaken      bool
 	Sources             []string
 	End                 int64
 	Outside             int64 // records left out by the window
@@ -308,7 +316,7 @@ type contextState struct {
 // the state of every rule that merges, in catalogue order.
 func (p *Partial) MarshalBinary() ([]byte, error) {
 	k := p.k
-	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
+	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, RecoveredTaken: p.recoveredTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
 	for _, c := range k.ctxs {
 		h.Contexts = append(h.Contexts, contextState{c.findings, c.notes, c.skipped})
 	}
@@ -365,7 +373,7 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 			return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
 		}
 	}
-	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken}, nil
+	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken, recoveredTaken: h.RecoveredTaken}, nil
 }
 
 // validOrdinals checks that a decoded partial names every device by an

@@ -31,6 +31,8 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 		t.Fatal(err)
 	}
 	var parts []*Partial
+	recovered := map[int][]byte{}                     // starvation's recovered devices, by part
+	least, any := time.Duration(math.MaxInt64), false // the least of the parts' median times to recover
 	for i := s.Parts() - 1; i >= 0; i-- {
 		w, err := NewSplit(dir, opts) // a worker
 		if err != nil {
@@ -44,6 +46,12 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 			for k, b := range p.TakeFires(shards) {
 				gathered[k] = append(gathered[k], b)
 			}
+			if m, ok := p.MedianTTR(); ok {
+				least, any = min(least, m), true
+			}
+			if recovered[i], err = p.TakeRecovered(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		b, err := p.MarshalBinary()
 		if err != nil {
@@ -54,22 +62,22 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 		}
 		parts = append(parts, p)
 	}
-	if shards > 0 { // as stormaudit-beam does: each partial pruned by the least of the parts' medians
-		least, any := time.Duration(math.MaxInt64), false
+	if shards > 0 { // as stormaudit-beam does: starvation's recovered devices kept past the least median
 		for _, p := range parts {
-			if m, ok := p.MedianTTR(); ok {
-				least, any = min(least, m), true
+			b := recovered[p.Index()]
+			if b == nil {
+				continue // starvation does not run
 			}
-		}
-		for i, p := range parts {
+			before, _ := decodeRecovered(b)
 			if any {
-				prunedDevices += p.Prune(least)
+				var err error
+				if b, err = s.KeepRecovered(b, least); err != nil {
+					t.Fatal(err)
+				}
 			}
-			b, err := p.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if parts[i], err = s.Decode(b); err != nil {
+			after, _ := decodeRecovered(b)
+			prunedDevices += len(before.Devs) - len(after.Devs)
+			if err := p.PutRecovered(b); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -89,8 +97,8 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 	return res
 }
 
-// prunedDevices counts the devices Prune dropped in splitCheck: the tests
-// require some.
+// prunedDevices counts the devices KeepRecovered dropped in splitCheck:
+// the tests require some.
 var prunedDevices int
 
 // sameResult fails t unless a split check of dir gives what Check gives.
@@ -193,7 +201,7 @@ func TestSplitSameAsCheck(t *testing.T) {
 		t.Errorf("rules with fleet state that found nothing here, so untested by a split: %s", strings.Join(missing, ", "))
 	}
 	if prunedDevices == 0 {
-		t.Error("Prune dropped no device: the split checks do not test it")
+		t.Error("KeepRecovered dropped no device: the split checks do not test it")
 	}
 	t.Logf("findings by rule: %v", found)
 }
@@ -392,5 +400,60 @@ func TestDecodeRefusesStrangeOrdinals(t *testing.T) {
 		if _, err := s.Decode(b); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// Starvation's recovered devices taken from a partial must come back, to
+// the partial they came from, once.
+func TestRecoveredMustComeBack(t *testing.T) {
+	dir := bucketed(t, 2, "testdata/rules/starvation/positive.ndjson")
+	s, err := NewSplit(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []*Partial
+	var recs [][]byte
+	for i := range s.Parts() {
+		p, err := s.Part(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := p.TakeRecovered()
+		if err != nil || rec == nil {
+			t.Fatalf("part %d: recovered %v, %v", i, rec, err)
+		}
+		b, err := p.MarshalBinary() // the taking travels with the partial
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err = s.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		parts, recs = append(parts, p), append(recs, rec)
+	}
+	if _, err := s.Finish(parts); err == nil || !strings.Contains(err.Error(), "not put back") {
+		t.Errorf("recovered devices not put back: err = %v", err)
+	}
+	if err := parts[0].PutRecovered(recs[1]); err == nil || !strings.Contains(err.Error(), "of part 1") {
+		t.Errorf("another part's recovered devices: err = %v", err)
+	}
+	if err := parts[0].PutRecovered([]byte("garbage")); err == nil {
+		t.Error("garbage put back: no error")
+	}
+	for i, p := range parts {
+		if err := p.PutRecovered(recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := parts[0].PutRecovered(recs[0]); err == nil {
+		t.Error("recovered devices put back twice: no error")
+	}
+	want, err := Check(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Finish(parts)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("put back: %v; the result differs from Check's: %v", err, err == nil)
 	}
 }

@@ -68,8 +68,9 @@ func (c Config) split() (*analyze.Split, error) {
 
 // partFn runs stage 1 on one part (a bucket): it reads the part's
 // devices, runs every rule's per-device work, and emits the part's
-// partial, encoded, its resync fires by shard, and its median time to
-// recover (ns), if any loss of it recovered.
+// partial, encoded, its resync fires by shard, starvation's recovered
+// devices, and its median time to recover (ns), if any loss of it
+// recovered.
 type partFn struct {
 	Config Config
 	split  *analyze.Split
@@ -81,13 +82,20 @@ func (f *partFn) Setup() error {
 	return err
 }
 
-func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitMedian func(int64)) error {
+func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitRecovered func(int, []byte), emitMedian func(int64)) error {
 	p, err := f.split.Part(part)
 	if err != nil {
 		return err
 	}
 	if m, ok := p.MedianTTR(); ok {
 		emitMedian(int64(m))
+	}
+	rec, err := p.TakeRecovered()
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		emitRecovered(part, rec)
 	}
 	for shard, b := range p.TakeFires(FireShards) {
 		emitFires(shard, b)
@@ -136,54 +144,47 @@ func (f *keepFn) ProcessElement(ctx context.Context, _ int, parts func(*[]byte) 
 	return nil
 }
 
-// pruneFn drops from each part's partial what the finishing stage could
-// not report (analyze.Partial.Prune), given the least of the parts'
-// median times to recover, which the fleet's is never below: in
-// parallel, so that less travels to the one worker that finishes.
-type pruneFn struct {
+// keepRecoveredFn keeps, of one part's recovered devices (starvation's),
+// those past 3 × the least of the parts' median times to recover, which
+// the fleet's is never below (analyze.Split.KeepRecovered): the others
+// cannot be reported, and are dropped here, in parallel, rather than
+// shipped to the one worker that finishes.
+type keepRecoveredFn struct {
 	Config Config
 	split  *analyze.Split
 }
 
-func (f *pruneFn) Setup() error {
+func (f *keepRecoveredFn) Setup() error {
 	var err error
 	f.split, err = f.Config.split()
 	return err
 }
 
-func (f *pruneFn) ProcessElement(ctx context.Context, part int, b []byte, medians func(*int64) bool, emit func(int, []byte)) error {
+func (f *keepRecoveredFn) ProcessElement(ctx context.Context, part int, b []byte, medians func(*int64) bool, emit func(int, []byte)) error {
 	least, any := int64(math.MaxInt64), false
 	var m int64
 	for medians(&m) {
 		least, any = min(least, m), true
 	}
-	if !any {
-		emit(part, b)
-		return nil
-	}
-	p, err := f.split.Decode(b)
-	if err != nil {
-		return err
-	}
-	if p.Prune(time.Duration(least)) == 0 {
-		emit(part, b)
-		return nil
-	}
-	if b, err = p.MarshalBinary(); err != nil {
-		return err
+	if any {
+		var err error
+		if b, err = f.split.KeepRecovered(b, time.Duration(least)); err != nil {
+			return err
+		}
 	}
 	emit(part, b)
 	return nil
 }
 
-// finishFn runs stage 2, once: with every part's partial and the fires
-// kept as side inputs it merges them in part order, runs the rules'
-// Finish and writes the result in each format, and the exit status.
+// finishFn runs stage 2, once: with every part's partial, the fires
+// kept and the recovered devices kept as side inputs it merges them in
+// part order, runs the rules' Finish and writes the result in each
+// format, and the exit status.
 type finishFn struct {
 	Config Config
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool) error {
 	s, err := f.Config.split()
 	if err != nil {
 		return err
@@ -201,6 +202,19 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*
 	var kept [][]byte
 	for fires(&b) {
 		kept = append(kept, b)
+	}
+	byPart := map[int]*analyze.Partial{}
+	for _, p := range parts {
+		byPart[p.Index()] = p
+	}
+	for recovered(&i, &b) {
+		p := byPart[i]
+		if p == nil {
+			return fmt.Errorf("recovered devices of part %d, which no partial holds", i)
+		}
+		if err := p.PutRecovered(b); err != nil {
+			return err
+		}
 	}
 	res, err := s.Finish(parts, kept...)
 	if err != nil {
@@ -249,10 +263,10 @@ func writeFile(path string, fn func(*os.File) error) error {
 }
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(int, []byte), func(int, []byte), func(int64), error](&partFn{})
-	register.DoFn5x1[context.Context, int, []byte, func(*int64) bool, func(int, []byte), error](&pruneFn{})
+	register.DoFn6x1[context.Context, int, func(int, []byte), func(int, []byte), func(int, []byte), func(int64), error](&partFn{})
+	register.DoFn5x1[context.Context, int, []byte, func(*int64) bool, func(int, []byte), error](&keepRecoveredFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&keepFn{})
-	register.DoFn4x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, error](&finishFn{})
+	register.DoFn5x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, error](&finishFn{})
 	register.Emitter1[[]byte]()
 	register.Emitter1[int64]()
 	register.Iter1[int64]()
@@ -263,10 +277,10 @@ func init() {
 
 // Build adds the check of c, over parts parts, to the pipeline of s.
 // Stage 1 runs every part on its own and emits its partial, its resync
-// fires by shard and its median time to recover; the fires are grouped by
-// shard and filtered (keepFn), the partials pruned by the least median
-// (pruneFn); stage 2 merges the partials and the fires kept, and writes
-// the result.
+// fires by shard, starvation's recovered devices and its median time to
+// recover; the fires are grouped by shard and filtered (keepFn), the
+// recovered devices filtered by the least median (keepRecoveredFn);
+// stage 2 merges the partials and what was kept, and writes the result.
 func Build(s beam.Scope, c Config, parts int) {
 	ids := make([]int, parts)
 	for i := range ids {
@@ -274,8 +288,8 @@ func Build(s beam.Scope, c Config, parts int) {
 	}
 	// Reshuffle: the parts spread over the workers, not fused into the
 	// bundle that created them
-	partials, fires, medians := beam.ParDo3(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
+	partials, fires, recovered, medians := beam.ParDo4(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
 	kept := beam.ParDo(s, &keepFn{Config: c}, beam.GroupByKey(s, fires))
-	pruned := beam.ParDo(s, &pruneFn{Config: c}, partials, beam.SideInput{Input: medians})
-	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: pruned}, beam.SideInput{Input: kept})
+	keptRecovered := beam.ParDo(s, &keepRecoveredFn{Config: c}, recovered, beam.SideInput{Input: medians})
+	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept}, beam.SideInput{Input: keptRecovered})
 }
