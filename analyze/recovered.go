@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/gob"
 	"fmt"
 	"math"
@@ -109,7 +110,7 @@ func (p *Partial) PutRecovered(b []byte) error {
 		}
 	}
 	all := append(r.Devs, rp.Devs...)
-	slices.SortStableFunc(all, func(a, b starveDevice) int { return int(a.Dev) - int(b.Dev) }) // each kept in the order its part gathered them
+	slices.SortFunc(all, func(a, b starveDevice) int { return cmp.Compare(a.Dev, b.Dev) }) // the order the part gathered them in: one a device
 	r.Devs, p.recoveredTaken = all, false
 	return nil
 }

@@ -195,8 +195,8 @@ func (r *resync) Finish(c *Context) {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for a := range r.Fires {
 		g.Go(func() error {
-			if moved[a] {
-				sortFires(r.Fires[a])
+			if moved[a] { // ordered again: every candidate stays one
+				r.Fires[a] = r.candidates(a, r.Fires[a], nil)
 			}
 			byAttempt[a] = r.groupsIn(a, r.Fires[a])
 			return nil
@@ -318,13 +318,8 @@ func (r *resync) candidates(a int, fs []fire, sketch *[resyncBuckets]uint32) []f
 	return fs
 }
 
-// sortFires sorts fires by delay, then time.
-func sortFires(fs []fire) {
-	slices.SortFunc(fs, func(x, y fire) int { return cmp.Or(cmp.Compare(x.Delay, y.Delay), cmp.Compare(x.At, y.At)) })
-}
-
-// groupsIn returns the groups among fs, attempt a's candidates sorted by
-// sortFires. It orders each run long enough for a group by device, in
+// groupsIn returns the groups among fs, attempt a's candidates as
+// candidates orders them. It orders each run long enough for a group by device, in
 // place: a group's members are a part of fs.
 func (r *resync) groupsIn(a int, fs []fire) []group {
 	least := r.least(a)
