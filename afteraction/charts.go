@@ -155,8 +155,9 @@ const maxCDFPoints = 400
 // losses a connect ended, out of all the losses.
 type cdfSeries struct {
 	name   string
-	ttr    []time.Duration // sorted
-	losses int             // all the losses, recovered or not: the denominator
+	n      int                       // the times to recover
+	at     func(k int) time.Duration // the k-th shortest
+	losses int                       // all the losses, recovered or not: the denominator
 }
 
 // ttrChart draws the distribution of times to recover as CDFs: the
@@ -170,7 +171,7 @@ func ttrChart(series []cdfSeries) (template.HTML, []keyItem, error) {
 	palette := []color.Color{colConnects, colIncident, colRefused, colConnected, colFailed, colInfo}
 	var key []keyItem
 	for i, s := range series {
-		if len(s.ttr) == 0 {
+		if s.n == 0 {
 			continue
 		}
 		xys := cdfPoints(s)
@@ -188,15 +189,15 @@ func ttrChart(series []cdfSeries) (template.HTML, []keyItem, error) {
 // share of all its losses recovered within each time, from (0, 0), thinned
 // to at most maxCDFPoints steps and always ending at the last time.
 func cdfPoints(s cdfSeries) plotter.XYs {
-	n, all := len(s.ttr), float64(max(s.losses, len(s.ttr)))
+	n, all := s.n, float64(max(s.losses, s.n))
 	xys := make(plotter.XYs, 0, min(n, maxCDFPoints)+2)
 	xys = append(xys, plotter.XY{X: 0, Y: 0})
 	step := max(1, n/maxCDFPoints)
 	for k := step - 1; k < n; k += step {
-		xys = append(xys, plotter.XY{X: s.ttr[k].Seconds(), Y: float64(k+1) / all})
+		xys = append(xys, plotter.XY{X: s.at(k).Seconds(), Y: float64(k+1) / all})
 	}
 	if xys[len(xys)-1].Y < float64(n)/all {
-		xys = append(xys, plotter.XY{X: s.ttr[n-1].Seconds(), Y: float64(n) / all})
+		xys = append(xys, plotter.XY{X: s.at(n - 1).Seconds(), Y: float64(n) / all})
 	}
 	return xys
 }

@@ -102,7 +102,7 @@ func TestReportEdges(t *testing.T) {
 // so a curve reaches a share only at the time that many had recovered,
 // and ends below 1 by the losses no connect ended.
 func TestCDFPoints(t *testing.T) {
-	got := cdfPoints(cdfSeries{ttr: []time.Duration{time.Second, 10 * time.Second}, losses: 4})
+	got := cdfPoints(cdfSeries{n: 2, at: func(k int) time.Duration { return []time.Duration{time.Second, 10 * time.Second}[k] }, losses: 4})
 	want := plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0.25}, {X: 10, Y: 0.5}}
 	if !slices.Equal(got, want) {
 		t.Errorf("cdfPoints = %v, want %v", got, want)
@@ -111,7 +111,7 @@ func TestCDFPoints(t *testing.T) {
 	for i := range ttr {
 		ttr[i] = time.Duration(i) * time.Millisecond
 	}
-	got = cdfPoints(cdfSeries{ttr: ttr, losses: len(ttr)})
+	got = cdfPoints(cdfSeries{n: len(ttr), at: func(k int) time.Duration { return ttr[k] }, losses: len(ttr)})
 	if len(got) > maxCDFPoints+2 || got[len(got)-1] != (plotter.XY{X: ttr[len(ttr)-1].Seconds(), Y: 1}) {
 		t.Errorf("thinned to %d points ending at %v; want at most %d ending at (%v, 1)", len(got), got[len(got)-1], maxCDFPoints+2, ttr[len(ttr)-1].Seconds())
 	}

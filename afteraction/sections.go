@@ -110,9 +110,9 @@ func fleetOf(pg *page, st *analyze.FleetStats) {
 		pg.Fleet = append(pg.Fleet, kv{"broker redelivery", fmt.Sprintf("%d messages; the redelivery peaked at %d in 1s at %s",
 			st.Redelivered, st.RedeliveryPeak, report.Time(st.RedeliveryPeakAt))})
 	}
-	if len(st.TTR) > 0 {
-		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f (Jain's index of the times to recover: 1 when every device took as long, 1/n when one took all)",
-			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)})
+	if st.TTR.Len() > 0 {
+		pg.Fleet = append(pg.Fleet, kv{"time to recover", fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s; fairness %.2f (Jain's index of the times to recover: 1 when every device took as long, 1/n when one took all)%s",
+			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness, report.EstimateText(&st.TTR))})
 	}
 }
 
@@ -120,17 +120,19 @@ func fleetOf(pg *page, st *analyze.FleetStats) {
 // and each of the first incidents' over the devices it took down.
 func ttrOf(pg *page, ov *analyze.Overview) error {
 	st := ov.Result.Summary.Fleet
-	if len(st.TTR) == 0 {
+	if st.TTR.Len() == 0 {
 		return nil
 	}
 	losses := 0
 	for _, d := range ov.Devices {
 		losses += d.Losses
 	}
-	series := []cdfSeries{{name: fmt.Sprintf("fleet: %d of %d losses recovered", len(st.TTR), max(losses, len(st.TTR))), ttr: st.TTR, losses: losses}}
+	n := st.TTR.Len()
+	series := []cdfSeries{{name: fmt.Sprintf("fleet: %d of %d losses recovered", n, max(losses, n)), n: n, at: st.TTR.At, losses: losses}}
 	for i := range st.Incidents {
 		if in := &st.Incidents[i]; len(st.Incidents) > 1 && len(series) < 6 {
-			series = append(series, cdfSeries{name: fmt.Sprintf("incident %d: %d of %d", i+1, len(in.TTR), in.DevicesLost), ttr: in.TTR, losses: in.DevicesLost})
+			series = append(series, cdfSeries{name: fmt.Sprintf("incident %d: %d of %d", i+1, len(in.TTR), in.DevicesLost), n: len(in.TTR),
+				at: func(k int) time.Duration { return in.TTR[k] }, losses: in.DevicesLost})
 		}
 	}
 	var err error

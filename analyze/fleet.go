@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"github.com/stormaudit/stormaudit/brokerlog"
-	"github.com/stormaudit/stormaudit/internal/radix"
 	"math"
 	"slices"
 	"strings"
@@ -34,13 +33,17 @@ type FleetStats struct {
 	// start is not a loss); Recovered those of them that connected after
 	// their last loss. TTR holds a time to recover for every loss a
 	// connect ended: from the device's own loss to its first successful
-	// connect after it.
+	// connect after it; every one, or beyond ExactDurations a sketch (see
+	// Durations).
 	Lost, Recovered int
-	TTR             []time.Duration // sorted
-	// TTR50 ... TTRMax are nearest-rank percentiles of TTR.
+	TTR             Durations
+	// TTR50 ... TTRMax are nearest-rank percentiles of TTR: beyond
+	// ExactDurations losses, TTR50 ... TTR99 are estimates within
+	// DurationsAccuracy (TTR.Exact is false); TTRMax is exact.
 	TTR50, TTR90, TTR99, TTRMax time.Duration
 	// Fairness is Jain's index over TTR: (Σx)² / (n·Σx²), 1 when every
-	// device took as long, 1/n when one took all the time.
+	// device took as long, 1/n when one took all the time; beyond
+	// ExactDurations, over the sketch's values.
 	Fairness float64
 
 	// Incidents are the losses that took many devices down together, in
@@ -139,7 +142,7 @@ func (fc *fleetCounter) add(d *Device) {
 	}
 	for i := range d.Episodes {
 		if ep := &d.Episodes[i]; ep.Loss() && ep.End != NoTime {
-			fc.St.TTR = append(fc.St.TTR, ep.recovery())
+			fc.St.TTR.Add(ep.recovery())
 		}
 	}
 }
@@ -153,7 +156,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 	st := &fc.St
 	ttr := make(chan struct{}) // the times to recover sort on another core: no offset moves them
 	go func() {
-		radix.Int64s(st.TTR)
+		st.TTR.Sort()
 		close(ttr)
 	}()
 	if len(fc.Opens) > 0 {
@@ -202,17 +205,8 @@ func (fc *fleetCounter) stats() *FleetStats {
 	}
 	fc.messageStats(st)
 	<-ttr
-	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = rank(st.TTR, 0.5), rank(st.TTR, 0.9), rank(st.TTR, 0.99), rank(st.TTR, 1)
-	var sum, sq float64
-	for _, x := range st.TTR {
-		sum += x.Seconds()
-		sq += x.Seconds() * x.Seconds()
-	}
-	if sq > 0 {
-		st.Fairness = sum * sum / (float64(len(st.TTR)) * sq)
-	} else if len(st.TTR) > 0 {
-		st.Fairness = 1
-	}
+	st.TTR50, st.TTR90, st.TTR99, st.TTRMax = st.TTR.Rank(0.5), st.TTR.Rank(0.9), st.TTR.Rank(0.99), st.TTR.Rank(1)
+	st.Fairness = st.TTR.Fairness()
 	return st
 }
 

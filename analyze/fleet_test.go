@@ -45,7 +45,7 @@ func TestFleetStatsHandMade(t *testing.T) {
 	if st.Peak != 5 || st.PeakAt != auditStart.UnixNano() {
 		t.Errorf("Peak %d at %d, want 5 at %d", st.Peak, st.PeakAt, auditStart.UnixNano())
 	}
-	if st.Lost != 5 || st.Recovered != 4 || !slices.Equal(st.TTR, []time.Duration{sec, 2 * sec, 3 * sec, 4 * sec}) {
+	if st.Lost != 5 || st.Recovered != 4 || !slices.Equal(st.TTR.Values(), []time.Duration{sec, 2 * sec, 3 * sec, 4 * sec}) {
 		t.Errorf("Lost %d, Recovered %d, TTR %v; want 5, 4, [1s 2s 3s 4s]", st.Lost, st.Recovered, st.TTR)
 	}
 	if st.TTR50 != 2*sec || st.TTR90 != 4*sec || st.TTR99 != 4*sec || st.TTRMax != 4*sec {
@@ -113,11 +113,11 @@ func compareSimStats(t *testing.T, what string, got *FleetStats, want simulate.S
 		t.Errorf("%s: TTR p50/p90/p99/max = %v; simulate %v", what, g, w)
 	}
 	var sum, sq float64
-	for _, x := range got.TTR {
+	for _, x := range got.TTR.Values() {
 		sum, sq = sum+x.Seconds(), sq+x.Seconds()*x.Seconds()
 	}
-	if len(got.TTR) > 0 && math.Abs(got.Fairness-sum*sum/(float64(len(got.TTR))*sq)) > 1e-9 {
-		t.Errorf("%s: Fairness %v, Jain's index of TTR %v", what, got.Fairness, sum*sum/(float64(len(got.TTR))*sq))
+	if n := got.TTR.Len(); n > 0 && math.Abs(got.Fairness-sum*sum/(float64(n)*sq)) > 1e-9 {
+		t.Errorf("%s: Fairness %v, Jain's index of TTR %v", what, got.Fairness, sum*sum/(float64(n)*sq))
 	}
 }
 

@@ -48,7 +48,7 @@ func (fc *fleetCounter) merge(next *fleetCounter) {
 	st, ns := &fc.St, &next.St
 	st.Devices, st.Records, st.Attempts = st.Devices+ns.Devices, st.Records+ns.Records, st.Attempts+ns.Attempts
 	st.Lost, st.Recovered = st.Lost+ns.Lost, st.Recovered+ns.Recovered
-	st.TTR = append(st.TTR, ns.TTR...)
+	st.TTR.Merge(&ns.TTR)
 	fc.Names = append(fc.Names, next.Names...)
 	fc.Opens = addCounts(fc.Opens, next.Opens)
 	fc.Wit.merge(&next.Wit, fc.Inc.Devices)

@@ -8,8 +8,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/stormaudit/stormaudit/internal/radix"
 )
 
 // starvation holds every device that lost its connection until the
@@ -28,15 +26,15 @@ import (
 
 // MedianTTR returns the nearest-rank median of the times to recover of
 // the partial's part alone (FleetStats.TTR50 had it been the whole
-// fleet); ok is false when no loss of it recovered.
+// fleet; an estimate beyond ExactDurations); ok is false when no loss of
+// it recovered.
 func (p *Partial) MedianTTR() (time.Duration, bool) {
-	ttr := p.k.fc.St.TTR
-	if len(ttr) == 0 {
+	ttr := &p.k.fc.St.TTR
+	if ttr.Len() == 0 {
 		return 0, false
 	}
-	sorted := slices.Clone(ttr)
-	radix.Int64s(sorted)
-	return rank(sorted, 0.5), true
+	ttr.Sort() // in place: the fleet's figures sort the times again once merged
+	return ttr.Rank(0.5), true
 }
 
 // recoveredPart is what TakeRecovered encodes: starvation's recovered
@@ -71,16 +69,20 @@ func (p *Partial) TakeRecovered() ([]byte, error) {
 }
 
 // KeepRecovered returns what TakeRecovered took of one part, encoded,
-// without the devices that recovered within 3 × median, the least of
-// every part's MedianTTR: below the bound a recovered device is held to.
+// without the devices that recovered within 3 × median × (1-α)/(1+α),
+// median the least of every part's MedianTTR and α DurationsAccuracy:
+// below the bound a recovered device is held to. (The factor covers
+// estimates: a part's estimated median is at most 1+α times its true
+// one, and the fleet's at least 1-α times its own, which is at least the
+// least part's true median.)
 func (s *Split) KeepRecovered(b []byte, median time.Duration) ([]byte, error) {
 	rp, err := decodeRecovered(b)
 	if err != nil {
 		return nil, err
 	}
 	bound := int64(math.MaxInt64)
-	if median < math.MaxInt64/3 {
-		bound = 3 * int64(median)
+	if f := 3 * float64(median) * (1 - DurationsAccuracy) / (1 + DurationsAccuracy); f < math.MaxInt64/2 {
+		bound = int64(f)
 	}
 	rp.Devs = slices.DeleteFunc(rp.Devs, func(d starveDevice) bool { return d.Until-d.From <= bound })
 	var out bytes.Buffer

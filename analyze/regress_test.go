@@ -20,8 +20,8 @@ func TestClockStepBackBeforeConnect(t *testing.T) {
 		}
 	}
 	st := res.Summary.Fleet
-	if st.Recovered != st.Lost || st.TTR[0] < 0 {
-		t.Errorf("recovered %d of %d, shortest TTR %v; want all, none negative", st.Recovered, st.Lost, st.TTR[0])
+	if st.Recovered != st.Lost || st.TTR.At(0) < 0 {
+		t.Errorf("recovered %d of %d, shortest TTR %v; want all, none negative", st.Recovered, st.Lost, st.TTR.At(0))
 	}
 }
 

@@ -21,8 +21,8 @@ const StarveFloor = time.Minute
 type starvation struct {
 	Devices int32 // devices seen: a starveDevice's Dev is its ordinal among them
 	Devs    []starveDevice
-	Waits   []time.Duration // the longest wait of each recovered device
-	floor   time.Duration   // StarveFloor unless set (Tunable)
+	Waits   Durations     // the longest wait of each recovered device
+	floor   time.Duration // StarveFloor unless set (Tunable)
 }
 
 func (r *starvation) merge(next Rule) {
@@ -32,7 +32,7 @@ func (r *starvation) merge(next Rule) {
 		r.Devs = append(r.Devs, s)
 	}
 	r.Devices += n.Devices
-	r.Waits = append(r.Waits, n.Waits...)
+	r.Waits.Merge(&n.Waits)
 }
 
 func (r *starvation) Thresholds() []Threshold {
@@ -103,7 +103,7 @@ func (r *starvation) Device(_ *Context, d *Device) {
 		for i := range d.Attempts {
 			w = max(w, time.Duration(nanos(d.Attempts[i].Delay)+nanos(d.Attempts[i].Wait)))
 		}
-		r.Waits = append(r.Waits, w)
+		r.Waits.Add(w)
 	}
 	r.Devs = append(r.Devs, s)
 }
@@ -113,6 +113,7 @@ func (r *starvation) Device(_ *Context, d *Device) {
 // recovered, never the bound for one that did not.
 type starveBound struct {
 	late, never, median, p99, wait99, floor time.Duration
+	estimated                               bool // the median, p99 or wait99 is an estimate (see Durations)
 }
 
 // starveP99From is the fewest recovered devices whose 99th percentile
@@ -120,8 +121,9 @@ type starveBound struct {
 // slowest device itself, which no device could exceed.
 const starveP99From = 100
 
-func newStarveBound(st *FleetStats, waits []time.Duration, floor time.Duration) starveBound {
-	b := starveBound{median: st.TTR50, wait99: rank(waits, 0.99), floor: floor}
+func newStarveBound(st *FleetStats, waits *Durations, floor time.Duration) starveBound {
+	waits.Sort()
+	b := starveBound{median: st.TTR50, wait99: waits.Rank(0.99), floor: floor, estimated: !st.TTR.Exact() || !waits.Exact()}
 	if st.Recovered >= starveP99From {
 		b.p99 = st.TTR99
 	}
@@ -133,6 +135,14 @@ func newStarveBound(st *FleetStats, waits []time.Duration, floor time.Duration) 
 // text explains the bound of a recovered device (late) or of one that
 // did not recover.
 func (b starveBound) text(late bool) string {
+	if b.estimated {
+		return b.exactText(late) + fmt.Sprintf(" (the median, 99th percentile and waits are estimates within ±%g%%: more than %d of them)", 100*DurationsAccuracy, ExactDurations)
+	}
+	return b.exactText(late)
+}
+
+// exactText is text without saying which terms are estimates.
+func (b starveBound) exactText(late bool) string {
 	never := fmt.Sprintf("the median plus twice the longest retry wait of 99%% of the recovered devices (%s + 2 × %s) and %s",
 		durMs(b.median), durMs(b.wait99), b.floor)
 	if !late {
@@ -172,8 +182,7 @@ func (r *starvation) Finish(c *Context) {
 			}
 		}
 	}
-	slices.Sort(r.Waits)
-	b := newStarveBound(st, r.Waits, r.floor)
+	b := newStarveBound(st, &r.Waits, r.floor)
 	var starved []starveDevice
 	for _, s := range r.Devs {
 		if s.down(c.End) > int64(b.of(&s)) {
@@ -184,7 +193,7 @@ func (r *starvation) Finish(c *Context) {
 	if len(starved) > 0 {
 		c.Report(fleetStarvation(c, b, starved))
 	}
-	r.Devs, r.Waits = nil, nil
+	r.Devs, r.Waits = nil, Durations{}
 }
 
 // of returns the bound s is held to.

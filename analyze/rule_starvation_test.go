@@ -32,15 +32,15 @@ func retrying(from, up, wait float64, end float64, fail auditfmt.FailureClass) [
 
 func TestStarvationBound(t *testing.T) {
 	st := &FleetStats{Recovered: 11, TTR50: 110 * time.Second, TTR99: 400 * time.Second}
-	b := newStarveBound(st, []time.Duration{20 * time.Second}, StarveFloor)
+	b := newStarveBound(st, ptr(DurationsOf(20*time.Second)), StarveFloor)
 	if b.late != 330*time.Second || b.never != 150*time.Second || b.p99 != 0 {
 		t.Errorf("11 recovered: bound %+v, want late 330 s (3 × 110 s), never 150 s (110 s + 2 × 20 s), no p99", b)
 	}
 	st.Recovered = starveP99From
-	if b := newStarveBound(st, []time.Duration{20 * time.Second}, StarveFloor); b.late != 400*time.Second {
+	if b := newStarveBound(st, ptr(DurationsOf(20*time.Second)), StarveFloor); b.late != 400*time.Second {
 		t.Errorf("100 recovered: bound %+v, want the 99th percentile, 400 s", b)
 	}
-	if b := newStarveBound(&FleetStats{TTR50: time.Second}, []time.Duration{time.Second}, StarveFloor); b.late != StarveFloor || b.never != StarveFloor {
+	if b := newStarveBound(&FleetStats{TTR50: time.Second}, ptr(DurationsOf(time.Second)), StarveFloor); b.late != StarveFloor || b.never != StarveFloor {
 		t.Errorf("a fast fleet: bound %+v, want the floor %v", b, StarveFloor)
 	}
 }

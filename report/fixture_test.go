@@ -50,7 +50,7 @@ func fixture() *analyze.Result {
 		BySeverity: map[string]int{"error": 3, "warning": 1, "info": 1},
 		Policy:     analyze.PolicyInfo{Source: "declared", Name: "full-jitter", Policy: &pol},
 		Fleet: &analyze.FleetStats{Devices: 5, Records: 40, Attempts: 20, Window: time.Second, Peak: 5, PeakAt: t0 + 5e9,
-			Lost: 5, Recovered: 4, TTR: []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second},
+			Lost: 5, Recovered: 4, TTR: analyze.DurationsOf(time.Second, 2*time.Second, 3*time.Second, 4*time.Second),
 			TTR50: 2 * time.Second, TTR90: 4 * time.Second, TTR99: 4 * time.Second, TTRMax: 4 * time.Second, Fairness: 0.83,
 			ClockOffsets: []analyze.ClockOffset{{Device: "dev-0005", Offset: 4 * time.Second, Resolution: 20 * time.Millisecond, LostAt: t0, Basis: analyze.BasisAudit,
 				From: analyze.NoTime, Until: analyze.NoTime}},

@@ -76,6 +76,10 @@ type jsonFleet struct {
 	TTR99S    float64  `json:"ttr_p99_s"`
 	TTRMaxS   float64  `json:"ttr_max_s"`
 	Fairness  *float64 `json:"fairness"`
+	// TTRError is the relative error the percentiles (and fairness) may
+	// have when estimated (beyond analyze.ExactDurations losses); absent
+	// when they are exact
+	TTRError float64 `json:"ttr_relative_error,omitempty"`
 	// the outbox flush, beside the socket-opens
 	Flushed     int64  `json:"flushed"`
 	FlushPeak   int64  `json:"flush_peak"`
@@ -399,8 +403,11 @@ func jsonFleetOf(st *analyze.FleetStats) *jsonFleet {
 	if st.Redelivered > 0 {
 		jf.Redelivered, jf.RedeliveryPeak, jf.RedeliveryPeakAt = st.Redelivered, st.RedeliveryPeak, Time(st.RedeliveryPeakAt)
 	}
-	if len(st.TTR) > 0 {
+	if st.TTR.Len() > 0 {
 		jf.Fairness = number(st.Fairness)
+	}
+	if !st.TTR.Exact() {
+		jf.TTRError = analyze.DurationsAccuracy
 	}
 	jf.Incidents = make([]jsonIncident, 0, len(st.Incidents))
 	for i := range st.Incidents {

@@ -305,11 +305,22 @@ func fleetText(st *analyze.FleetStats) string {
 			st.Redelivered, st.RedeliveryPeak, Time(st.RedeliveryPeakAt))
 	}
 	s += fmt.Sprintf("\nrecovery: %d of %d devices that lost the connection recovered", st.Recovered, st.Lost)
-	if len(st.TTR) > 0 {
+	if st.TTR.Len() > 0 {
 		s += fmt.Sprintf("; time to recover p50 %v, p90 %v, p99 %v, max %v; fairness %.2f (Jain's index of the times to recover: 1 when every device took as long, 1/n when one took all)",
 			ms(st.TTR50), ms(st.TTR90), ms(st.TTR99), ms(st.TTRMax), st.Fairness)
+		s += EstimateText(&st.TTR)
 	}
 	return s
+}
+
+// EstimateText says, when the percentiles of d are estimates, how far
+// they can be off; "" when they are exact.
+func EstimateText(d *analyze.Durations) string {
+	if d.Exact() {
+		return ""
+	}
+	return fmt.Sprintf(" (p50 to p99 and fairness are estimates from %d times to recover: each percentile within ±%g%%; max exact)",
+		d.Len(), 100*analyze.DurationsAccuracy)
 }
 
 // ClockText says which devices' clocks the broker's log or the incidents
