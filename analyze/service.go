@@ -67,13 +67,12 @@ func (d *Device) servedAfter(service *StageLine, k int) int64 {
 
 // serviceOf fills in inc's figures of service from its losses ls.
 func (ic *incidentCounter) serviceOf(inc *Incident, ls []lossEvent) {
-	seen := map[int32]bool{}
+	seen := newDevSet(ls)
 	var tts []time.Duration
 	for _, l := range ls {
-		if !l.Service || seen[l.Dev] {
+		if !l.Service || !seen.add(l.Dev) {
 			continue
 		}
-		seen[l.Dev] = true
 		inc.ServiceDevices++
 		if l.Back == NoTime {
 			continue

@@ -69,13 +69,12 @@ func (ic *incidentCounter) alignedSilent(ls []lossEvent) bool {
 	if i < len(ic.downs) && ic.downs[i] <= first+int64(IncidentWindow) {
 		return false
 	}
-	seen := map[int32]bool{}
+	seen := newDevSet(ls)
 	quiet, n := 0, 0
 	for _, l := range ls {
-		if seen[l.Dev] {
+		if !seen.add(l.Dev) {
 			continue
 		}
-		seen[l.Dev] = true
 		n++
 		if l.Quiet >= 0 && int64(l.Quiet)*int64(time.Millisecond) >= k-int64(DetectSlack) {
 			quiet++
@@ -153,25 +152,37 @@ func tightDevices(ls []lossEvent, tight [][2]int, c [2]int) int {
 	n := 0
 	for _, t := range tight {
 		if t[0] >= c[0] && t[1] <= c[1] {
-			n += len(firstLosses(ls[t[0]:t[1]]))
+			n += countDevices(ls[t[0]:t[1]])
 		}
 	}
 	return n
 }
 
-// isSilent reports whether the losses ls, of which tight devices lie in
-// tight incidents, are a silent outage (see silentOutages).
+// countDevices counts the devices of the losses ls.
+func countDevices(ls []lossEvent) int {
+	seen, n := newDevSet(ls), 0
+	for _, l := range ls {
+		if seen.add(l.Dev) {
+			n++
+		}
+	}
+	return n
+}
+
+// isSilent reports whether the losses ls (sorted by time), of which tight
+// devices lie in tight incidents, are a silent outage (see
+// silentOutages).
 func isSilent(ls []lossEvent, tight int) bool {
-	first := firstLosses(ls)
-	if 2*tight >= len(first) || ls[len(ls)-1].At-ls[0].At <= 2*int64(IncidentWindow) {
+	devices := countDevices(ls)
+	if 2*tight >= devices || ls[len(ls)-1].At-ls[0].At <= 2*int64(IncidentWindow) {
 		return false
 	}
-	losses, backs := make([]time.Duration, 0, len(first)), make([]time.Duration, 0, len(first))
+	losses, backs := make([]time.Duration, 0, devices), make([]time.Duration, 0, devices)
+	seen := newDevSet(ls)
 	for _, l := range ls {
-		if at, ok := first[l.Dev]; !ok || at != l.At {
-			continue
+		if !seen.add(l.Dev) {
+			continue // each device once, by its first loss
 		}
-		delete(first, l.Dev) // each device once
 		back := time.Duration(1<<63 - 1)
 		if l.Back != NoTime {
 			back = time.Duration(l.Back)
@@ -202,13 +213,11 @@ func (ic *incidentCounter) silentEstimate(inc *Incident, ls []lossEvent) {
 // retime measures a silent outage's times to recover from its LostAt.
 func (inc *Incident) retime(ls []lossEvent) {
 	inc.TTR = inc.TTR[:0]
-	seen := map[int32]bool{}
+	seen := newDevSet(ls)
 	for _, l := range ls {
-		if seen[l.Dev] || l.Back == NoTime {
-			seen[l.Dev] = true
+		if !seen.add(l.Dev) || l.Back == NoTime {
 			continue
 		}
-		seen[l.Dev] = true
 		inc.TTR = append(inc.TTR, time.Duration(max(0, l.Back-inc.LostAt)))
 	}
 	slices.Sort(inc.TTR)
