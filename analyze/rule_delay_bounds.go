@@ -37,7 +37,43 @@ var loggedUnits = [...]float64{1e3, 1e4, 1e5}
 type delayBounds struct {
 	sampler *policy.Sampler // c.Policy's bounds, cached
 	of      *policy.Policy  // the policy sampler was made of
+	// formulas caches the texts of the policy's formulas: thousands of
+	// devices' findings quote the same few
+	formulas map[formulaKey]string
 }
+
+// formulaKey names a formula's text: the bounds' (or the ceiling's) at
+// an attempt number, after a delay drawn (only decorrelated jitter's
+// bounds depend on it; its bits, so that -0 and NaN are keys too).
+type formulaKey struct {
+	ceiling bool
+	number  int64
+	prev    uint64
+}
+
+// formula returns the text of the bounds' formula (ceilingFormula when
+// ceiling) at attempt number a after prev, from the cache.
+func (r *delayBounds) formula(p *policy.Policy, ceiling bool, a int64, prev float64) string {
+	if ceiling || p.Delay != policy.Decorrelated {
+		prev = 0
+	}
+	k := formulaKey{ceiling, a, math.Float64bits(prev)}
+	if s, ok := r.formulas[k]; ok {
+		return s
+	}
+	s := ceilingFormula(p, a)
+	if !ceiling {
+		s = boundsFormula(p, a, prev)
+	}
+	if len(r.formulas) >= maxFormulas {
+		clear(r.formulas) // jittered prevs are all distinct: bounded, not grown without end
+	}
+	r.formulas[k] = s
+	return s
+}
+
+// maxFormulas bounds the formulas delay-bounds keeps.
+const maxFormulas = 1024
 
 func (r *delayBounds) Info() RuleInfo {
 	return RuleInfo{ID: delayBoundsID, Severity: Error, Needs: [][]string{{"delay"}}, Uses: []string{"auth_min_delay_s"}, Title: "drawn delay outside the policy's bounds",
@@ -76,7 +112,7 @@ func (r *delayBounds) Device(c *Context, d *Device) {
 		after = authRetries(d)
 	}
 	if r.of != c.Policy {
-		r.sampler, r.of = c.Policy.Sampler(), c.Policy
+		r.sampler, r.of, r.formulas = c.Policy.Sampler(), c.Policy, map[formulaKey]string{}
 	}
 	k := boundsCheck{p: c.Policy, s: r.sampler,
 		tol:  loggedTolerance(d, func(a *Attempt) float64 { return a.Delay }),
@@ -165,7 +201,7 @@ func (r *delayBounds) delayFinding(c *Context, d *Device, k *boundsCheck) Findin
 	f.Explanation = fmt.Sprintf("%s drew %s s at attempt %d (backoff_wait at %s); %s. "+
 		"It is %s s outside them, beyond the tolerance of %s. "+
 		"Of its %s checked, %d lay outside their bounds, %d above and %d below. Checked against the %s.",
-		d.ID, fmtSeconds(m.worst), a.Number, fmtTime(a.Start), boundsFormula(c.Policy, a.Number, m.prev),
+		d.ID, fmtSeconds(m.worst), a.Number, fmtTime(a.Start), r.formula(c.Policy, false, a.Number, m.prev),
 		fmtSeconds(m.by), k.tolerance(k.tol), countNoun(m.total, "delay", "delays"), m.n, m.above, m.below, checkedAgainst(c))
 	return f
 }
@@ -181,7 +217,7 @@ func (r *delayBounds) ceilingFinding(c *Context, d *Device, k *boundsCheck) Find
 	f.Explanation = fmt.Sprintf("%s wrote ceiling_s %s s at attempt %d (backoff_wait at %s); the policy's ceiling at attempt %d is %s. "+
 		"They differ by %s s, beyond the tolerance of %s. Of its %s with a ceiling_s, %d disagree: "+
 		"the client computes its ceiling differently from the policy. Checked against the %s.",
-		d.ID, fmtSeconds(m.worst), a.Number, fmtTime(a.Start), a.Number, ceilingFormula(c.Policy, a.Number),
+		d.ID, fmtSeconds(m.worst), a.Number, fmtTime(a.Start), a.Number, r.formula(c.Policy, true, a.Number, 0),
 		fmtSeconds(m.by), k.tolerance(k.ctol), countNoun(m.total, "record", "records"), m.n, checkedAgainst(c))
 	return f
 }
