@@ -287,7 +287,7 @@ func findingOf(f *analyze.Finding, sources []string, anchors map[string]string) 
 		span += " to " + report.Time(f.End)
 	}
 	return findingView{Severity: f.Severity.String(), Rule: f.Rule, Device: f.Device, Anchor: anchors[f.Device], Span: span,
-		Message: f.Message, Explanation: f.Explanation, Records: strings.Join(refs, ", ")}
+		Message: f.Message, Explanation: f.Explained(), Records: strings.Join(refs, ", ")}
 }
 
 func rulesOf(pg *page, res *analyze.Result, perRule int, anchors map[string]string) {

@@ -55,6 +55,12 @@ type Options struct {
 	// says what the broker saw of each incident. Without them, a check of
 	// a dataset takes the broker logs stored with it (ingest --broker-log).
 	Broker []*BrokerLog
+	// LazyExplanations leaves the findings' explanations that rules
+	// defer to be written when they are read (Finding.Explained, which
+	// package report's writers call): a text report that prints a few
+	// findings of each rule writes a few explanations. Without it every
+	// explanation is written before the check returns.
+	LazyExplanations bool
 }
 
 // Inference is the policy inferred from a log: nil when none could be,
@@ -192,7 +198,7 @@ func (k *checker) inferred(in *Inference) {
 func (k *checker) start() {
 	k.ctxs = make([]*Context, len(k.rules))
 	for i := range k.ctxs {
-		k.ctxs[i] = &Context{Policy: k.c.Policy, Inferred: k.c.Inferred, PolicyName: k.c.PolicyName, End: NoTime}
+		k.ctxs[i] = &Context{Policy: k.c.Policy, Inferred: k.c.Inferred, PolicyName: k.c.PolicyName, End: NoTime, lazy: k.opts.LazyExplanations}
 	}
 }
 

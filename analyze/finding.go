@@ -3,7 +3,9 @@ package analyze
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stormaudit/stormaudit/dataset"
@@ -62,12 +64,55 @@ type Finding struct {
 	// Start and End bound the time the finding covers, Unix ns.
 	Start, End int64
 	// Message is one line; Explanation gives the numbers a reviewer can
-	// check by hand (the values, the bound, the records).
+	// check by hand (the values, the bound, the records). With
+	// Options.LazyExplanations, Explanation may be left to be written
+	// when it is read: read it with Explained.
 	Message     string
 	Explanation string
 	// Records are the records it rests on, at most MaxRefs, the most
 	// telling first.
 	Records []Ref
+
+	lazy func() string // writes the explanation, when it is left to be written
+}
+
+// explainLater sets f's explanation to be what write returns when it is
+// read; Context.Report writes it at once unless the check leaves
+// explanations to be written (Options.LazyExplanations). write must hold
+// copies of what it needs, never the Device or a pointer into it: the
+// read reuses a device's buffers for the next.
+func (f *Finding) explainLater(write func() string) {
+	f.Explanation, f.lazy = "", write
+}
+
+// Explained returns f's explanation, writing it if it was left to be
+// written (Options.LazyExplanations). It may be called from several
+// goroutines at once: it changes nothing.
+func (f *Finding) Explained() string {
+	if f.lazy != nil {
+		return f.lazy()
+	}
+	return f.Explanation
+}
+
+// explain writes the explanations left to be written of fs, on every
+// core.
+func explain(fs []Finding) {
+	const chunk = 1024
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for lo := 0; lo < len(fs); lo += chunk {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			for i := range fs[lo:min(lo+chunk, len(fs))] {
+				if f := &fs[lo+i]; f.lazy != nil {
+					f.Explanation, f.lazy = f.Explained(), nil
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // RuleInfo describes a rule.
@@ -131,6 +176,7 @@ type Context struct {
 	notes    []string
 	noted    map[string]bool
 	skipped  map[string]string // rule -> why it could not run
+	lazy     bool              // leave explanations to be written when read (Options.LazyExplanations)
 }
 
 // Report adds a finding. Records beyond MaxRefs are dropped. The
@@ -143,6 +189,9 @@ func (c *Context) Report(f Finding) {
 	}
 	if len(f.Records) > MaxRefs {
 		f.Records = f.Records[:MaxRefs]
+	}
+	if f.lazy != nil && !c.lazy {
+		f.Explanation, f.lazy = f.Explained(), nil // now, beside the rest of the device's work
 	}
 	c.findings = push(c.findings, f)
 }

@@ -83,21 +83,43 @@ func unrecordedOutcomes(d *Device) (Finding, bool) {
 	f := Finding{Rule: "audit-gap", Kind: "audit-gap/outcome-not-recorded", Severity: Warning, Device: d.ID,
 		Start: d.Events[gaps[0][0]].At, End: d.Events[gaps[len(gaps)-1][1]].At,
 		Message: fmt.Sprintf("%s never recorded", nOf(len(gaps), "attempt outcome"))}
-	var ex []string
+	var ex []gapText
 	for k, g := range gaps {
 		if len(f.Records) < MaxRefs {
 			f.Records = append(f.Records, d.Events[g[0]].Ref, d.Events[g[1]].Ref)
 		}
 		if k < 3 {
 			a, b := &d.Events[g[0]], &d.Events[g[1]]
-			ex = append(ex, fmt.Sprintf("attempt %d: backoff_wait at %s (delay %s, socket-open due %s), then backoff_wait attempt %d at %s",
-				a.Attempt, timeText(a.At), durText(nanos(a.Delay)), timeText(a.At+nanos(a.Delay)), b.Attempt, timeText(b.At)))
+			ex = append(ex, gapText{a.Attempt, a.At, nanos(a.Delay), b.Attempt, b.At})
 		}
 	}
-	f.Explanation = fmt.Sprintf("%d of the device's attempts began with a backoff_wait that the next backoff_wait followed with no "+
-		"attempt_failed, refused or connected between (rate_limited_waits aside): whether the socket-open failed or connected is not in the log. %s%s.",
-		len(gaps), strings.Join(ex, "; "), moreText(len(gaps), 3))
+	n := len(gaps)
+	f.explainLater(func() string {
+		return fmt.Sprintf("%d of the device's attempts began with a backoff_wait that the next backoff_wait followed with no "+
+			"attempt_failed, refused or connected between (rate_limited_waits aside): whether the socket-open failed or connected is not in the log. %s%s.",
+			n, gapsText(ex), moreText(n, 3))
+	})
 	return f, true
+}
+
+// gapText is an attempt whose outcome was not recorded: its
+// backoff_wait's attempt number, time and delay (ns), and the next
+// backoff_wait's.
+type gapText struct {
+	attempt, at, delay, nextAttempt, nextAt int64
+}
+
+// gapsText says what gs are, joined by "; ".
+func gapsText(gs []gapText) string {
+	var b strings.Builder
+	for k, g := range gs {
+		if k > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "attempt %d: backoff_wait at %s (delay %s, socket-open due %s), then backoff_wait attempt %d at %s",
+			g.attempt, timeText(g.at), durText(g.delay), timeText(g.at+g.delay), g.nextAttempt, timeText(g.nextAt))
+	}
+	return b.String()
 }
 
 // seqGaps reports the device_seq numbers missing between the lowest and

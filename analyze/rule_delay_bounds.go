@@ -39,7 +39,8 @@ type delayBounds struct {
 	of      *policy.Policy  // the policy sampler was made of
 	// formulas caches the texts of the policy's formulas: thousands of
 	// devices' findings quote the same few
-	formulas map[formulaKey]string
+	formulas    map[formulaKey]string
+	againstText string // checkedAgainst of the policy
 }
 
 // formulaKey names a formula's text: the bounds' (or the ceiling's) at
@@ -112,7 +113,7 @@ func (r *delayBounds) Device(c *Context, d *Device) {
 		after = authRetries(d)
 	}
 	if r.of != c.Policy {
-		r.sampler, r.of, r.formulas = c.Policy.Sampler(), c.Policy, map[formulaKey]string{}
+		r.sampler, r.of, r.formulas, r.againstText = c.Policy.Sampler(), c.Policy, map[formulaKey]string{}, ""
 	}
 	k := boundsCheck{p: c.Policy, s: r.sampler,
 		tol:  loggedTolerance(d, func(a *Attempt) float64 { return a.Delay }),
@@ -181,13 +182,22 @@ func (k *boundsCheck) attempt(d *Device, i int, prev float64) {
 	}
 }
 
-// tolerance explains the tolerance tol of a check, for explanations.
-func (k *boundsCheck) tolerance(tol float64) string {
+// tolerance explains the tolerance tol of a check with the margin of an
+// inferred policy, for explanations.
+func tolerance(tol, margin float64) string {
 	s := fmtSeconds(tol) + " s (one unit of the last decimal place the device writes these values to, 1 µs to 1 ms)"
-	if k.margin > 0 {
-		s += fmt.Sprintf(" plus %g%% of the bound, the margin of an inferred policy", k.margin*100)
+	if margin > 0 {
+		s += fmt.Sprintf(" plus %g%% of the bound, the margin of an inferred policy", margin*100)
 	}
 	return s
+}
+
+// against returns checkedAgainst(c), once for the policy.
+func (r *delayBounds) against(c *Context) string {
+	if r.againstText == "" {
+		r.againstText = checkedAgainst(c)
+	}
+	return r.againstText
 }
 
 func (r *delayBounds) delayFinding(c *Context, d *Device, k *boundsCheck) Finding {
@@ -198,11 +208,15 @@ func (r *delayBounds) delayFinding(c *Context, d *Device, k *boundsCheck) Findin
 	f.Kind = "delay-bounds/delay-outside-bounds"
 	f.Message = fmt.Sprintf("%d of %s outside the policy's bounds (%d above, %d below); the worst %s s at attempt %d, bounds [%s, %s] s",
 		m.n, countNoun(m.total, "delay", "delays"), m.above, m.below, fmtSeconds(m.worst), a.Number, fmtSeconds(lo), fmtSeconds(hi))
-	f.Explanation = fmt.Sprintf("%s drew %s s at attempt %d (backoff_wait at %s); %s. "+
-		"It is %s s outside them, beyond the tolerance of %s. "+
-		"Of its %s checked, %d lay outside their bounds, %d above and %d below. Checked against the %s.",
-		d.ID, fmtSeconds(m.worst), a.Number, fmtTime(a.Start), r.formula(c.Policy, false, a.Number, m.prev),
-		fmtSeconds(m.by), k.tolerance(k.tol), countNoun(m.total, "delay", "delays"), m.n, m.above, m.below, checkedAgainst(c))
+	id, number, start, formula, against := d.ID, a.Number, a.Start, r.formula(c.Policy, false, a.Number, m.prev), r.against(c)
+	worst, by, tol, margin, total, n, above, below := m.worst, m.by, k.tol, k.margin, m.total, m.n, m.above, m.below
+	f.explainLater(func() string {
+		return fmt.Sprintf("%s drew %s s at attempt %d (backoff_wait at %s); %s. "+
+			"It is %s s outside them, beyond the tolerance of %s. "+
+			"Of its %s checked, %d lay outside their bounds, %d above and %d below. Checked against the %s.",
+			id, fmtSeconds(worst), number, fmtTime(start), formula,
+			fmtSeconds(by), tolerance(tol, margin), countNoun(total, "delay", "delays"), n, above, below, against)
+	})
 	return f
 }
 
@@ -214,11 +228,15 @@ func (r *delayBounds) ceilingFinding(c *Context, d *Device, k *boundsCheck) Find
 	f.Kind = "delay-bounds/ceiling-mismatch"
 	f.Message = fmt.Sprintf("ceiling_s disagrees with the policy on %d of %s; the worst %s s at attempt %d, where the policy's ceiling is %s s",
 		m.n, countNoun(m.total, "record", "records"), fmtSeconds(m.worst), a.Number, fmtSeconds(want))
-	f.Explanation = fmt.Sprintf("%s wrote ceiling_s %s s at attempt %d (backoff_wait at %s); the policy's ceiling at attempt %d is %s. "+
-		"They differ by %s s, beyond the tolerance of %s. Of its %s with a ceiling_s, %d disagree: "+
-		"the client computes its ceiling differently from the policy. Checked against the %s.",
-		d.ID, fmtSeconds(m.worst), a.Number, fmtTime(a.Start), a.Number, r.formula(c.Policy, true, a.Number, 0),
-		fmtSeconds(m.by), k.tolerance(k.ctol), countNoun(m.total, "record", "records"), m.n, checkedAgainst(c))
+	id, number, start, formula, against := d.ID, a.Number, a.Start, r.formula(c.Policy, true, a.Number, 0), r.against(c)
+	worst, by, tol, margin, total, n := m.worst, m.by, k.ctol, k.margin, m.total, m.n
+	f.explainLater(func() string {
+		return fmt.Sprintf("%s wrote ceiling_s %s s at attempt %d (backoff_wait at %s); the policy's ceiling at attempt %d is %s. "+
+			"They differ by %s s, beyond the tolerance of %s. Of its %s with a ceiling_s, %d disagree: "+
+			"the client computes its ceiling differently from the policy. Checked against the %s.",
+			id, fmtSeconds(worst), number, fmtTime(start), number, formula,
+			fmtSeconds(by), tolerance(tol, margin), countNoun(total, "record", "records"), n, against)
+	})
 	return f
 }
 

@@ -112,9 +112,12 @@ func (r *resetWithoutConnack) bareFinding(d *Device, m *resetMiss) Finding {
 	f.Kind = "reset-without-connack/no-connack"
 	f.Message = fmt.Sprintf("attempt counter dropped without a connected record (%s); the first from %d to %d",
 		countNoun(m.n, "time", "times"), from.Attempt, to.Attempt)
-	f.Explanation = fmt.Sprintf("%s's attempt counter fell from %d (%s at %s) to %d (%s at %s) with no connected record between: "+
-		"the counter may reset only on a successful CONNACK. It dropped without one %s in all.",
-		d.ID, from.Attempt, from.Outcome, fmtTime(from.At), to.Attempt, to.Outcome, fmtTime(to.At), countNoun(m.n, "time", "times"))
+	id, a, b, n := d.ID, *from, *to, m.n
+	f.explainLater(func() string {
+		return fmt.Sprintf("%s's attempt counter fell from %d (%s at %s) to %d (%s at %s) with no connected record between: "+
+			"the counter may reset only on a successful CONNACK. It dropped without one %s in all.",
+			id, a.Attempt, a.Outcome, fmtTime(a.At), b.Attempt, b.Outcome, fmtTime(b.At), countNoun(n, "time", "times"))
+	})
 	return f
 }
 
@@ -125,11 +128,14 @@ func (r *resetWithoutConnack) earlyFinding(c *Context, d *Device, m *resetMiss, 
 	f.Kind = "reset-without-connack/before-stable-reset"
 	f.Message = fmt.Sprintf("attempt counter reset before the session stayed up stable_reset_s %s s (%s); the shortest session %s s",
 		fmtSeconds(stable), countNoun(m.n, "time", "times"), fmtSeconds(up))
-	f.Explanation = fmt.Sprintf("%s's attempt counter fell from %d (%s at %s) to %d (%s at %s), %s s after the connected record at %s "+
-		"began its session; the policy declares stable_reset_s = %s s, so the counter may reset only once a session has stayed up that long. "+
-		"It reset too early %s in all. Checked against the %s.",
-		d.ID, from.Attempt, from.Outcome, fmtTime(from.At), to.Attempt, to.Outcome, fmtTime(to.At), fmtSeconds(up), fmtTime(conn.At),
-		fmtSeconds(stable), countNoun(m.n, "time", "times"), checkedAgainst(c))
+	id, a, b, connAt, n, against := d.ID, *from, *to, conn.At, m.n, checkedAgainst(c)
+	f.explainLater(func() string {
+		return fmt.Sprintf("%s's attempt counter fell from %d (%s at %s) to %d (%s at %s), %s s after the connected record at %s "+
+			"began its session; the policy declares stable_reset_s = %s s, so the counter may reset only once a session has stayed up that long. "+
+			"It reset too early %s in all. Checked against the %s.",
+			id, a.Attempt, a.Outcome, fmtTime(a.At), b.Attempt, b.Outcome, fmtTime(b.At), fmtSeconds(up), fmtTime(connAt),
+			fmtSeconds(stable), countNoun(n, "time", "times"), against)
+	})
 	return f
 }
 

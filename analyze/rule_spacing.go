@@ -170,20 +170,25 @@ func (r *spacingRule) finding(c *Context, host string, opens []hostOpen, devs []
 	a, b := deviceOf(devs, closest.a.Ref), deviceOf(devs, closest.b.Ref)
 	msg := fmt.Sprintf("%s: %d socket-open(s) less than min_connect_spacing_s %s s after the previous one; closest %s s apart (%s, %s)",
 		who, n, spacing, durS(closest.gap()), a, b)
-	var x strings.Builder
-	fmt.Fprintf(&x, "min_connect_spacing_s = %s s (%s); a gap below %s s (the spacing less %s s for logging precision) breaks it. ",
-		spacing, paramOrigin(c), durS(r.Spacing-int64(SpacingTolerance)), durS(int64(SpacingTolerance)))
-	fmt.Fprintf(&x, "%s made %d socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
-		"from %d device(s) (%s); %d followed the previous open of the host too soon, between %s and %s. ",
-		upperFirst(who), len(opens), len(devs), deviceList(devs, 5), n, timeText(v.first[0].a.At), timeText(v.last.b.At))
-	fmt.Fprintf(&x, "Closest: %s opened at %s and %s at %s, %s s apart.", a, timeText(closest.a.At), b, timeText(closest.b.At), durS(closest.gap()))
 	refs := []Ref{closest.a.Ref, closest.b.Ref}
 	for _, p := range v.first {
 		refs = appendRef(refs, p.a.Ref)
 		refs = appendRef(refs, p.b.Ref)
 	}
-	return Finding{Rule: "spacing", Kind: "spacing/open-too-soon", Severity: Warning, Device: host, Start: v.first[0].a.At, End: v.last.b.At,
-		Message: msg, Explanation: x.String(), Records: refs}
+	f := Finding{Rule: "spacing", Kind: "spacing/open-too-soon", Severity: Warning, Device: host, Start: v.first[0].a.At, End: v.last.b.At,
+		Message: msg, Records: refs}
+	origin, below, nOpens, nDevs, list := paramOrigin(c), r.Spacing-int64(SpacingTolerance), len(opens), len(devs), deviceList(devs, 5)
+	from, to := v.first[0].a.At, v.last.b.At
+	f.explainLater(func() string {
+		return fmt.Sprintf("min_connect_spacing_s = %s s (%s); a gap below %s s (the spacing less %s s for logging precision) breaks it. "+
+			"%s made %d socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
+			"from %d device(s) (%s); %d followed the previous open of the host too soon, between %s and %s. "+
+			"Closest: %s opened at %s and %s at %s, %s s apart.",
+			spacing, origin, durS(below), durS(int64(SpacingTolerance)),
+			upperFirst(who), nOpens, nDevs, list, n, timeText(from), timeText(to),
+			a, timeText(closest.a.At), b, timeText(closest.b.At), durS(closest.gap()))
+	})
+	return f
 }
 
 // appendOpens appends the socket-opens of d that the log shows (see

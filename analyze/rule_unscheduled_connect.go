@@ -112,34 +112,45 @@ func (r *unscheduledConnect) finding(d *Device, found []offSchedule) Finding {
 	f := t.finding(unscheduledConnectID, Warning, d)
 	f.Kind = "unscheduled-connect/no-socket-open-due"
 	f.Message = fmt.Sprintf("connected %s when its recorded schedule had no socket-open due", nTimes(len(found)))
-	f.Explanation = r.evidence(d, found[0]) + fmt.Sprintf(" In all: %d before the socket-open due, %d more than %s after it, "+
-		"%d with no attempt pending, %d a second connected with no loss between. "+
-		"Likely cause: a second reconnect loop owns the client, such as the MQTT library's own automatic reconnect "+
-		"(paho-mqtt's loop_start() or loop_forever(), paho.mqtt.golang's AutoReconnect) running beside the manager that writes "+
-		"the audit records, so the audited schedule is not what the broker saw.", early, late, UnscheduledLate, none, second)
+	evidence := r.evidence(d, found[0])
+	f.explainLater(func() string {
+		return evidence() + fmt.Sprintf(" In all: %d before the socket-open due, %d more than %s after it, "+
+			"%d with no attempt pending, %d a second connected with no loss between. "+
+			"Likely cause: a second reconnect loop owns the client, such as the MQTT library's own automatic reconnect "+
+			"(paho-mqtt's loop_start() or loop_forever(), paho.mqtt.golang's AutoReconnect) running beside the manager that writes "+
+			"the audit records, so the audited schedule is not what the broker saw.", early, late, UnscheduledLate, none, second)
+	})
 	return f
 }
 
-// evidence describes one unexplained connect.
-func (r *unscheduledConnect) evidence(d *Device, o offSchedule) string {
-	e := &d.Events[o.conn]
+// evidence returns what describes one unexplained connect, holding
+// copies of what it needs of d.
+func (r *unscheduledConnect) evidence(d *Device, o offSchedule) func() string {
+	id, at := d.ID, d.Events[o.conn].At
 	switch {
 	case o.prev >= 0:
-		return fmt.Sprintf("%s connected at %s and again at %s, %s later, with no disconnected, backoff_wait, attempt_failed "+
-			"or refused record between: a second connect while its session was up.",
-			d.ID, fmtTime(d.Events[o.prev].At), fmtTime(e.At), durText(e.At-d.Events[o.prev].At))
-	case o.attempt >= 0:
-		a := &d.Attempts[o.attempt]
-		rel := fmt.Sprintf("%s before it", durText(a.Open-e.At))
-		if e.At >= a.Open {
-			rel = fmt.Sprintf("%s after it", durText(e.At-a.Open))
+		prev := d.Events[o.prev].At
+		return func() string {
+			return fmt.Sprintf("%s connected at %s and again at %s, %s later, with no disconnected, backoff_wait, attempt_failed "+
+				"or refused record between: a second connect while its session was up.",
+				id, fmtTime(prev), fmtTime(at), durText(at-prev))
 		}
-		return fmt.Sprintf("%s's recorded schedule would have opened the socket at %s (backoff_wait at %s, attempt %d, delay %s s%s); "+
-			"it connected at %s, %s. A connect is explained by a socket-open from %s before it to %s after it.",
-			d.ID, fmtTime(a.Open), fmtTime(a.Start), a.Number, fmtSeconds(a.Delay), waitText(a), fmtTime(e.At), rel, UnscheduledEarly, UnscheduledLate)
+	case o.attempt >= 0:
+		a := d.Attempts[o.attempt]
+		return func() string {
+			rel := fmt.Sprintf("%s before it", durText(a.Open-at))
+			if at >= a.Open {
+				rel = fmt.Sprintf("%s after it", durText(at-a.Open))
+			}
+			return fmt.Sprintf("%s's recorded schedule would have opened the socket at %s (backoff_wait at %s, attempt %d, delay %s s%s); "+
+				"it connected at %s, %s. A connect is explained by a socket-open from %s before it to %s after it.",
+				id, fmtTime(a.Open), fmtTime(a.Start), a.Number, fmtSeconds(a.Delay), waitText(&a), fmtTime(at), rel, UnscheduledEarly, UnscheduledLate)
+		}
 	}
-	return fmt.Sprintf("%s connected at %s with no attempt pending: no backoff_wait began one since its last failure or loss.",
-		d.ID, fmtTime(e.At))
+	return func() string {
+		return fmt.Sprintf("%s connected at %s with no attempt pending: no backoff_wait began one since its last failure or loss.",
+			id, fmtTime(at))
+	}
 }
 
 // waitText names an attempt's rate-limit waits, if it had any.

@@ -59,8 +59,8 @@ func annotation(r *analyze.Result, f analyze.Finding) string {
 	}
 	props = append(props, "title="+EscapeProperty("stormaudit "+f.Rule+": "+safe.Text(f.Device)))
 	msg := f.Message
-	if f.Explanation != "" {
-		msg += "\n" + f.Explanation
+	if x := f.Explained(); x != "" {
+		msg += "\n" + x
 	}
 	if len(f.Records) > 0 {
 		msg += "\nrecords: " + recordsText(r.Sources, f.Records, DefaultRecords)

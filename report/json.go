@@ -336,7 +336,7 @@ func appendJSONFinding(b []byte, r *analyze.Result, f *analyze.Finding) []byte {
 	b = str(b, "start", Time(f.Start))
 	b = str(b, "end", Time(f.End))
 	b = str(b, "message", f.Message)
-	b = str(b, "explanation", f.Explanation)
+	b = str(b, "explanation", f.Explained())
 	b = append(b, `,"records":[`...)
 	for k, ref := range f.Records {
 		if k > 0 {

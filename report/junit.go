@@ -295,8 +295,8 @@ func junitCaseOf(r *analyze.Result, rule, device string, fs []analyze.Finding, f
 	worst := fs[0]
 	for _, f := range fs {
 		fmt.Fprintf(&b, "%s %s: %s\n", f.Severity, spanText(f.Start, f.End), f.Message)
-		if f.Explanation != "" {
-			fmt.Fprintf(&b, "  %s\n", f.Explanation)
+		if x := f.Explained(); x != "" {
+			fmt.Fprintf(&b, "  %s\n", x)
 		}
 		if len(f.Records) > 0 {
 			fmt.Fprintf(&b, "  records: %s\n", recordsText(r.Sources, f.Records, -1))

@@ -414,10 +414,10 @@ func appendSARIFResult(b []byte, r *analyze.Result, f *analyze.Finding, ruleInde
 	b = append(b, sarifLevel(f.Severity)...)
 	b = append(b, `","message":{"text":`...)
 	b = auditfmt.AppendJSONString(b, f.Message)
-	if f.Explanation != "" { // message, a blank line, explanation: one string
+	if x := f.Explained(); x != "" { // message, a blank line, explanation: one string
 		b = append(b[:len(b)-1], `\n\n`...)
 		n := len(b)
-		b = auditfmt.AppendJSONString(b, f.Explanation)
+		b = auditfmt.AppendJSONString(b, x)
 		b = append(b[:n], b[n+1:]...)
 	}
 	b = append(b, `},"locations":[{`...)

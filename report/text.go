@@ -247,8 +247,8 @@ func textGroup(w io.Writer, r *analyze.Result, g *ruleGroup, opts TextOptions) {
 	for _, f := range shown {
 		fmt.Fprintf(w, "  %s %s %s\n", severityText(f.Severity, opts.Color), safe.Text(f.Device), spanText(f.Start, f.End))
 		fmt.Fprintf(w, "    %s\n", safe.Text(f.Message))
-		if f.Explanation != "" {
-			fmt.Fprintf(w, "    %s\n", safe.Text(f.Explanation))
+		if x := f.Explained(); x != "" {
+			fmt.Fprintf(w, "    %s\n", safe.Text(x))
 		}
 		if len(f.Records) > 0 {
 			fmt.Fprintf(w, "    records: %s\n", safe.Text(recordsText(r.Sources, f.Records, opts.Records)))

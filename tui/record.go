@@ -109,7 +109,7 @@ func (v *recordView) details() []string {
 		fd := &tl.sh.ov.Result.Findings[f]
 		out = append(out, "")
 		out = append(out, wrap(fmt.Sprintf("%s %s: %s", fd.Severity, fd.Rule, dev(fd.Message)), tl.sh.w, 2)...)
-		out = append(out, wrap(dev(fd.Explanation), tl.sh.w, 4)...)
+		out = append(out, wrap(dev(fd.Explained()), tl.sh.w, 4)...)
 	}
 	return out
 }

@@ -268,7 +268,7 @@ func (v *timelineView) view(h int) string {
 	if v.finding >= 0 {
 		f := &sh.ov.Result.Findings[v.finding]
 		out = append(out, fit(fmt.Sprintf("finding: %s %s: %s", f.Severity, f.Rule, dev(f.Message)), sh.w))
-		out = append(out, wrap(dev(f.Explanation), sh.w, 2)...)
+		out = append(out, wrap(dev(f.Explained()), sh.w, 2)...)
 		for len(out) < 4 {
 			out = append(out, "")
 		}

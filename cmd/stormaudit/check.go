@@ -66,6 +66,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	opts.LazyExplanations = printsFew(cmd, outs)
 	failOn, err := front.ParseFailOn(cmd.String("fail-on"))
 	if err != nil {
 		return usageErr("%s", strings.Replace(err.Error(), "--fail-on", flagOrigin(cmd, "fail-on"), 1))
@@ -104,6 +105,24 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		return verdict(front.Failing(failing, failOn))
 	}
 	return nil
+}
+
+// printsFew reports whether every output prints only some of the
+// findings (text with --per-rule, github with --annotations): then each
+// explanation is written only if it is printed (front.Render's writers
+// read them with Finding.Explained). Outputs that print every finding
+// are better served by explanations written as the devices are read,
+// beside the rest of that work, than all at the end.
+func printsFew(cmd *cli.Command, outs []front.Output) bool {
+	for _, o := range outs {
+		switch {
+		case o.Format == "text" && cmd.Int("per-rule") >= 0:
+		case o.Format == "github" && cmd.Int("annotations") >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // checkOptions reads the configuration, --window and --policy of the
