@@ -279,23 +279,19 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		}()
 	}
 	wg.Wait()
-	n := len(c.findings)
-	for _, rc := range k.ctxs {
-		n += len(rc.findings)
-	}
-	c.findings = slices.Grow(c.findings, n-len(c.findings))
+	runs := [][]Finding{c.findings}
 	for i, rc := range k.ctxs {
 		if sev, ok := k.opts.Severity[k.rules[i].Info().ID]; ok {
 			for j := range rc.findings {
 				rc.findings[j].Severity = sev
 			}
 		}
-		c.findings = append(c.findings, rc.findings...)
+		runs = append(runs, rc.findings)
 		for _, n := range rc.notes {
 			c.note(n)
 		}
 	}
-	res := &Result{Dataset: dir, Sources: sources, Findings: c.findings}
+	res := &Result{Dataset: dir, Sources: sources, Findings: sortedFindings(runs)}
 	for _, r := range k.rules {
 		ri := r.Info()
 		if sev, ok := k.opts.Severity[ri.ID]; ok {
@@ -303,7 +299,6 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		}
 		res.Rules = append(res.Rules, ri)
 	}
-	sortFindings(res.Findings)
 	res.Summary = Summary{Devices: c.Fleet.Devices, Records: c.Fleet.Records, Rejected: man.Totals.Rejected, Outside: k.win.left(), Since: k.opts.Since, Until: k.opts.Until,
 		ByRule: map[string]int{}, BySeverity: map[string]int{}, Policy: k.info, Fleet: c.Fleet, Notes: c.notes}
 	for _, rule := range Rules() {
@@ -314,9 +309,14 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 			res.Summary.NotRun = append(res.Summary.NotRun, Skip{Rule: info.ID, Reason: "need --broker-log"})
 		}
 	}
-	for _, f := range res.Findings {
-		res.Summary.ByRule[f.Rule]++
-		res.Summary.BySeverity[f.Severity.String()]++
+	for i, fs := 0, res.Findings; i < len(fs); { // counted a run of one severity and rule at a time: they are sorted so
+		j := i + 1
+		for j < len(fs) && fs[j].Severity == fs[i].Severity && fs[j].Rule == fs[i].Rule {
+			j++
+		}
+		res.Summary.ByRule[fs[i].Rule] += j - i
+		res.Summary.BySeverity[fs[i].Severity.String()] += j - i
+		i = j
 	}
 	for i, rc := range k.ctxs {
 		id := res.Rules[i].ID
@@ -344,11 +344,60 @@ func ruleGroups(n, k int) [][]int {
 	return groups
 }
 
-func sortFindings(fs []Finding) {
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Rule, b.Rule),
-			cmp.Compare(a.Device, b.Device), cmp.Compare(a.Start, b.Start))
-	})
+// sortedFindings returns the findings of runs, in the order a stable
+// sort of them all, one run after another, by severity (worst first),
+// rule, device and start gives. A run is one rule's findings, mostly in
+// device order already (the devices are read in client id order) and of
+// one or two severities: it gathers them by (severity, rule) as it
+// copies them, and sorts only what is then out of device order.
+func sortedFindings(runs [][]Finding) []Finding {
+	type class struct {
+		sev  Severity
+		rule string
+	}
+	var classes []class
+	has := make([][]class, len(runs)) // the classes of each run
+	n := 0
+	for r, run := range runs {
+		n += len(run)
+		for i := range run {
+			if c := (class{run[i].Severity, run[i].Rule}); !slices.Contains(has[r], c) {
+				has[r] = append(has[r], c)
+				if !slices.Contains(classes, c) {
+					classes = append(classes, c)
+				}
+			}
+		}
+	}
+	slices.SortFunc(classes, func(a, b class) int { return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(a.rule, b.rule)) })
+	out := make([]Finding, 0, n)
+	for _, c := range classes {
+		from := len(out)
+		for r, run := range runs {
+			switch {
+			case !slices.Contains(has[r], c):
+			case len(has[r]) == 1:
+				out = append(out, run...)
+			default:
+				for i := range run {
+					if run[i].Severity == c.sev && run[i].Rule == c.rule {
+						out = append(out, run[i])
+					}
+				}
+			}
+		}
+		if seg := out[from:]; !slices.IsSortedFunc(seg, compareFindings) {
+			slices.SortStableFunc(seg, compareFindings)
+		}
+	}
+	return out
+}
+
+// compareFindings orders findings by severity (worst first), rule,
+// device and start.
+func compareFindings(a, b Finding) int {
+	return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Rule, b.Rule),
+		cmp.Compare(a.Device, b.Device), cmp.Compare(a.Start, b.Start))
 }
 
 // Worst returns the highest severity among the findings, 0 if none.

@@ -1,6 +1,9 @@
 package analyze
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,4 +47,36 @@ func TestReportWantsKind(t *testing.T) {
 		t.Fatalf("%d findings", len(c.findings))
 	}
 	c.Report(Finding{Rule: "hot-loop", Message: "retried"})
+}
+
+// sortedFindings orders runs of findings as a stable comparison sort of
+// them all by severity (worst first), rule, device and start does,
+// whatever order they come in: by rule and device, as a check makes
+// them, or shuffled.
+func TestSortFindings(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, shuffled := range []bool{false, true} {
+		var fs []Finding
+		for rule := range 6 {
+			for dev := range 300 {
+				for range r.IntN(3) {
+					fs = append(fs, Finding{Rule: fmt.Sprintf("rule-%d", 5-rule), Severity: Severity(1 + r.IntN(3)), Device: fmt.Sprintf("dev-%04d", dev),
+						Start: int64(r.IntN(4)), Message: fmt.Sprint(len(fs))}) // Message: which it was, for stability
+				}
+			}
+		}
+		if shuffled {
+			r.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+		}
+		var one []Finding // a run of one severity and rule, as most are
+		for dev := range 200 {
+			one = append(one, Finding{Rule: "rule-3", Severity: Warning, Device: fmt.Sprintf("dev-%04d", dev), Message: fmt.Sprint(len(fs) + dev)})
+		}
+		runs := [][]Finding{fs[:len(fs)/3], nil, one, fs[len(fs)/3 : len(fs)/2], fs[len(fs)/2:]}
+		want := slices.Concat(runs...)
+		slices.SortStableFunc(want, compareFindings)
+		if got := sortedFindings(runs); !slices.EqualFunc(got, want, func(a, b Finding) bool { return a.Message == b.Message }) {
+			t.Errorf("shuffled %v: sortedFindings differs from a stable sort", shuffled)
+		}
+	}
 }
