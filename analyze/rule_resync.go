@@ -229,6 +229,9 @@ func (r *resync) Finish(c *Context) {
 	slices.SortStableFunc(groups, func(a, b group) int {
 		return cmp.Or(cmp.Compare(len(b.members), len(a.members)), cmp.Compare(a.attempt, b.attempt))
 	})
+	for i := range groups[:min(len(groups), resyncShown)] {
+		groups[i].byDevice() // the members the finding names, by device
+	}
 	c.Report(r.finding(n, groups))
 }
 
@@ -319,22 +322,38 @@ func (r *resync) candidates(a int, fs []fire, sketch *[resyncBuckets]uint32) []f
 }
 
 // groupsIn returns the groups among fs, attempt a's candidates as
-// candidates orders them. It orders each run long enough for a group by device, in
-// place: a group's members are a part of fs.
+// candidates orders them. A group's members are a part of fs, each
+// device's first fire in time order, in place (byDevice orders the few
+// the finding names).
 func (r *resync) groupsIn(a int, fs []fire) []group {
 	least := r.least(a)
 	var out []group
+	var seen devSet
 	for i := 0; i < len(fs); {
 		j := i + 1
 		for j < len(fs) && fs[j].Delay == fs[i].Delay && fs[j].At-fs[i].At <= int64(r.tick) {
 			j++
 		}
 		if j-i >= least {
-			// the run in place, stably by device (radix), each device's
-			// first fire kept: a group needs least devices
+			// each device's first fire kept: a group needs least devices
 			run, at, delay := fs[i:j:j], fs[i].At, fs[i].Delay // the earliest fire's: -0 or +0
-			radix.Permute(run, radix.Order(len(run), func(k int) int64 { return int64(run[k].Dev) }))
-			if members := slices.CompactFunc(run, func(x, y fire) bool { return x.Dev == y.Dev }); len(members) >= least {
+			top := int32(0)
+			for _, f := range run {
+				top = max(top, f.Dev)
+			}
+			if need := int(top/64) + 1; len(seen) < need {
+				seen = make(devSet, need)
+			}
+			members := run[:0]
+			for _, f := range run {
+				if seen.add(f.Dev) {
+					members = append(members, f)
+				}
+			}
+			for _, f := range members {
+				seen[f.Dev/64] = 0 // cleared for the next run, a word a member
+			}
+			if len(members) >= least {
 				out = append(out, group{attempt: a, delay: delay, at: at, members: members})
 			}
 		}
@@ -343,6 +362,14 @@ func (r *resync) groupsIn(a int, fs []fire) []group {
 	return out
 }
 
+// byDevice orders a group's members by device, stably.
+func (g *group) byDevice() {
+	radix.Permute(g.members, radix.Order(len(g.members), func(k int) int64 { return int64(g.members[k].Dev) }))
+}
+
+// resyncShown is how many groups the finding describes.
+const resyncShown = 5
+
 func (r *resync) finding(n int, groups []group) Finding {
 	f := Finding{Rule: "resync", Kind: "resync/lockstep", Severity: Error, Device: Fleet, Start: math.MaxInt64, End: math.MinInt64}
 	f.Message = fmt.Sprintf("%d of %d devices retry in lockstep: the same delay at the same attempt, firing on the same tick, at %d or more attempts",
@@ -350,7 +377,7 @@ func (r *resync) finding(n int, groups []group) Finding {
 	var b strings.Builder
 	for i, g := range groups {
 		f.Start, f.End = min(f.Start, g.at), max(f.End, g.at)
-		if i >= 5 {
+		if i >= resyncShown {
 			continue
 		}
 		if i > 0 {
@@ -364,8 +391,8 @@ func (r *resync) finding(n int, groups []group) Finding {
 			}
 		}
 	}
-	if len(groups) > 5 {
-		fmt.Fprintf(&b, "; and %d more groups", len(groups)-5)
+	if len(groups) > resyncShown {
+		fmt.Fprintf(&b, "; and %d more groups", len(groups)-resyncShown)
 	}
 	b.WriteString(". Independently jittered timers almost never draw the same delay to the microsecond, let alone at two attempts.")
 	f.Explanation = b.String()
