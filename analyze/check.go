@@ -369,6 +369,9 @@ func sortedFindings(runs [][]Finding) []Finding {
 			}
 		}
 	}
+	if n == 0 {
+		return nil
+	}
 	slices.SortFunc(classes, func(a, b class) int { return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(a.rule, b.rule)) })
 	out := make([]Finding, 0, n)
 	for _, c := range classes {
