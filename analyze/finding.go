@@ -3,9 +3,7 @@ package analyze
 import (
 	"cmp"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stormaudit/stormaudit/dataset"
@@ -95,24 +93,13 @@ func (f *Finding) Explained() string {
 	return f.Explanation
 }
 
-// explain writes the explanations left to be written of fs, on every
-// core.
+// explain writes the explanations left to be written of fs.
 func explain(fs []Finding) {
-	const chunk = 1024
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for lo := 0; lo < len(fs); lo += chunk {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			for i := range fs[lo:min(lo+chunk, len(fs))] {
-				if f := &fs[lo+i]; f.lazy != nil {
-					f.Explanation, f.lazy = f.Explained(), nil
-				}
-			}
-		})
+	for i := range fs {
+		if f := &fs[i]; f.lazy != nil {
+			f.Explanation, f.lazy = f.Explained(), nil
+		}
 	}
-	wg.Wait()
 }
 
 // RuleInfo describes a rule.

@@ -69,6 +69,23 @@ func TestLazyExplanations(t *testing.T) {
 			}
 		}
 	}
+	// a split check with them left to be written carries them written in
+	// its partials (a closure does not encode), and gives Check's
+	want, err := Check(sim, opts[len(opts)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts[len(opts)-1]
+	o.LazyExplanations = true
+	got := splitCheck(t, sim, o, 0)
+	for k := range min(len(got.Findings), len(want.Findings)) {
+		if x := got.Findings[k].Explained(); x != want.Findings[k].Explanation {
+			t.Fatalf("split, finding %d (%s):\nlazily %q\nat once %q", k, got.Findings[k].Kind, x, want.Findings[k].Explanation)
+		}
+	}
+	if len(got.Findings) != len(want.Findings) {
+		t.Errorf("split: %d findings, Check %d", len(got.Findings), len(want.Findings))
+	}
 	for _, kind := range []string{"delay-bounds/delay-outside-bounds", "delay-bounds/ceiling-mismatch", "unscheduled-connect/no-socket-open-due",
 		"audit-gap/outcome-not-recorded", "reset-without-connack/no-connack", "spacing/open-too-soon"} {
 		if lazy[kind] == 0 {

@@ -318,7 +318,7 @@ func (p *Partial) MarshalBinary() ([]byte, error) {
 	k := p.k
 	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, RecoveredTaken: p.recoveredTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
 	for _, c := range k.ctxs {
-		explain(c.findings) // a partial carries them written: a format's arguments do not encode
+		explain(c.findings) // a partial carries them written: a closure does not encode
 		h.Contexts = append(h.Contexts, contextState{c.findings, c.notes, c.skipped})
 	}
 	var buf bytes.Buffer
