@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -399,8 +400,10 @@ func sortedFindings(runs [][]Finding) []Finding {
 // compareFindings orders findings by severity (worst first), rule,
 // device and start.
 func compareFindings(a, b Finding) int {
-	return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Rule, b.Rule),
-		cmp.Compare(a.Device, b.Device), cmp.Compare(a.Start, b.Start))
+	if c := cmp.Or(cmp.Compare(b.Severity, a.Severity), strings.Compare(a.Rule, b.Rule)); c != 0 {
+		return c
+	}
+	return cmp.Or(strings.Compare(a.Device, b.Device), cmp.Compare(a.Start, b.Start))
 }
 
 // Worst returns the highest severity among the findings, 0 if none.

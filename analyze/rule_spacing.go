@@ -207,7 +207,10 @@ func appendOpens(dst []hostOpen, d *Device) []hostOpen {
 // only checked then.
 func sortOpens(opens []hostOpen) {
 	cmpOpens := func(a, b hostOpen) int {
-		return cmp.Or(cmp.Compare(a.At, b.At), compareLines(a.Ref, b.Ref), compareRefs(a.Ref, b.Ref))
+		if c := cmp.Compare(a.At, b.At); c != 0 {
+			return c // the lines compared only for ties: cmp.Or would compare them every time
+		}
+		return cmp.Or(compareLines(a.Ref, b.Ref), compareRefs(a.Ref, b.Ref))
 	}
 	if !slices.IsSortedFunc(opens, cmpOpens) {
 		slices.SortFunc(opens, cmpOpens)
