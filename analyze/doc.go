@@ -30,7 +30,9 @@
 // (FleetStats.Incidents): at least IncidentMinDevices losses in a window
 // of IncidentWindow, found after every device is read from the losses it
 // kept. Each device's time to recover runs from its own loss to its first
-// successful connect after it.
+// successful connect after it. The fleet's times to recover are kept in a
+// Durations: every one up to ExactDurations, beyond that a sketch whose
+// percentiles are within DurationsAccuracy, which the outputs say.
 //
 // # Rules
 //
@@ -46,7 +48,10 @@
 // delay-bounds/delay-outside-bounds and delay-bounds/ceiling-mismatch):
 // what a finding is, kept apart from how its message words it, so that
 // fingerprints and baselines survive a reworded message. A rule that
-// reports a finding without one panics in a test (Context.Report).
+// reports a finding without one panics in a test (Context.Report). A
+// rule that reports a finding per device may leave its explanation to be
+// written when read (Finding.Explained, Options.LazyExplanations): a text
+// report that prints a few findings of each rule writes a few.
 //
 // # Split checks
 //
