@@ -169,3 +169,30 @@ func TestSplitSameAsCheckSketched(t *testing.T) {
 
 // ptr returns a pointer to v.
 func ptr[T any](v T) *T { return &v }
+
+// Decoding never panics, and what it accepts encodes to a Durations of
+// the same figures.
+func FuzzDurationsDecode(f *testing.F) {
+	for _, n := range []int{0, 3, ExactDurations + 5} {
+		d := DurationsOf(durationsSample(n, 1)...)
+		b, err := d.GobEncode()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var d Durations
+		if d.GobDecode(b) != nil {
+			return
+		}
+		d.Sort()
+		again := roundTrip(t, &d)
+		again.Sort()
+		for _, p := range []float64{0.5, 0.99, 1} {
+			if d.Rank(p) != again.Rank(p) || d.Len() != again.Len() {
+				t.Fatalf("p%v: %v, after a round trip %v", p*100, d.Rank(p), again.Rank(p))
+			}
+		}
+	})
+}
