@@ -20,6 +20,7 @@ import (
 type auditGap struct {
 	First int64 // the earliest record of the log, Unix ns
 	Seen  bool
+	gaps  [][2]int // scratch: a device's attempts whose outcome is not recorded
 }
 
 func (r *auditGap) merge(next Rule) {
@@ -43,7 +44,7 @@ func (r *auditGap) Device(c *Context, d *Device) {
 			r.First, r.Seen = d.Events[i].At, true
 		}
 	}
-	if f, ok := unrecordedOutcomes(d); ok {
+	if f, ok := r.unrecordedOutcomes(d); ok {
 		c.Report(f)
 	}
 	if f, ok := seqGaps(d); ok {
@@ -62,8 +63,9 @@ func (r *auditGap) Finish(c *Context) {
 // followed, with nothing but rate_limited_waits between, by another
 // backoff_wait. The last attempt of a device is never one: the log may
 // end while it waits, and silent-give-up judges that.
-func unrecordedOutcomes(d *Device) (Finding, bool) {
-	var gaps [][2]int // index of the attempt's backoff_wait, of the next one
+func (r *auditGap) unrecordedOutcomes(d *Device) (Finding, bool) {
+	gaps := r.gaps[:0] // index of the attempt's backoff_wait, of the next one
+	defer func() { r.gaps = gaps[:0] }()
 	for k := 0; k+1 < len(d.Attempts); k++ {
 		a, next := &d.Attempts[k], &d.Attempts[k+1]
 		if a.Outcome >= 0 {

@@ -21,6 +21,7 @@ const reconnectWhileConnectedID = "reconnect-while-connected"
 type reconnectWhileConnected struct {
 	Devs  []churnDevice
 	flaps flappingRule
+	occ   []churnOcc // scratch: a device's occurrences, copied once if it has any
 }
 
 func (r *reconnectWhileConnected) merge(next Rule) {
@@ -133,6 +134,7 @@ func (r *reconnectWhileConnected) Info() RuleInfo {
 
 func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 	var cd churnDevice
+	occ := r.occ[:0]
 	up := -1 // index of the connected record of the session that is up
 	for i := range d.Events {
 		e := &d.Events[i]
@@ -147,12 +149,14 @@ func (r *reconnectWhileConnected) Device(_ *Context, d *Device) {
 		case auditfmt.BackoffWait:
 			if up >= 0 {
 				c := &d.Events[up]
-				cd.Occ = append(cd.Occ, churnOcc{ConnAt: c.At, At: e.At, Attempt: e.Attempt, Delay: e.Delay, ConnRef: c.Ref, Ref: e.Ref})
+				occ = append(occ, churnOcc{ConnAt: c.At, At: e.At, Attempt: e.Attempt, Delay: e.Delay, ConnRef: c.Ref, Ref: e.Ref})
 			}
 			up = -1
 		}
 	}
-	if len(cd.Occ) > 0 {
+	r.occ = occ
+	if len(occ) > 0 {
+		cd.Occ = slices.Clone(occ)
 		cd.Connects = connectsOf(d)
 		cd.ID, cd.Flaps = strings.Clone(d.ID), r.flaps.flapsOf(cd.Connects)
 		if d.Host != "" && d.Hosts == 1 {

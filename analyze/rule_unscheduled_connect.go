@@ -22,7 +22,8 @@ const (
 // unscheduledConnect flags connected records that the device's recorded
 // schedule does not explain.
 type unscheduledConnect struct {
-	ended []int // scratch: per record of a device, the attempt a connected record ended
+	ended []int         // scratch: per record of a device, the attempt a connected record ended
+	found []offSchedule // scratch: a device's connects off its schedule
 }
 
 func (*unscheduledConnect) Info() RuleInfo {
@@ -51,7 +52,8 @@ func (r *unscheduledConnect) Device(c *Context, d *Device) {
 			ended[a.Outcome] = k
 		}
 	}
-	var found []offSchedule
+	found := r.found[:0]
+	defer func() { r.found = found[:0] }()
 	up, seen := -1, false // the connected record of the session up; whether a session-stage record came before
 	for i := range d.Events {
 		e := &d.Events[i]
