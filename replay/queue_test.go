@@ -208,3 +208,38 @@ func TestQueuedMosquitto(t *testing.T) {
 	}
 	checkPerDevice(t, rep, true)
 }
+
+// TestSessionKeptOrMadeAgain: the third connect of prime finds a
+// persistent session kept, and makes one where the broker has none (as
+// when a late-ended clearing connection made it forget it), so that
+// every queue is there when the plan starts. (The race itself is not
+// made here: it needs the broker's goroutine paused between two lines.)
+func TestSessionKeptOrMadeAgain(t *testing.T) {
+	b := embedded(t, BrokerOptions{})
+	r := &run{ctx: context.Background(), opts: Options{Broker: b.Addr(), Protocol: MQTT311, ConnectTimeout: DefaultConnectTimeout,
+		Queue: &Queue{Messages: 1, QoS: 1}}}
+	id := "dev-kept"
+	for _, step := range []struct {
+		clean, lost bool
+		want        bool // kept
+		what        string
+	}{
+		{false, true, false, "a device the broker has no session of (never seen, or forgotten): none kept, one made"},
+		{false, true, true, "the session just made: kept, not made again"},
+		{false, true, true, "and still kept"},
+	} {
+		kept, err := r.session(id, step.clean, QueueTopic(id), step.lost)
+		if err != nil {
+			t.Fatalf("%s: %v", step.what, err)
+		}
+		if kept != step.want {
+			t.Errorf("%s: kept %v", step.what, kept)
+		}
+		b.mu.Lock()
+		_, subscribed := b.srv.Topics.Subscribers(QueueTopic(id)).Subscriptions[id]
+		b.mu.Unlock()
+		if !subscribed {
+			t.Errorf("%s: the session holds no subscription to the queue", step.what)
+		}
+	}
+}
