@@ -160,8 +160,7 @@ func (d *Durations) Rank(p float64) time.Duration {
 	if d.n == 0 {
 		return 0
 	}
-	k := int(math.Ceil(p*float64(d.n))) - 1
-	return d.At(min(max(k, 0), d.n-1))
+	return d.At(nearestRank(d.n, p))
 }
 
 // At returns the k-th smallest value (from 0; 0 <= k < Len), after

@@ -247,8 +247,13 @@ func rank(xs []time.Duration, p float64) time.Duration {
 	if len(xs) == 0 {
 		return 0
 	}
-	k := int(math.Ceil(p*float64(len(xs)))) - 1
-	return xs[min(max(k, 0), len(xs)-1)]
+	return xs[nearestRank(len(xs), p)]
+}
+
+// nearestRank returns the index (from 0) of the nearest-rank p-quantile
+// of n > 0 sorted values.
+func nearestRank(n int, p float64) int {
+	return min(max(int(math.Ceil(p*float64(n)))-1, 0), n-1)
 }
 
 func floorDiv(a, b int64) int64 {
