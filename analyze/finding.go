@@ -71,15 +71,15 @@ type Finding struct {
 	// telling first.
 	Records []Ref
 
-	lazy func() string // writes the explanation, when it is left to be written
+	lazy func(prose) prose // appends the explanation, when it is left to be written
 }
 
-// explainLater sets f's explanation to be what write returns when it is
+// explainLater sets f's explanation to be what write appends when it is
 // read; Context.Report writes it at once unless the check leaves
 // explanations to be written (Options.LazyExplanations). write must hold
 // copies of what it needs, never the Device or a pointer into it: the
 // read reuses a device's buffers for the next.
-func (f *Finding) explainLater(write func() string) {
+func (f *Finding) explainLater(write func(prose) prose) {
 	f.Explanation, f.lazy = "", write
 }
 
@@ -88,9 +88,20 @@ func (f *Finding) explainLater(write func() string) {
 // goroutines at once: it changes nothing.
 func (f *Finding) Explained() string {
 	if f.lazy != nil {
-		return f.lazy()
+		return string(f.lazy(nil))
 	}
 	return f.Explanation
+}
+
+// AppendExplanation appends f's explanation to b, writing it there if it
+// was left to be written: an encoder that writes every finding's
+// explanation makes no string of each. Like Explained, it changes
+// nothing of f.
+func (f *Finding) AppendExplanation(b []byte) []byte {
+	if f.lazy != nil {
+		return f.lazy(b)
+	}
+	return append(b, f.Explanation...)
 }
 
 // explain writes the explanations left to be written of fs.

@@ -96,10 +96,10 @@ func (r *auditGap) unrecordedOutcomes(d *Device) (Finding, bool) {
 		}
 	}
 	n := len(gaps)
-	f.explainLater(func() string {
-		return fmt.Sprintf("%d of the device's attempts began with a backoff_wait that the next backoff_wait followed with no "+
-			"attempt_failed, refused or connected between (rate_limited_waits aside): whether the socket-open failed or connected is not in the log. %s%s.",
-			n, gapsText(ex), moreText(n, 3))
+	f.explainLater(func(p prose) prose {
+		p = p.d(int64(n)).s(" of the device's attempts began with a backoff_wait that the next backoff_wait followed with no " +
+			"attempt_failed, refused or connected between (rate_limited_waits aside): whether the socket-open failed or connected is not in the log. ")
+		return appendGaps(p, ex).s(moreText(n, 3), ".")
 	})
 	return f, true
 }
@@ -111,17 +111,16 @@ type gapText struct {
 	attempt, at, delay, nextAttempt, nextAt int64
 }
 
-// gapsText says what gs are, joined by "; ".
-func gapsText(gs []gapText) string {
-	var b strings.Builder
+// appendGaps appends what gs are, joined by "; ".
+func appendGaps(p prose, gs []gapText) prose {
 	for k, g := range gs {
 		if k > 0 {
-			b.WriteString("; ")
+			p = p.s("; ")
 		}
-		fmt.Fprintf(&b, "attempt %d: backoff_wait at %s (delay %s, socket-open due %s), then backoff_wait attempt %d at %s",
-			g.attempt, timeText(g.at), durText(g.delay), timeText(g.at+g.delay), g.nextAttempt, timeText(g.nextAt))
+		p = p.s("attempt ").d(g.attempt).s(": backoff_wait at ").timeNano(g.at).s(" (delay ").dur(g.delay).
+			s(", socket-open due ").timeNano(g.at + g.delay).s("), then backoff_wait attempt ").d(g.nextAttempt).s(" at ").timeNano(g.nextAt)
 	}
-	return b.String()
+	return p
 }
 
 // seqGaps reports the device_seq numbers missing between the lowest and

@@ -182,14 +182,14 @@ func (k *boundsCheck) attempt(d *Device, i int, prev float64) {
 	}
 }
 
-// tolerance explains the tolerance tol of a check with the margin of an
+// appendTolerance explains the tolerance tol of a check with the margin of an
 // inferred policy, for explanations.
-func tolerance(tol, margin float64) string {
-	s := fmtSeconds(tol) + " s (one unit of the last decimal place the device writes these values to, 1 µs to 1 ms)"
+func appendTolerance(p prose, tol, margin float64) prose {
+	p = p.secs(tol).s(" s (one unit of the last decimal place the device writes these values to, 1 µs to 1 ms)")
 	if margin > 0 {
-		s += fmt.Sprintf(" plus %g%% of the bound, the margin of an inferred policy", margin*100)
+		p = fmt.Appendf(p, " plus %g%% of the bound, the margin of an inferred policy", margin*100)
 	}
-	return s
+	return p
 }
 
 // against returns checkedAgainst(c), once for the policy.
@@ -206,16 +206,16 @@ func (r *delayBounds) delayFinding(c *Context, d *Device, k *boundsCheck) Findin
 	lo, hi := c.Policy.Bounds(a.Number, m.prev)
 	f := m.finding(delayBoundsID, r.severity(c), d, d.Events[a.Backoff].Ref)
 	f.Kind = "delay-bounds/delay-outside-bounds"
-	f.Message = fmt.Sprintf("%d of %s outside the policy's bounds (%d above, %d below); the worst %s s at attempt %d, bounds [%s, %s] s",
-		m.n, countNoun(m.total, "delay", "delays"), m.above, m.below, fmtSeconds(m.worst), a.Number, fmtSeconds(lo), fmtSeconds(hi))
+	f.Message = string(prose(make([]byte, 0, 128)).d(int64(m.n)).s(" of ").count(m.total, "delay", "delays").
+		s(" outside the policy's bounds (").d(int64(m.above)).s(" above, ").d(int64(m.below)).s(" below); the worst ").
+		secs(m.worst).s(" s at attempt ").d(a.Number).s(", bounds [").secs(lo).s(", ").secs(hi).s("] s"))
 	id, number, start, formula, against := d.ID, a.Number, a.Start, r.formula(c.Policy, false, a.Number, m.prev), r.against(c)
 	worst, by, tol, margin, total, n, above, below := m.worst, m.by, k.tol, k.margin, m.total, m.n, m.above, m.below
-	f.explainLater(func() string {
-		return fmt.Sprintf("%s drew %s s at attempt %d (backoff_wait at %s); %s. "+
-			"It is %s s outside them, beyond the tolerance of %s. "+
-			"Of its %s checked, %d lay outside their bounds, %d above and %d below. Checked against the %s.",
-			id, fmtSeconds(worst), number, fmtTime(start), formula,
-			fmtSeconds(by), tolerance(tol, margin), countNoun(total, "delay", "delays"), n, above, below, against)
+	f.explainLater(func(p prose) prose {
+		p = p.s(id, " drew ").secs(worst).s(" s at attempt ").d(number).s(" (backoff_wait at ").time(start).s("); ", formula, ". ").
+			s("It is ").secs(by).s(" s outside them, beyond the tolerance of ")
+		return appendTolerance(p, tol, margin).s(". Of its ").count(total, "delay", "delays").s(" checked, ").d(int64(n)).
+			s(" lay outside their bounds, ").d(int64(above)).s(" above and ").d(int64(below)).s(" below. Checked against the ", against, ".")
 	})
 	return f
 }
@@ -230,12 +230,11 @@ func (r *delayBounds) ceilingFinding(c *Context, d *Device, k *boundsCheck) Find
 		m.n, countNoun(m.total, "record", "records"), fmtSeconds(m.worst), a.Number, fmtSeconds(want))
 	id, number, start, formula, against := d.ID, a.Number, a.Start, r.formula(c.Policy, true, a.Number, 0), r.against(c)
 	worst, by, tol, margin, total, n := m.worst, m.by, k.ctol, k.margin, m.total, m.n
-	f.explainLater(func() string {
-		return fmt.Sprintf("%s wrote ceiling_s %s s at attempt %d (backoff_wait at %s); the policy's ceiling at attempt %d is %s. "+
-			"They differ by %s s, beyond the tolerance of %s. Of its %s with a ceiling_s, %d disagree: "+
-			"the client computes its ceiling differently from the policy. Checked against the %s.",
-			id, fmtSeconds(worst), number, fmtTime(start), number, formula,
-			fmtSeconds(by), tolerance(tol, margin), countNoun(total, "record", "records"), n, against)
+	f.explainLater(func(p prose) prose {
+		p = p.s(id, " wrote ceiling_s ").secs(worst).s(" s at attempt ").d(number).s(" (backoff_wait at ").time(start).
+			s("); the policy's ceiling at attempt ").d(number).s(" is ", formula, ". They differ by ").secs(by).s(" s, beyond the tolerance of ")
+		return appendTolerance(p, tol, margin).s(". Of its ").count(total, "record", "records").s(" with a ceiling_s, ").d(int64(n)).
+			s(" disagree: the client computes its ceiling differently from the policy. Checked against the ", against, ".")
 	})
 	return f
 }

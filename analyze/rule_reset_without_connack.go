@@ -113,10 +113,9 @@ func (r *resetWithoutConnack) bareFinding(d *Device, m *resetMiss) Finding {
 	f.Message = fmt.Sprintf("attempt counter dropped without a connected record (%s); the first from %d to %d",
 		countNoun(m.n, "time", "times"), from.Attempt, to.Attempt)
 	id, a, b, n := d.ID, *from, *to, m.n
-	f.explainLater(func() string {
-		return fmt.Sprintf("%s's attempt counter fell from %d (%s at %s) to %d (%s at %s) with no connected record between: "+
-			"the counter may reset only on a successful CONNACK. It dropped without one %s in all.",
-			id, a.Attempt, a.Outcome, fmtTime(a.At), b.Attempt, b.Outcome, fmtTime(b.At), countNoun(n, "time", "times"))
+	f.explainLater(func(p prose) prose {
+		return appendFall(p, id, &a, &b).s(" with no connected record between: "+
+			"the counter may reset only on a successful CONNACK. It dropped without one ").count(n, "time", "times").s(" in all.")
 	})
 	return f
 }
@@ -129,14 +128,19 @@ func (r *resetWithoutConnack) earlyFinding(c *Context, d *Device, m *resetMiss, 
 	f.Message = fmt.Sprintf("attempt counter reset before the session stayed up stable_reset_s %s s (%s); the shortest session %s s",
 		fmtSeconds(stable), countNoun(m.n, "time", "times"), fmtSeconds(up))
 	id, a, b, connAt, n, against := d.ID, *from, *to, conn.At, m.n, checkedAgainst(c)
-	f.explainLater(func() string {
-		return fmt.Sprintf("%s's attempt counter fell from %d (%s at %s) to %d (%s at %s), %s s after the connected record at %s "+
-			"began its session; the policy declares stable_reset_s = %s s, so the counter may reset only once a session has stayed up that long. "+
-			"It reset too early %s in all. Checked against the %s.",
-			id, a.Attempt, a.Outcome, fmtTime(a.At), b.Attempt, b.Outcome, fmtTime(b.At), fmtSeconds(up), fmtTime(connAt),
-			fmtSeconds(stable), countNoun(n, "time", "times"), against)
+	f.explainLater(func(p prose) prose {
+		return appendFall(p, id, &a, &b).s(", ").secs(up).s(" s after the connected record at ").time(connAt).
+			s(" began its session; the policy declares stable_reset_s = ").secs(stable).
+			s(" s, so the counter may reset only once a session has stayed up that long. It reset too early ").
+			count(n, "time", "times").s(" in all. Checked against the ", against, ".")
 	})
 	return f
 }
 
 func (r *resetWithoutConnack) Finish(*Context) {}
+
+// appendFall appends how device id's attempt counter fell from a to b.
+func appendFall(p prose, id string, a, b *Event) prose {
+	return p.s(id, "'s attempt counter fell from ").d(a.Attempt).s(" (", a.Outcome.String(), " at ").time(a.At).
+		s(") to ").d(b.Attempt).s(" (", b.Outcome.String(), " at ").time(b.At).s(")")
+}

@@ -179,14 +179,13 @@ func (r *spacingRule) finding(c *Context, host string, opens []hostOpen, devs []
 		Message: msg, Records: refs}
 	origin, below, nOpens, nDevs, list := paramOrigin(c), r.Spacing-int64(SpacingTolerance), len(opens), len(devs), deviceList(devs, 5)
 	from, to := v.first[0].a.At, v.last.b.At
-	f.explainLater(func() string {
-		return fmt.Sprintf("min_connect_spacing_s = %s s (%s); a gap below %s s (the spacing less %s s for logging precision) breaks it. "+
-			"%s made %d socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) "+
-			"from %d device(s) (%s); %d followed the previous open of the host too soon, between %s and %s. "+
-			"Closest: %s opened at %s and %s at %s, %s s apart.",
-			spacing, origin, durS(below), durS(int64(SpacingTolerance)),
-			upperFirst(who), nOpens, nDevs, list, n, timeText(from), timeText(to),
-			a, timeText(closest.a.At), b, timeText(closest.b.At), durS(closest.gap()))
+	f.explainLater(func(p prose) prose {
+		return p.s("min_connect_spacing_s = ", spacing, " s (", origin, "); a gap below ").durS(below).
+			s(" s (the spacing less ").durS(int64(SpacingTolerance)).s(" s for logging precision) breaks it. ", upperFirst(who), " made ").
+			d(int64(nOpens)).s(" socket-opens (each the backoff_wait's recorded_at + backoff_delay_s + any rate_limited_wait delays) from ").
+			d(int64(nDevs)).s(" device(s) (", list, "); ").d(int64(n)).s(" followed the previous open of the host too soon, between ").
+			timeNano(from).s(" and ").timeNano(to).s(". Closest: ", a, " opened at ").timeNano(closest.a.At).s(" and ", b, " at ").
+			timeNano(closest.b.At).s(", ").durS(closest.gap()).s(" s apart.")
 	})
 	return f
 }

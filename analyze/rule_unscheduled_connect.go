@@ -19,6 +19,9 @@ const (
 	UnscheduledLate  = 30 * time.Second
 )
 
+// The window's ends as explanations write them.
+var unscheduledEarly, unscheduledLate = UnscheduledEarly.String(), UnscheduledLate.String()
+
 // unscheduledConnect flags connected records that the device's recorded
 // schedule does not explain.
 type unscheduledConnect struct {
@@ -115,52 +118,48 @@ func (r *unscheduledConnect) finding(d *Device, found []offSchedule) Finding {
 	f.Kind = "unscheduled-connect/no-socket-open-due"
 	f.Message = fmt.Sprintf("connected %s when its recorded schedule had no socket-open due", nTimes(len(found)))
 	evidence := r.evidence(d, found[0])
-	f.explainLater(func() string {
-		return evidence() + fmt.Sprintf(" In all: %d before the socket-open due, %d more than %s after it, "+
-			"%d with no attempt pending, %d a second connected with no loss between. "+
-			"Likely cause: a second reconnect loop owns the client, such as the MQTT library's own automatic reconnect "+
-			"(paho-mqtt's loop_start() or loop_forever(), paho.mqtt.golang's AutoReconnect) running beside the manager that writes "+
-			"the audit records, so the audited schedule is not what the broker saw.", early, late, UnscheduledLate, none, second)
+	f.explainLater(func(p prose) prose {
+		return evidence(p).s(" In all: ").d(int64(early)).s(" before the socket-open due, ").d(int64(late)).
+			s(" more than ", unscheduledLate, " after it, ").d(int64(none)).s(" with no attempt pending, ").d(int64(second)).
+			s(" a second connected with no loss between. " +
+				"Likely cause: a second reconnect loop owns the client, such as the MQTT library's own automatic reconnect " +
+				"(paho-mqtt's loop_start() or loop_forever(), paho.mqtt.golang's AutoReconnect) running beside the manager that writes " +
+				"the audit records, so the audited schedule is not what the broker saw.")
 	})
 	return f
 }
 
 // evidence returns what describes one unexplained connect, holding
 // copies of what it needs of d.
-func (r *unscheduledConnect) evidence(d *Device, o offSchedule) func() string {
+func (r *unscheduledConnect) evidence(d *Device, o offSchedule) func(prose) prose {
 	id, at := d.ID, d.Events[o.conn].At
 	switch {
 	case o.prev >= 0:
 		prev := d.Events[o.prev].At
-		return func() string {
-			return fmt.Sprintf("%s connected at %s and again at %s, %s later, with no disconnected, backoff_wait, attempt_failed "+
-				"or refused record between: a second connect while its session was up.",
-				id, fmtTime(prev), fmtTime(at), durText(at-prev))
+		return func(p prose) prose {
+			return p.s(id, " connected at ").time(prev).s(" and again at ").time(at).s(", ").dur(at - prev).
+				s(" later, with no disconnected, backoff_wait, attempt_failed or refused record between: a second connect while its session was up.")
 		}
 	case o.attempt >= 0:
 		a := d.Attempts[o.attempt]
-		return func() string {
-			rel := fmt.Sprintf("%s before it", durText(a.Open-at))
-			if at >= a.Open {
-				rel = fmt.Sprintf("%s after it", durText(at-a.Open))
+		return func(p prose) prose {
+			p = p.s(id, "'s recorded schedule would have opened the socket at ").time(a.Open).s(" (backoff_wait at ").time(a.Start).
+				s(", attempt ").d(a.Number).s(", delay ").secs(a.Delay).s(" s")
+			if a.Wait != 0 {
+				p = p.s(", rate-limit waits ").secs(a.Wait).s(" s")
 			}
-			return fmt.Sprintf("%s's recorded schedule would have opened the socket at %s (backoff_wait at %s, attempt %d, delay %s s%s); "+
-				"it connected at %s, %s. A connect is explained by a socket-open from %s before it to %s after it.",
-				id, fmtTime(a.Open), fmtTime(a.Start), a.Number, fmtSeconds(a.Delay), waitText(&a), fmtTime(at), rel, UnscheduledEarly, UnscheduledLate)
+			p = p.s("); it connected at ").time(at).s(", ")
+			if at >= a.Open {
+				p = p.dur(at - a.Open).s(" after it")
+			} else {
+				p = p.dur(a.Open - at).s(" before it")
+			}
+			return p.s(". A connect is explained by a socket-open from ", unscheduledEarly, " before it to ", unscheduledLate, " after it.")
 		}
 	}
-	return func() string {
-		return fmt.Sprintf("%s connected at %s with no attempt pending: no backoff_wait began one since its last failure or loss.",
-			id, fmtTime(at))
+	return func(p prose) prose {
+		return p.s(id, " connected at ").time(at).s(" with no attempt pending: no backoff_wait began one since its last failure or loss.")
 	}
-}
-
-// waitText names an attempt's rate-limit waits, if it had any.
-func waitText(a *Attempt) string {
-	if a.Wait == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", rate-limit waits %s s", fmtSeconds(a.Wait))
 }
 
 func (*unscheduledConnect) Finish(*Context) {}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/stormaudit/stormaudit/analyze"
 	"github.com/stormaudit/stormaudit/auditfmt"
@@ -307,21 +308,24 @@ func encodeFindings(r *analyze.Result, free *sync.Pool) <-chan *jsonChunk {
 		if b, ok := free.Get().([]byte); ok {
 			c.b = b
 		}
+		var scratch []byte
 		for i := c.from; i < c.to; i++ {
 			if i > 0 {
 				c.b = append(c.b, ',')
 			}
 			c.b = append(c.b, "\n    "...)
-			c.b = appendJSONFinding(c.b, r, &r.Findings[i])
+			c.b = appendJSONFinding(c.b, r, &r.Findings[i], &scratch)
 		}
 		c.b = safe.Escape(c.b, safe.JSONEscape)
 	})
 	return out
 }
 
-// appendJSONFinding appends f as one JSON object. Its records name their
-// input and dataset file by index into summary.sources and summary.files.
-func appendJSONFinding(b []byte, r *analyze.Result, f *analyze.Finding) []byte {
+// appendJSONFinding appends f as one JSON object, its explanation
+// written in scratch first when it was left to be written. Its records
+// name their input and dataset file by index into summary.sources and
+// summary.files.
+func appendJSONFinding(b []byte, r *analyze.Result, f *analyze.Finding, scratch *[]byte) []byte {
 	str := func(b []byte, name, v string) []byte {
 		b = append(b, ',', '"')
 		b = append(b, name...)
@@ -336,7 +340,8 @@ func appendJSONFinding(b []byte, r *analyze.Result, f *analyze.Finding) []byte {
 	b = str(b, "start", Time(f.Start))
 	b = str(b, "end", Time(f.End))
 	b = str(b, "message", f.Message)
-	b = str(b, "explanation", f.Explained())
+	b = append(b, `,"explanation":`...)
+	b = appendJSONExplanation(b, f, scratch)
 	b = append(b, `,"records":[`...)
 	for k, ref := range f.Records {
 		if k > 0 {
@@ -526,4 +531,13 @@ func windowTime(t time.Time) *string {
 	}
 	s := t.UTC().Format(time.RFC3339Nano)
 	return &s
+}
+
+// appendJSONExplanation appends f's explanation as a JSON string, written
+// in scratch first, so that an explanation left to be written is never
+// made a string of its own.
+func appendJSONExplanation(b []byte, f *analyze.Finding, scratch *[]byte) []byte {
+	*scratch = f.AppendExplanation((*scratch)[:0])
+	// the string lives only for the call, and scratch is not written in it
+	return auditfmt.AppendJSONString(b, unsafe.String(unsafe.SliceData(*scratch), len(*scratch)))
 }

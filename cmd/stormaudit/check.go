@@ -66,7 +66,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	opts.LazyExplanations = printsFew(cmd, outs)
+	opts.LazyExplanations = explainsAsWritten(cmd, outs)
 	failOn, err := front.ParseFailOn(cmd.String("fail-on"))
 	if err != nil {
 		return usageErr("%s", strings.Replace(err.Error(), "--fail-on", flagOrigin(cmd, "fail-on"), 1))
@@ -107,15 +107,18 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	return nil
 }
 
-// printsFew reports whether every output prints only some of the
-// findings (text with --per-rule, github with --annotations): then each
-// explanation is written only if it is printed (front.Render's writers
-// read them with Finding.Explained). Outputs that print every finding
-// are better served by explanations written as the devices are read,
-// beside the rest of that work, than all at the end.
-func printsFew(cmd *cli.Command, outs []front.Output) bool {
+// explainsAsWritten reports whether every output can be left to write
+// the findings' explanations itself: JSON writes each straight into its
+// encoding, on every core, with no string of its own, and text with
+// --per-rule and github with --annotations print only some findings
+// (front.Render's writers read them with Finding.Explained). SARIF,
+// JUnit and text of every finding write them one at a time as they
+// print, and are better served by explanations written as the devices
+// are read, beside the rest of that work.
+func explainsAsWritten(cmd *cli.Command, outs []front.Output) bool {
 	for _, o := range outs {
 		switch {
+		case o.Format == "json":
 		case o.Format == "text" && cmd.Int("per-rule") >= 0:
 		case o.Format == "github" && cmd.Int("annotations") >= 0:
 		default:
