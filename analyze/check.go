@@ -250,6 +250,10 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		c.Note("dataset", fmt.Sprintf("%s is %s: this check did not read it, and verify refuses the dataset", k.unlisted, dataset.UnlistedWhat(k.unlisted)))
 	}
 	k.fc.Inc.end = c.End
+	if tailProbe != nil {
+		tailProbe(false)
+		defer tailProbe(true)
+	}
 	var wg sync.WaitGroup
 	for _, r := range k.rules {
 		if p, ok := r.(presorter); ok {
@@ -327,6 +331,10 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 	}
 	return res
 }
+
+// tailProbe, when a benchmark sets it, is called as the finishing step
+// after the read begins (false) and when it ends (true).
+var tailProbe func(end bool)
 
 // A presorter sorts what its rule gathered from the devices, on a core
 // of its own while the fleet's figures are reckoned: the part of its
