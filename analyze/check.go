@@ -57,10 +57,12 @@ type Options struct {
 	// a dataset takes the broker logs stored with it (ingest --broker-log).
 	Broker []*BrokerLog
 	// LazyExplanations leaves the findings' explanations that rules
-	// defer to be written when they are read (Finding.Explained, which
-	// package report's writers call): a text report that prints a few
-	// findings of each rule writes a few explanations. Without it every
-	// explanation is written before the check returns.
+	// defer to be written when they are read (Finding.Explained and
+	// Finding.AppendExplanation, which package report's writers call): a
+	// text report that prints a few findings of each rule writes a few
+	// explanations, and JSON appends each into its encoding on every
+	// core. Without it every explanation is written as the devices are
+	// read, before the check returns.
 	LazyExplanations bool
 }
 

@@ -50,8 +50,10 @@
 // fingerprints and baselines survive a reworded message. A rule that
 // reports a finding without one panics in a test (Context.Report). A
 // rule that reports a finding per device may leave its explanation to be
-// written when read (Finding.Explained, Options.LazyExplanations): a text
-// report that prints a few findings of each rule writes a few.
+// written when read (Finding.Explained, Finding.AppendExplanation,
+// Options.LazyExplanations): a text report that prints a few findings of
+// each rule writes a few, and a JSON encoder appends each straight into
+// its output.
 //
 // # Split checks
 //
