@@ -246,7 +246,9 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 // of the attempt it was drawing from when the broker came back (its
 // pending attempt, carried forward a draw at a time while that window
 // ended before back), cut to begin at back; a draw with no spread is a
-// point.
+// point. The density is summed in fixed point (stormUnit), so that the
+// sum is the same in any order of the losses: a sum of parts merged in
+// another order must give the same figure.
 func expectedPeak(p *policy.Policy, ls []stormLoss, back int64) (float64, int64, int) {
 	bin := int64(stormBin)
 	type span struct{ lo, hi int64 }
@@ -259,7 +261,7 @@ func expectedPeak(p *policy.Policy, ls []stormLoss, back int64) (float64, int64,
 	}
 	end = min(end, back+int64(stormSpan))
 	n := int((end-back)/bin) + 2
-	dens := make([]float64, n+1) // difference array of the expected connects per bin
+	dens := make([]int64, n+1) // difference array of the expected connects per bin, in stormUnit
 	for _, sp := range spans {
 		if sp.lo >= end && sp.hi > sp.lo {
 			continue // beyond the recovery looked at: in none of its windows
@@ -268,17 +270,16 @@ func expectedPeak(p *policy.Policy, ls []stormLoss, back int64) (float64, int64,
 		a, b := float64(sp.lo-back)/float64(bin), float64(min(sp.hi, end)-back)/float64(bin)
 		if b-a < 1e-9 {
 			k := min(int(a), n-1)
-			dens[k]++
-			dens[k+1]--
+			dens[k] += stormUnit
+			dens[k+1] -= stormUnit
 			continue
 		}
 		addUniform(dens, a, b, 1/(b-a))
 	}
 	per := int(int64(StormWindow) / bin)
-	var run, best float64
+	var run, best, cum int64
 	bestAt := 0
-	cum := 0.0
-	bins := make([]float64, n)
+	bins := make([]int64, n)
 	for k := range n {
 		cum += dens[k]
 		bins[k] = cum
@@ -292,24 +293,40 @@ func expectedPeak(p *policy.Policy, ls []stormLoss, back int64) (float64, int64,
 			best, bestAt = run, max(0, k-per+1)
 		}
 	}
-	return best, back + int64(bestAt)*bin, max(1, int((end-back+int64(StormWindow)-1)/int64(StormWindow)))
+	// said to the millionth of a connect, far finer than the draws'
+	// microseconds resolve and far coarser than the rounding of each
+	// device's share: a density that sums to 1/8 is 0.125, not 0.1249999...
+	expected := math.Round(float64(best)/stormUnit*1e6) / 1e6
+	return expected, back + int64(bestAt)*bin, max(1, int((end-back+int64(StormWindow)-1)/int64(StormWindow)))
 }
 
+// stormUnit is the fixed point of recovery-storm's expected density: a
+// device's expected connects in one bin, in units of 2^-32 of a connect.
+// Integers add exactly, in any order; a fleet would need 2^31 devices to
+// overflow the sum, and each device's share is rounded by at most 2^-33
+// of a connect a term (four terms a device).
+const stormUnit = 1 << 32
+
 // addUniform adds a density of rate per bin over the bins [a, b) of a
-// difference array (a and b in bins, fractional).
-func addUniform(dens []float64, a, b, rate float64) {
+// difference array in stormUnit (a and b in bins, fractional). Each
+// amount is rounded once, and the same amount is taken off where its bins
+// end, so that the differences add up to nothing past b.
+func addUniform(dens []int64, a, b, rate float64) {
+	fixed := func(x float64) int64 { return int64(math.Round(x * stormUnit)) }
 	ia, ib := int(a), int(b)
 	if ia == ib {
-		dens[ia] += rate * (b - a)
-		dens[ia+1] -= rate * (b - a)
+		v := fixed(rate * (b - a))
+		dens[ia] += v
+		dens[ia+1] -= v
 		return
 	}
-	dens[ia] += rate * (float64(ia+1) - a) // the partial first bin
-	dens[ia+1] -= rate * (float64(ia+1) - a)
-	dens[ia+1] += rate // the whole bins
-	dens[ib] -= rate
-	dens[ib] += rate * (b - float64(ib)) // the partial last bin
-	dens[ib+1] -= rate * (b - float64(ib))
+	first, whole, last := fixed(rate*(float64(ia+1)-a)), fixed(rate), fixed(rate*(b-float64(ib)))
+	dens[ia] += first // the partial first bin
+	dens[ia+1] -= first
+	dens[ia+1] += whole // the whole bins
+	dens[ib] -= whole
+	dens[ib] += last // the partial last bin
+	dens[ib+1] -= last
 }
 
 // pendingWindow returns the times [lo, hi] at which the policy let the
