@@ -131,8 +131,8 @@ func ttrOf(pg *page, ov *analyze.Overview) error {
 	series := []cdfSeries{{name: fmt.Sprintf("fleet: %d of %d losses recovered", n, max(losses, n)), n: n, at: st.TTR.At, losses: losses}}
 	for i := range st.Incidents {
 		if in := &st.Incidents[i]; len(st.Incidents) > 1 && len(series) < 6 {
-			series = append(series, cdfSeries{name: fmt.Sprintf("incident %d: %d of %d", i+1, len(in.TTR), in.DevicesLost), n: len(in.TTR),
-				at: func(k int) time.Duration { return in.TTR[k] }, losses: in.DevicesLost})
+			series = append(series, cdfSeries{name: fmt.Sprintf("incident %d: %d of %d", i+1, in.TTR.Len(), in.DevicesLost), n: in.TTR.Len(),
+				at: in.TTR.At, losses: in.DevicesLost})
 		}
 	}
 	var err error
@@ -237,7 +237,7 @@ func incidentOf(in *analyze.Incident, n int) incidentView {
 	}
 	v.Return = fmt.Sprintf("the first connected again %s later, at %s", ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), report.Time(in.FirstConnectAt))
 	v.Recovery = fmt.Sprintf("%d of %d recovered; time to recover p50 %s, p90 %s, p99 %s, max %s",
-		in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
+		in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax)) + report.IncidentEstimateText(&in.TTR)
 	if st := in.Storm; st != nil {
 		src := "declared"
 		if st.Inferred {

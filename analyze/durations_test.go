@@ -165,6 +165,15 @@ func TestSplitSameAsCheckSketched(t *testing.T) {
 	if prunedDevices == pruned {
 		t.Error("KeepRecovered dropped no device: the bound with estimates is not tested")
 	}
+	sketched := 0
+	for _, in := range res.Summary.Fleet.Incidents {
+		if !in.TTR.Exact() {
+			sketched++
+		}
+	}
+	if sketched == 0 {
+		t.Error("no incident's times to recover were sketched: their merge is not tested")
+	}
 }
 
 // ptr returns a pointer to v.

@@ -51,9 +51,12 @@ type Incident struct {
 	// Broker is what the broker's logs say of it; nil without them.
 	Broker *IncidentBroker
 	// TTR holds each recovered device's time to recover, from its own
-	// loss to its first successful connect after it, sorted; TTR50 ...
-	// TTRMax are its nearest-rank percentiles.
-	TTR                         []time.Duration
+	// loss to its first successful connect after it; TTR50 ... TTRMax
+	// are its nearest-rank percentiles. Beyond ExactDurations recovered
+	// devices, TTR50 ... TTR99 are estimates within DurationsAccuracy
+	// (TTR.Exact is false), so that an incident's times merge from parts
+	// as the fleet's do; TTRMax is exact.
+	TTR                         Durations
 	TTR50, TTR90, TTR99, TTRMax time.Duration
 	// ConnectsPeak is the most successful connects (connected records of
 	// any device) in one second [ConnectsPeakAt, +1 s) after LostAt and
@@ -82,11 +85,13 @@ type Incident struct {
 	// again by the end of the log, with its last state, by device id.
 	Unrecovered []Unrecovered
 	// ServiceDevices counts its devices that record the service stage;
-	// Served those of them that were served after their reconnect; TTS50
-	// ... TTSMax are the percentiles of their times to first useful
-	// service, from their own loss; Unserved names those that reconnected
+	// Served those of them that were served after their reconnect; TTS
+	// holds their times to first useful service, from their own loss, and
+	// TTS50 ... TTSMax are its percentiles (estimates beyond
+	// ExactDurations, as TTR's); Unserved names those that reconnected
 	// and were not served within ServiceLag (see service.go).
 	ServiceDevices, Served      int
+	TTS                         Durations
 	TTS50, TTS90, TTS99, TTSMax time.Duration
 	Unserved                    []Unserved
 }
@@ -324,14 +329,20 @@ func newIncident(ls []lossEvent) Incident {
 			continue
 		}
 		inc.Recovered++
-		inc.TTR = append(inc.TTR, time.Duration(max(0, l.Back-l.At)))
+		inc.TTR.Add(time.Duration(l.Back - l.At))
 		if inc.FirstConnectAt == NoTime || l.Back < inc.FirstConnectAt {
 			inc.FirstConnectAt = l.Back
 		}
 	}
-	radix.Int64s(inc.TTR)
-	inc.TTR50, inc.TTR90, inc.TTR99, inc.TTRMax = rank(inc.TTR, 0.5), rank(inc.TTR, 0.9), rank(inc.TTR, 0.99), rank(inc.TTR, 1)
+	inc.percentiles()
 	return inc
+}
+
+// percentiles sorts the times to recover of inc and takes their
+// percentiles.
+func (inc *Incident) percentiles() {
+	inc.TTR.Sort()
+	inc.TTR50, inc.TTR90, inc.TTR99, inc.TTRMax = inc.TTR.Rank(0.5), inc.TTR.Rank(0.9), inc.TTR.Rank(0.99), inc.TTR.Rank(1)
 }
 
 // countCorrected counts the devices of losses ls in corrected, each once.

@@ -68,7 +68,6 @@ func (d *Device) servedAfter(service *StageLine, k int) int64 {
 // serviceOf fills in inc's figures of service from its losses ls.
 func (ic *incidentCounter) serviceOf(inc *Incident, ls []lossEvent) {
 	seen := newDevSet(ls)
-	var tts []time.Duration
 	for _, l := range ls {
 		if !l.Service || !seen.add(l.Dev) {
 			continue
@@ -79,13 +78,13 @@ func (ic *incidentCounter) serviceOf(inc *Incident, ls []lossEvent) {
 		}
 		if l.Served != NoTime {
 			inc.Served++
-			tts = append(tts, time.Duration(max(0, l.Served-l.At)))
+			inc.TTS.Add(time.Duration(l.Served - l.At))
 		}
 		if l.Served == NoTime || l.Served-l.Back > int64(ServiceLag) {
 			inc.Unserved = append(inc.Unserved, Unserved{Device: ic.names[l.Dev], Reconnected: l.Back, Served: l.Served})
 		}
 	}
-	slices.Sort(tts)
-	inc.TTS50, inc.TTS90, inc.TTS99, inc.TTSMax = rank(tts, 0.5), rank(tts, 0.9), rank(tts, 0.99), rank(tts, 1)
+	inc.TTS.Sort()
+	inc.TTS50, inc.TTS90, inc.TTS99, inc.TTSMax = inc.TTS.Rank(0.5), inc.TTS.Rank(0.9), inc.TTS.Rank(0.99), inc.TTS.Rank(1)
 	slices.SortFunc(inc.Unserved, func(a, b Unserved) int { return cmp.Compare(a.Device, b.Device) })
 }

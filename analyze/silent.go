@@ -212,16 +212,15 @@ func (ic *incidentCounter) silentEstimate(inc *Incident, ls []lossEvent) {
 
 // retime measures a silent outage's times to recover from its LostAt.
 func (inc *Incident) retime(ls []lossEvent) {
-	inc.TTR = inc.TTR[:0]
+	inc.TTR = Durations{}
 	seen := newDevSet(ls)
 	for _, l := range ls {
 		if !seen.add(l.Dev) || l.Back == NoTime {
 			continue
 		}
-		inc.TTR = append(inc.TTR, time.Duration(max(0, l.Back-inc.LostAt)))
+		inc.TTR.Add(time.Duration(l.Back - inc.LostAt))
 	}
-	slices.Sort(inc.TTR)
-	inc.TTR50, inc.TTR90, inc.TTR99, inc.TTRMax = rank(inc.TTR, 0.5), rank(inc.TTR, 0.9), rank(inc.TTR, 0.99), rank(inc.TTR, 1)
+	inc.percentiles()
 }
 
 // midpoint returns the middle of the estimate [lo, hi], said no finer than

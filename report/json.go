@@ -203,6 +203,7 @@ type jsonIncident struct {
 	TTR90S             float64             `json:"ttr_p90_s"`
 	TTR99S             float64             `json:"ttr_p99_s"`
 	TTRMaxS            float64             `json:"ttr_max_s"`
+	TTRError           float64             `json:"ttr_relative_error,omitempty"`
 	ConnectsPeakPerS   int                 `json:"connects_peak_per_s"`
 	ConnectsPeakAt     *string             `json:"connects_peak_at"`
 	Storm              *jsonStorm          `json:"storm,omitempty"`
@@ -227,6 +228,7 @@ type jsonService struct {
 	TTS90S   float64        `json:"tts_p90_s"`
 	TTS99S   float64        `json:"tts_p99_s"`
 	TTSMaxS  float64        `json:"tts_max_s"`
+	TTSError float64        `json:"tts_relative_error,omitempty"`
 	LagS     float64        `json:"lag_s"`
 	Unserved []jsonUnserved `json:"unserved"`
 }
@@ -450,6 +452,9 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 	if in.FlushPeak == 0 {
 		ji.FlushPeakAt = nil
 	}
+	if !in.TTR.Exact() {
+		ji.TTRError = analyze.DurationsAccuracy
+	}
 	if st := in.Storm; st != nil {
 		src := "declared"
 		if st.Inferred {
@@ -478,6 +483,9 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 	if in.ServiceDevices > 0 {
 		js := &jsonService{Devices: in.ServiceDevices, Served: in.Served, TTS50S: in.TTS50.Seconds(), TTS90S: in.TTS90.Seconds(),
 			TTS99S: in.TTS99.Seconds(), TTSMaxS: in.TTSMax.Seconds(), LagS: analyze.ServiceLag.Seconds(), Unserved: []jsonUnserved{}}
+		if !in.TTS.Exact() {
+			js.TTSError = analyze.DurationsAccuracy
+		}
 		for _, u := range in.Unserved {
 			js.Unserved = append(js.Unserved, jsonUnserved{Device: u.Device, ReconnectedAt: Time(u.Reconnected), ServedAt: optTime(u.Served)})
 		}

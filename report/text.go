@@ -313,14 +313,25 @@ func fleetText(st *analyze.FleetStats) string {
 	return s
 }
 
-// EstimateText says, when the percentiles of d are estimates, how far
-// they can be off; "" when they are exact.
+// EstimateText says, when the percentiles of the fleet's times to
+// recover d (and so its fairness) are estimates, how far they can be
+// off; "" when they are exact.
 func EstimateText(d *analyze.Durations) string {
+	return estimateText(d, "p50 to p99 and fairness are", "times to recover")
+}
+
+// IncidentEstimateText is EstimateText of an incident's times to recover,
+// which have no fairness.
+func IncidentEstimateText(d *analyze.Durations) string {
+	return estimateText(d, "p50 to p99 are", "times to recover")
+}
+
+func estimateText(d *analyze.Durations, what, of string) string {
 	if d.Exact() {
 		return ""
 	}
-	return fmt.Sprintf(" (p50 to p99 and fairness are estimates from %d times to recover: each percentile within ±%g%%; max exact)",
-		d.Len(), 100*analyze.DurationsAccuracy)
+	return fmt.Sprintf(" (%s estimates from %d %s: each percentile within ±%g%%; max exact)",
+		what, d.Len(), of, 100*analyze.DurationsAccuracy)
 }
 
 // ClockText says which devices' clocks the broker's log or the incidents
@@ -485,6 +496,7 @@ func IncidentText(in *analyze.Incident) string {
 	}
 	s += fmt.Sprintf("; the first connected again %v later.\n          %d of %d recovered, time to recover p50 %v, p90 %v, p99 %v, max %v",
 		ms(time.Duration(max(0, in.FirstConnectAt-in.LostAt))), in.Recovered, in.DevicesLost, ms(in.TTR50), ms(in.TTR90), ms(in.TTR99), ms(in.TTRMax))
+	s += IncidentEstimateText(&in.TTR)
 	if st := in.Storm; st != nil {
 		s += fmt.Sprintf("; recoveries peaked at %d in 1s at %s (the policy's draws: at most %.1f, from %s)", st.Recoveries, Time(st.At),
 			st.Expected, Time(st.ExpectedAt))

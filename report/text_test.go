@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormaudit/stormaudit/analyze"
 )
@@ -134,5 +136,48 @@ func TestWrapList(t *testing.T) {
 		if got := wrapList("  none: ", items, tt.width); got != tt.want {
 			t.Errorf("width %d:\ngot\n%s\nwant\n%s", tt.width, got, tt.want)
 		}
+	}
+}
+
+// TestEstimatesSaid gives the fleet and its incident more times to
+// recover than analyze.ExactDurations, so that their percentiles are
+// estimates, and requires every output that prints them to say so: the
+// text's incident, recovery and service lines, the verdict, and JSON's
+// ttr_relative_error for the fleet and the incident and
+// tts_relative_error for its service.
+func TestEstimatesSaid(t *testing.T) {
+	r := fixture()
+	xs := make([]time.Duration, analyze.ExactDurations+10)
+	for i := range xs {
+		xs[i] = time.Duration(i) * time.Millisecond
+	}
+	st := r.Summary.Fleet
+	st.TTR = analyze.DurationsOf(xs...)
+	st.Incidents[0].TTR = analyze.DurationsOf(xs...)
+	st.Incidents[0].TTS = analyze.DurationsOf(xs...)
+	if st.TTR.Exact() {
+		t.Fatal("the times are exact: the test tests nothing")
+	}
+	out := textOf(t, r, TextOptions{})
+	incident := fmt.Sprintf("(p50 to p99 are estimates from %d times to recover: each percentile within ±0.1%%; max exact)", len(xs))
+	fleet := fmt.Sprintf("(p50 to p99 and fairness are estimates from %d times to recover", len(xs))
+	if n := strings.Count(out, incident); n != 2 { // the verdict and the incident's line
+		t.Errorf("the incident's estimate said %d times, want 2 (the verdict and the incident):\n%s", n, out)
+	}
+	if !strings.Contains(out, fleet) {
+		t.Errorf("the fleet's estimate not said:\n%s", out)
+	}
+	if service := fmt.Sprintf("(p50 to p90 are estimates from %d times to first useful service", len(xs)); !strings.Contains(out, service) {
+		t.Errorf("the estimate of the times to first service not said:\n%s", out)
+	}
+	var b bytes.Buffer
+	if err := JSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), `"ttr_relative_error": 0.001`); n != 2 {
+		t.Errorf("ttr_relative_error %d times in the JSON, want 2 (the fleet and the incident)", n)
+	}
+	if n := strings.Count(b.String(), `"tts_relative_error": 0.001`); n != 1 {
+		t.Errorf("tts_relative_error %d times in the JSON, want 1", n)
 	}
 }

@@ -72,7 +72,7 @@ func verdictLine(r *analyze.Result, in *analyze.Incident, next int64) string {
 	} else {
 		s += fmt.Sprintf("%d of %d recovered", in.Recovered, in.DevicesLost)
 	}
-	s += fmt.Sprintf(", time to recover (from each device's own loss) p50 %v, p90 %v", ms(in.TTR50), ms(in.TTR90))
+	s += fmt.Sprintf(", time to recover (from each device's own loss) p50 %v, p90 %v", ms(in.TTR50), ms(in.TTR90)) + IncidentEstimateText(&in.TTR)
 	if in.RecoveredBeforeNext < in.Recovered {
 		s += " (of all, some across the next incident)"
 	}
