@@ -2,16 +2,12 @@ package analyze
 
 import (
 	"cmp"
-	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/stormaudit/stormaudit/auditfmt"
-	"golang.org/x/sync/errgroup"
 )
 
 // What an incident's devices met while they were down, and who never came
@@ -99,46 +95,38 @@ func (ic *incidentCounter) tally(events []Event, from, to int, l *lossEvent) {
 	}
 }
 
-// metOf sums the tallies of the losses ls, each device counted once per
-// kind, sorted by stage, outcome, class and reason; and by stage and
-// outcome alone.
-func (ic *incidentCounter) metOf(ls []lossEvent) (met []Met, stages []StageOutcome) {
+// metOf adds to d the tallies of the losses ls whose device is mine,
+// each device counted once per kind, and once per stage and outcome.
+func (ic *incidentCounter) metOf(d *incidentDetail, ls []lossEvent, mine func(int32) bool) {
 	// each kind counts a device once in a bit set of its own: kinds are
-	// few (tens), the losses many, and nothing needs sorting but the kinds
+	// few (tens), the losses many
 	type tally struct {
-		records, devices int
-		seen             devSet
+		sum  *metSum
+		seen devSet
 	}
 	const so = uint64(0xffff) << 48 // the key's stage and outcome
 	byKey, bySO := map[uint64]*tally{}, map[uint64]*tally{}
-	count := func(m map[uint64]*tally, key uint64, dev, n int32) {
+	count := func(m map[uint64]*tally, into map[uint64]*metSum, key uint64, dev, n int32) {
 		t := m[key]
 		if t == nil {
-			t = &tally{seen: newDevSet(ls)}
-			m[key] = t
+			t = &tally{sum: &metSum{}, seen: newDevSet(ls)}
+			m[key], into[key] = t, t.sum
 		}
-		t.records += int(n)
+		t.sum.Records += int(n)
 		if t.seen.add(dev) {
-			t.devices++
+			t.sum.Devices++
 		}
 	}
 	for i := range ls {
 		l := &ls[i]
+		if !mine(l.Dev) {
+			continue
+		}
 		for _, m := range ic.Met[l.MetAt : l.MetAt+int32(l.MetN)] {
-			count(byKey, m.Key, l.Dev, m.N)
-			count(bySO, m.Key&so, l.Dev, m.N)
+			count(byKey, d.Met, m.Key, l.Dev, m.N)
+			count(bySO, d.Stages, m.Key&so, l.Dev, m.N)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(bySO)) {
-		m := unpackMet(k)
-		stages = append(stages, StageOutcome{Stage: m.Stage, Outcome: m.Outcome, Records: bySO[k].records, Devices: bySO[k].devices})
-	}
-	for _, k := range slices.Sorted(maps.Keys(byKey)) {
-		m := unpackMet(k)
-		m.Records, m.Devices = byKey[k].records, byKey[k].devices
-		met = append(met, m)
-	}
-	return met, stages
 }
 
 // StageOutcome counts the records of one outcome of one stage that an
@@ -195,35 +183,6 @@ type Unrecovered struct {
 	CutShort bool
 }
 
-// whyAndWho fills in what each incident's devices met and who of them
-// never came back, from the losses of its span; offs are the clock
-// offsets found (the broker's, ic.pre, besides).
-func (ic *incidentCounter) whyAndWho(incs []Incident, spans [][2]int, offs []ClockOffset) {
-	var all []ClockOffset
-	for _, os := range ic.pre {
-		all = append(all, os...)
-	}
-	ix := indexClocks(append(all, offs...))
-	// the incidents on every core, and in each, what its devices met
-	// beside who they are: they read what was gathered and write fields
-	// of their own
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for k, sp := range spans {
-		ls, inc := ic.Losses[sp[0]:sp[1]], &incs[k]
-		g.Go(func() error {
-			var met sync.WaitGroup
-			met.Go(func() { inc.Met, inc.Stages = ic.metOf(ls) })
-			inc.Unrecovered = ic.unrecoveredOf(ls, ic.end, ix)
-			ic.serviceOf(inc, ls)
-			met.Wait()
-			inc.Diagnosis = Diagnose(inc)
-			return nil
-		})
-	}
-	g.Wait()
-}
-
 // lastState is a device's last record, kept for its unrecovered loss.
 type lastState struct {
 	Dev      int32
@@ -258,14 +217,15 @@ func (ic *incidentCounter) keepLast(d *Device, dev int32, ep *Episode) {
 	ic.Last = append(ic.Last, ls)
 }
 
-// unrecoveredOf returns the devices of the losses ls that never
-// connected after them, with their last states, sorted by device; end is
-// the log's last record (NoTime: unknown), ix the clock offsets.
-func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, ix clockIndex) []Unrecovered {
-	var out []Unrecovered
+// unrecoveredOf adds to d the devices of the losses ls that are mine and
+// never connected after them, with their last states; ix holds the clock
+// offsets, and the log's last record (ic.end, NoTime: unknown) says
+// which were cut short.
+func (ic *incidentCounter) unrecoveredOf(d *incidentDetail, ls []lossEvent, ix clockIndex, mine func(int32) bool) {
+	end := ic.end
 	seen := newDevSet(ls)
 	for _, l := range ls {
-		if l.Back != NoTime || !seen.add(l.Dev) {
+		if l.Back != NoTime || !mine(l.Dev) || !seen.add(l.Dev) {
 			continue
 		}
 		k, ok := slices.BinarySearchFunc(ic.Last, l.Dev, func(s lastState, d int32) int { return cmp.Compare(s.Dev, d) })
@@ -283,10 +243,8 @@ func (ic *incidentCounter) unrecoveredOf(ls []lossEvent, end int64, ix clockInde
 		if isSessionStage(u.Stage) {
 			u.Stage = auditfmt.StageSession
 		}
-		out = append(out, u)
+		d.Unrecovered = append(d.Unrecovered, u)
 	}
-	slices.SortFunc(out, func(a, b Unrecovered) int { return cmp.Compare(a.Device, b.Device) })
-	return out
 }
 
 // lastStateOf names the state s leaves a device in at the log's end

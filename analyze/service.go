@@ -65,26 +65,24 @@ func (d *Device) servedAfter(service *StageLine, k int) int64 {
 	return NoTime
 }
 
-// serviceOf fills in inc's figures of service from its losses ls.
-func (ic *incidentCounter) serviceOf(inc *Incident, ls []lossEvent) {
+// serviceOf adds to d the service of the devices of the losses ls that
+// are mine.
+func (ic *incidentCounter) serviceOf(d *incidentDetail, ls []lossEvent, mine func(int32) bool) {
 	seen := newDevSet(ls)
 	for _, l := range ls {
-		if !l.Service || !seen.add(l.Dev) {
+		if !l.Service || !mine(l.Dev) || !seen.add(l.Dev) {
 			continue
 		}
-		inc.ServiceDevices++
+		d.ServiceDevices++
 		if l.Back == NoTime {
 			continue
 		}
 		if l.Served != NoTime {
-			inc.Served++
-			inc.TTS.Add(time.Duration(l.Served - l.At))
+			d.Served++
+			d.TTS.Add(time.Duration(l.Served - l.At))
 		}
 		if l.Served == NoTime || l.Served-l.Back > int64(ServiceLag) {
-			inc.Unserved = append(inc.Unserved, Unserved{Device: ic.names[l.Dev], Reconnected: l.Back, Served: l.Served})
+			d.Unserved = append(d.Unserved, Unserved{Device: ic.names[l.Dev], Reconnected: l.Back, Served: l.Served})
 		}
 	}
-	inc.TTS.Sort()
-	inc.TTS50, inc.TTS90, inc.TTS99, inc.TTSMax = inc.TTS.Rank(0.5), inc.TTS.Rank(0.9), inc.TTS.Rank(0.99), inc.TTS.Rank(1)
-	slices.SortFunc(inc.Unserved, func(a, b Unserved) int { return cmp.Compare(a.Device, b.Device) })
 }
