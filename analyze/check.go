@@ -241,9 +241,7 @@ func (k *checker) consumers() []func(*Device) {
 func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *Result {
 	c := k.c
 	c.Dataset, c.Manifest = dir, man
-	if p := c.Policy; p != nil && !c.Inferred && p.Declared("keepalive_s") && p.KeepaliveS > 0 {
-		k.fc.Inc.keepalive = seconds(p.KeepaliveS)
-	}
+	k.fc.Inc.keepalive = k.keepalive()
 	k.fc.broker = k.opts.Broker // a decoded partial's fleet counter has none
 	for _, ch := range k.changedLogs {
 		c.Note("broker-log", ch)
@@ -332,6 +330,14 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		}
 	}
 	return res
+}
+
+// keepalive returns the keepalive the declared policy sets, 0 if none.
+func (k *checker) keepalive() time.Duration {
+	if p := k.c.Policy; p != nil && !k.c.Inferred && p.Declared("keepalive_s") && p.KeepaliveS > 0 {
+		return seconds(p.KeepaliveS)
+	}
+	return 0
 }
 
 // tailProbe, when a benchmark sets it, is called as the finishing step

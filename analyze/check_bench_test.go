@@ -30,15 +30,19 @@ func BenchmarkCheck(b *testing.B) {
 
 // BenchmarkSplit is BenchmarkCheck as a split check, in its steps, as
 // stormaudit-beam runs it: the parts (each bucket, one after the other,
-// as one worker would run them) with their encoding and resync's fires
-// and starvation's recovered devices taken out; KeepFires over every
-// shard; KeepRecovered over every part's recovered devices, given the
-// least of the parts' median times to recover; and the decoding, merging
-// and finishing of every partial with what was kept, the step that runs
-// in one place. It reports the bytes per record of the partials, of the
-// fires and of the recovered devices (what a distributed run shuffles),
-// of what is kept of them, and the heap the decoded partials and what was
-// kept hold (what the finishing worker needs).
+// as one worker would run them) with their encoding and resync's fires,
+// starvation's recovered devices and what finds the incidents taken out;
+// KeepFires over every shard; KeepRecovered over every part's recovered
+// devices, given the least of the parts' median times to recover; Infer
+// over every part's incidents (one worker); Detail of every part's
+// tallies against them (each part's worker); and the decoding, merging
+// and finishing of every partial with what was kept and its incidents'
+// details, the step that runs in one place. It reports the bytes per
+// record of the partials, of the fires, of the recovered devices, of
+// what finds the incidents and what details them, of what Infer and
+// Detail send on (what a distributed run shuffles), of what is kept of
+// them, and the heap the decoded partials and what was kept hold (what
+// the finishing worker needs).
 //
 //	STORMAUDIT_BENCH_DATASET=/tmp/ds64 go test ./analyze -run '^$' -bench Split -benchtime 1x -count 3
 func BenchmarkSplit(b *testing.B) {
@@ -50,17 +54,18 @@ func BenchmarkSplit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var parts, keep, prune, finish time.Duration
-	var size, fireSize, keptSize, recSize, recKeptSize int
+	var parts, keep, prune, inferring, detail, finish time.Duration
+	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize int
 	var held uint64 // heap bytes in use once every partial is decoded
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
 		var encoded [][]byte
 		shards := map[int][][]byte{}
-		size, fireSize, keptSize, recSize, recKeptSize = 0, 0, 0, 0, 0
+		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize = 0, 0, 0, 0, 0, 0, 0, 0, 0
 		least, any := time.Duration(math.MaxInt64), false
-		var recovered [][]byte // by part
+		var recovered [][]byte      // by part
+		var cores, tallies [][]byte // what finds the incidents and what details them, by part
 		for i := range s.Parts() {
 			p, err := s.Part(i)
 			if err != nil {
@@ -79,6 +84,11 @@ func BenchmarkSplit(b *testing.B) {
 				shards[k] = append(shards[k], f)
 				fireSize += len(f)
 			}
+			core, tally, err := p.TakeIncidents()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cores, tallies, coreSize, tallySize = append(cores, core), append(tallies, tally), coreSize+len(core), tallySize+len(tally)
 			data, err := p.MarshalBinary()
 			if err != nil {
 				b.Fatal(err)
@@ -106,10 +116,29 @@ func BenchmarkSplit(b *testing.B) {
 			recKeptSize += len(recovered[i])
 		}
 		t3 := time.Now()
+		byPart, err := s.Infer(cores)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cores = nil
+		t4 := time.Now()
+		details := make([][]byte, len(tallies))
+		for i, t := range tallies { // each part's worker details its incidents
+			assignSize += len(byPart[i])
+			if details[i], err = s.Detail(t, byPart[i]); err != nil {
+				b.Fatal(err)
+			}
+			detailSize += len(details[i])
+		}
+		byPart, tallies = nil, nil
+		t5 := time.Now()
 		var ps []*Partial
 		for _, data := range encoded {
 			p, err := s.Decode(data)
 			if err != nil {
+				b.Fatal(err)
+			}
+			if err := p.PutIncidents(details[p.Index()]); err != nil {
 				b.Fatal(err)
 			}
 			if rec := recovered[p.Index()]; rec != nil {
@@ -126,7 +155,8 @@ func BenchmarkSplit(b *testing.B) {
 		if res, err = s.Finish(ps, kept...); err != nil {
 			b.Fatal(err)
 		}
-		parts, keep, prune, finish = parts+t1.Sub(t0), keep+t2.Sub(t1), prune+t3.Sub(t2), finish+time.Since(t3)
+		parts, keep, prune, finish = parts+t1.Sub(t0), keep+t2.Sub(t1), prune+t3.Sub(t2), finish+time.Since(t5)
+		inferring, detail = inferring+t4.Sub(t3), detail+t5.Sub(t4)
 	}
 	n := float64(b.N)
 	recs := float64(res.Summary.Records)
@@ -136,6 +166,12 @@ func BenchmarkSplit(b *testing.B) {
 	b.ReportMetric(float64(recSize)/recs, "recovered-B/record")
 	b.ReportMetric(float64(recKeptSize)/recs, "recovered-kept-B/record")
 	b.ReportMetric(finish.Seconds()/n, "finish-s")
+	b.ReportMetric(inferring.Seconds()/n, "infer-s")
+	b.ReportMetric(detail.Seconds()/n, "detail-s")
+	b.ReportMetric(float64(coreSize)/recs, "incidents-B/record")
+	b.ReportMetric(float64(tallySize)/recs, "tallies-B/record")
+	b.ReportMetric(float64(assignSize)/recs, "assigned-B/record")
+	b.ReportMetric(float64(detailSize)/recs, "details-B/record")
 	b.ReportMetric(float64(size)/recs, "partial-B/record")
 	b.ReportMetric(float64(fireSize)/recs, "fires-B/record")
 	b.ReportMetric(float64(keptSize)/recs, "kept-B/record")

@@ -189,7 +189,18 @@ func (fc *fleetCounter) stats() *FleetStats {
 	}
 	fc.Inc.downs, fc.Inc.brokerKeepalive = brokerDowns(fc.broker), brokerKeepalive(fc.broker)
 	var members []map[string]bool
-	st.Incidents, st.ClockOffsets, members = fc.Inc.incidents(wit != nil)
+	if inf := fc.Inc.Inferred; inf != nil { // found apart (Split.Infer), detailed by part
+		st.Incidents, st.ClockOffsets = inf.Incidents, unwireOffsets(inf.Offsets)
+		if st.Incidents == nil {
+			st.Incidents = []Incident{} // as the finishing step finds none
+		}
+		for k := range st.Incidents {
+			st.Incidents[k].setDetail(fc.Inc.Details[k])
+		}
+		fc.Inc.Inferred, fc.Inc.Details = nil, nil
+	} else {
+		st.Incidents, st.ClockOffsets, members = fc.Inc.incidents(wit != nil)
+	}
 	if wit != nil {
 		st.Witness, st.ClockOffsets = wit, append(boffs, st.ClockOffsets...)
 		for k := range st.Incidents {

@@ -140,6 +140,11 @@ type incidentCounter struct {
 	ConnDevs []int32     // the device of each of Connects
 	Devices  int32       // devices read
 	Known    int         // devices known to have been connected: a session, or a loss
+	// Inferred and Details are the incidents as Split.Infer found them
+	// and each one's detail over this counter's devices, once the losses
+	// were taken apart (Partial.TakeIncidents, PutIncidents); nil before
+	Inferred *inferredSummary
+	Details  []incidentDetail
 
 	keepalive time.Duration // the declared keepalive, 0 if none: set before incidents
 	moved     []movedLoss   // the losses the audit's offsets moved
@@ -199,6 +204,27 @@ const maxCorrections = 16
 // members is true (a broker log is there to set them against), the
 // client ids of each incident's devices.
 func (ic *incidentCounter) incidents(members bool) ([]Incident, []ClockOffset, []map[string]bool) {
+	out, offs, spans := ic.find()
+	ic.whyAndWho(out, spans, offs)
+	var ids []map[string]bool
+	if members {
+		ids = make([]map[string]bool, len(out))
+		for k, sp := range spans {
+			ids[k] = map[string]bool{}
+			for _, l := range ic.Losses[sp[0]:sp[1]] {
+				ids[k][ic.names[l.Dev]] = true
+			}
+		}
+	}
+	ic.Losses, ic.Connects, ic.ConnDevs, ic.Met, ic.Last = nil, nil, nil, nil, nil
+	return out, offs, ids
+}
+
+// find returns the incidents, in time order, with all but what their
+// devices met, who never came back and their service (whyAndWho), the
+// clock offsets found, and the span of ic.Losses each incident holds:
+// the losses sorted by time and moved onto the fleet's clock.
+func (ic *incidentCounter) find() ([]Incident, []ClockOffset, [][2]int) {
 	ic.move(ic.pre)
 	// the connects are sorted on another core while the losses' rounds
 	// run, and again after them if a round moved any
@@ -247,19 +273,7 @@ func (ic *incidentCounter) incidents(members bool) ([]Incident, []ClockOffset, [
 		out[k].Corrected = countCorrected(ls[spans[k][0]:spans[k][1]], corrected)
 		out[k].ConnectsPeak, out[k].ConnectsPeakAt = peakPerWindow(ic.Connects, out[k].LostAt, next, int64(time.Second))
 	}
-	ic.whyAndWho(out, spans, offs)
-	var ids []map[string]bool
-	if members {
-		ids = make([]map[string]bool, len(out))
-		for k, sp := range spans {
-			ids[k] = map[string]bool{}
-			for _, l := range ls[sp[0]:sp[1]] {
-				ids[k][ic.names[l.Dev]] = true
-			}
-		}
-	}
-	ic.Losses, ic.Connects, ic.ConnDevs, ic.Met, ic.Last = nil, nil, nil, nil, nil
-	return out, offs, ids
+	return out, offs, spans
 }
 
 // findIncidents returns the incidents among the losses ls, sorted by

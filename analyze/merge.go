@@ -85,4 +85,14 @@ func (ic *incidentCounter) merge(next *incidentCounter) {
 	}
 	ic.Devices += next.Devices
 	ic.Known += next.Known
+	if ic.Inferred == nil {
+		ic.Inferred = next.Inferred
+	}
+	if len(ic.Details) == 0 {
+		ic.Details = next.Details
+		return
+	}
+	for k := range min(len(ic.Details), len(next.Details)) {
+		ic.Details[k].merge(&next.Details[k])
+	}
 }

@@ -177,6 +177,9 @@ type Partial struct {
 	// TakeRecovered took starvation's recovered devices, and PutRecovered
 	// has not put them back
 	recoveredTaken bool
+	// TakeIncidents took what finds the incidents (PutIncidents puts
+	// their details in their place)
+	incidentsTaken bool
 }
 
 // Index returns the part the partial holds (see Split.Part).
@@ -230,6 +233,16 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 		}
 		if p.recoveredTaken {
 			return nil, fmt.Errorf("%s: starvation's recovered devices were taken from part %d and not put back (PutRecovered)", s.dir, p.part)
+		}
+		if p.incidentsTaken != parts[0].incidentsTaken {
+			taken, not := p.part, parts[0].part
+			if parts[0].incidentsTaken {
+				taken, not = not, taken
+			}
+			return nil, fmt.Errorf("%s: the incidents of part %d were taken and those of part %d were not", s.dir, taken, not)
+		}
+		if inc := &p.k.fc.Inc; p.incidentsTaken && (inc.Inferred == nil || len(inc.Details) != len(inc.Inferred.Incidents)) {
+			return nil, fmt.Errorf("%s: the incidents of part %d were taken and their details not put back (PutIncidents)", s.dir, p.part)
 		}
 		if p.firesTaken != parts[0].firesTaken {
 			taken, not := p.part, parts[0].part
@@ -296,6 +309,7 @@ type partialHead struct {
 	Options             string // the Split's fingerprint
 	FiresTaken          bool
 	RecoveredTaken      bool
+	IncidentsTaken      bool
 	Sources             []string
 	End                 int64
 	Outside             int64 // records left out by the window
@@ -316,7 +330,7 @@ type contextState struct {
 // the state of every rule that merges, in catalogue order.
 func (p *Partial) MarshalBinary() ([]byte, error) {
 	k := p.k
-	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, RecoveredTaken: p.recoveredTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
+	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, RecoveredTaken: p.recoveredTaken, IncidentsTaken: p.incidentsTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
 	for _, c := range k.ctxs {
 		explain(c.findings) // a partial carries them written: a closure does not encode
 		h.Contexts = append(h.Contexts, contextState{c.findings, c.notes, c.skipped})
@@ -369,12 +383,15 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 	if err := k.validOrdinals(); err != nil {
 		return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
 	}
+	if inc := &k.fc.Inc; !h.IncidentsTaken && (inc.Inferred != nil || inc.Details != nil) {
+		return nil, fmt.Errorf("partial of part %d: incidents' details in a partial whose incidents were not taken", h.Part)
+	}
 	if rs := k.resync(); rs != nil {
 		if err := rs.valid(); err != nil {
 			return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
 		}
 	}
-	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken, recoveredTaken: h.RecoveredTaken}, nil
+	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken, recoveredTaken: h.RecoveredTaken, incidentsTaken: h.IncidentsTaken}, nil
 }
 
 // validOrdinals checks that a decoded partial names every device by an

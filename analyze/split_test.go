@@ -31,6 +31,8 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 		t.Fatal(err)
 	}
 	var parts []*Partial
+	var cores [][]byte                                // what finds the incidents, of every part
+	tallies := map[int][]byte{}                       // what details them, by part
 	recovered := map[int][]byte{}                     // starvation's recovered devices, by part
 	least, any := time.Duration(math.MaxInt64), false // the least of the parts' median times to recover
 	for i := s.Parts() - 1; i >= 0; i-- {
@@ -52,6 +54,13 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 			if recovered[i], err = p.TakeRecovered(); err != nil {
 				t.Fatal(err)
 			}
+			core, tally, err := p.TakeIncidents()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if core != nil {
+				cores, tallies[i] = append(cores, core), tally
+			}
 		}
 		b, err := p.MarshalBinary()
 		if err != nil {
@@ -61,6 +70,26 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 			t.Fatal(err)
 		}
 		parts = append(parts, p)
+	}
+	if len(cores) > 0 { // as stormaudit-beam does: the incidents found apart, detailed in each part's worker
+		byPart, err := s.Infer(cores)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			w, err := NewSplit(dir, opts) // the part's worker
+			if err != nil {
+				t.Fatal(err)
+			}
+			details, err := w.Detail(tallies[p.Index()], byPart[p.Index()])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.PutIncidents(details); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inferredSplits++
 	}
 	if shards > 0 { // as stormaudit-beam does: starvation's recovered devices kept past the least median
 		for _, p := range parts {
@@ -101,6 +130,10 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 // the tests require some.
 var prunedDevices int
 
+// inferredSplits counts the split checks whose incidents were found
+// apart (Infer): the tests require some.
+var inferredSplits int
+
 // sameResult fails t unless a split check of dir gives what Check gives.
 func sameResult(t *testing.T, dir string, opts Options) *Result {
 	t.Helper()
@@ -127,8 +160,24 @@ func resultDiff(got, want *Result) string {
 	if len(got.Findings) != len(want.Findings) {
 		return fmt.Sprintf("%d findings, Check %d", len(got.Findings), len(want.Findings))
 	}
-	if !reflect.DeepEqual(got.Summary.Fleet, want.Summary.Fleet) {
-		return fmt.Sprintf("fleet:\nsplit %+v\ncheck %+v", got.Summary.Fleet, want.Summary.Fleet)
+	if g, w := got.Summary.Fleet, want.Summary.Fleet; !reflect.DeepEqual(g, w) {
+		if len(g.Incidents) == len(w.Incidents) {
+			for k := range g.Incidents {
+				gv, wv := reflect.ValueOf(g.Incidents[k]), reflect.ValueOf(w.Incidents[k])
+				for f := range gv.NumField() {
+					if !reflect.DeepEqual(gv.Field(f).Interface(), wv.Field(f).Interface()) {
+						return fmt.Sprintf("incident %d, %s:\nsplit %+v\ncheck %+v", k, gv.Type().Field(f).Name, gv.Field(f), wv.Field(f))
+					}
+				}
+			}
+		}
+		gv, wv := reflect.ValueOf(*g), reflect.ValueOf(*w)
+		for f := range gv.NumField() {
+			if gv.Type().Field(f).IsExported() && !reflect.DeepEqual(gv.Field(f).Interface(), wv.Field(f).Interface()) {
+				return fmt.Sprintf("fleet's %s:\nsplit %+v\ncheck %+v", gv.Type().Field(f).Name, gv.Field(f), wv.Field(f))
+			}
+		}
+		return fmt.Sprintf("fleet:\nsplit %+v\ncheck %+v", g, w)
 	}
 	return fmt.Sprintf("summary:\nsplit %+v\ncheck %+v", got.Summary, want.Summary)
 }
@@ -202,6 +251,9 @@ func TestSplitSameAsCheck(t *testing.T) {
 	}
 	if prunedDevices == 0 {
 		t.Error("KeepRecovered dropped no device: the split checks do not test it")
+	}
+	if inferredSplits == 0 {
+		t.Error("no split check found its incidents apart (Infer): the split checks do not test it")
 	}
 	t.Logf("findings by rule: %v", found)
 }
@@ -451,6 +503,92 @@ func TestRecoveredMustComeBack(t *testing.T) {
 	want, err := Check(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	got, err := s.Finish(parts)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("put back: %v; the result differs from Check's: %v", err, err == nil)
+	}
+}
+
+// The incidents taken from partials must come back as details of the
+// same incidents, from the part's own share: Finish refuses partials
+// whose incidents were taken and not put back, PutIncidents refuses
+// another part's share, garbage and a second putting back, and Infer
+// wants every part's once.
+func TestIncidentsMustComeBack(t *testing.T) {
+	dir := bucketed(t, 2, "testdata/rules/recovery-storm/positive.ndjson")
+	s, err := NewSplit(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []*Partial
+	var cores, tallies [][]byte
+	for i := range s.Parts() {
+		p, err := s.Part(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		core, tally, err := p.TakeIncidents()
+		if err != nil || core == nil || tally == nil {
+			t.Fatalf("part %d: incidents %v, %v, %v", i, core, tally, err)
+		}
+		tallies = append(tallies, tally)
+		b, err := p.MarshalBinary() // the taking travels with the partial
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err = s.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		parts, cores = append(parts, p), append(cores, core)
+	}
+	if _, err := s.Finish(parts); err == nil || !strings.Contains(err.Error(), "not put back") {
+		t.Errorf("incidents not put back: err = %v", err)
+	}
+	if _, err := s.Infer(cores[:1]); err == nil {
+		t.Error("Infer of one part of two: no error")
+	}
+	if _, err := s.Infer([][]byte{cores[0], cores[0]}); err == nil {
+		t.Error("Infer of part 0 twice: no error")
+	}
+	byPart, err := s.Infer(cores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Detail(tallies[0], byPart[1]); err == nil || !strings.Contains(err.Error(), "of part 1") {
+		t.Errorf("another part's incidents: err = %v", err)
+	}
+	if _, err := s.Detail(tallies[0], []byte("garbage")); err == nil {
+		t.Error("garbage detailed: no error")
+	}
+	var details [][]byte
+	for i := range parts {
+		d, err := s.Detail(tallies[i], byPart[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		details = append(details, d)
+	}
+	if err := parts[0].PutIncidents(details[1]); err == nil || !strings.Contains(err.Error(), "of part 1") {
+		t.Errorf("another part's details: err = %v", err)
+	}
+	if err := parts[0].PutIncidents([]byte("garbage")); err == nil {
+		t.Error("garbage put back: no error")
+	}
+	for i, p := range parts {
+		if err := p.PutIncidents(details[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := parts[0].PutIncidents(details[0]); err == nil {
+		t.Error("incidents put back twice: no error")
+	}
+	want, err := Check(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Summary.Fleet.Incidents) == 0 {
+		t.Fatal("no incident: the test tests nothing")
 	}
 	got, err := s.Finish(parts)
 	if err != nil || !reflect.DeepEqual(got, want) {

@@ -69,8 +69,9 @@ func (c Config) split() (*analyze.Split, error) {
 // partFn runs stage 1 on one part (a bucket): it reads the part's
 // devices, runs every rule's per-device work, and emits the part's
 // partial, encoded, its resync fires by shard, starvation's recovered
-// devices, and its median time to recover (ns), if any loss of it
-// recovered.
+// devices, its median time to recover (ns), if any loss of it
+// recovered, and what finds the incidents and what details them (none
+// with a broker's log).
 type partFn struct {
 	Config Config
 	split  *analyze.Split
@@ -82,10 +83,18 @@ func (f *partFn) Setup() error {
 	return err
 }
 
-func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitRecovered func(int, []byte), emitMedian func(int64)) error {
+func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitRecovered func(int, []byte), emitMedian func(int64), emitIncidents func(int, []byte), emitTallies func(int, []byte)) error {
 	p, err := f.split.Part(part)
 	if err != nil {
 		return err
+	}
+	core, tallies, err := p.TakeIncidents()
+	if err != nil {
+		return err
+	}
+	if core != nil {
+		emitIncidents(part, core)
+		emitTallies(part, tallies)
 	}
 	if m, ok := p.MedianTTR(); ok {
 		emitMedian(int64(m))
@@ -176,15 +185,75 @@ func (f *keepRecoveredFn) ProcessElement(ctx context.Context, part int, b []byte
 	return nil
 }
 
+// inferFn finds the incidents, once, from what every part's partial
+// had of them (analyze.Split.Infer), and emits, by part, the losses of
+// it that the incidents hold: the one worker that does holds every
+// loss and connect of the fleet and its device ids, not the rest of the
+// partials.
+type inferFn struct {
+	Config Config
+}
+
+func (f *inferFn) ProcessElement(ctx context.Context, _ []byte, cores func(*int, *[]byte) bool, emit func(int, []byte)) error {
+	var all [][]byte
+	var part int
+	var b []byte
+	for cores(&part, &b) {
+		all = append(all, b)
+	}
+	if len(all) == 0 {
+		return nil // a broker's log: the finishing step finds them itself
+	}
+	s, err := f.Config.split()
+	if err != nil {
+		return err
+	}
+	byPart, err := s.Infer(all)
+	if err != nil {
+		return err
+	}
+	for part, b := range byPart {
+		emit(part, b)
+	}
+	return nil
+}
+
+// detailFn reduces one part's tallies of what its devices met and their
+// last states against the incidents (analyze.Split.Detail), in parallel
+// over the parts, and emits the part's incidents' details.
+type detailFn struct {
+	Config Config
+	split  *analyze.Split
+}
+
+func (f *detailFn) Setup() error {
+	var err error
+	f.split, err = f.Config.split()
+	return err
+}
+
+func (f *detailFn) ProcessElement(ctx context.Context, part int, tallies func(*[]byte) bool, assigned func(*[]byte) bool, emit func(int, []byte)) error {
+	var t, a []byte
+	if !tallies(&t) || !assigned(&a) {
+		return fmt.Errorf("part %d: its incidents' tallies, or what was found of them, are missing", part)
+	}
+	b, err := f.split.Detail(t, a)
+	if err != nil {
+		return err
+	}
+	emit(part, b)
+	return nil
+}
+
 // finishFn runs stage 2, once: with every part's partial, the fires
-// kept and the recovered devices kept as side inputs it merges them in
-// part order, runs the rules' Finish and writes the result in each
-// format, and the exit status.
+// kept, the recovered devices kept and the incidents' details as side
+// inputs it merges them in part order, runs the rules' Finish and writes
+// the result in each format, and the exit status.
 type finishFn struct {
 	Config Config
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool) error {
 	s, err := f.Config.split()
 	if err != nil {
 		return err
@@ -213,6 +282,15 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*
 			return fmt.Errorf("recovered devices of part %d, which no partial holds", i)
 		}
 		if err := p.PutRecovered(b); err != nil {
+			return err
+		}
+	}
+	for details(&i, &b) {
+		p := byPart[i]
+		if p == nil {
+			return fmt.Errorf("incidents' details of part %d, which no partial holds", i)
+		}
+		if err := p.PutIncidents(b); err != nil {
 			return err
 		}
 	}
@@ -263,10 +341,12 @@ func writeFile(path string, fn func(*os.File) error) error {
 }
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(int, []byte), func(int, []byte), func(int, []byte), func(int64), error](&partFn{})
+	register.DoFn8x1[context.Context, int, func(int, []byte), func(int, []byte), func(int, []byte), func(int64), func(int, []byte), func(int, []byte), error](&partFn{})
+	register.DoFn4x1[context.Context, []byte, func(*int, *[]byte) bool, func(int, []byte), error](&inferFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&detailFn{})
 	register.DoFn5x1[context.Context, int, []byte, func(*int64) bool, func(int, []byte), error](&keepRecoveredFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&keepFn{})
-	register.DoFn5x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, error](&finishFn{})
+	register.DoFn6x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, error](&finishFn{})
 	register.Emitter1[[]byte]()
 	register.Emitter1[int64]()
 	register.Iter1[int64]()
@@ -277,10 +357,12 @@ func init() {
 
 // Build adds the check of c, over parts parts, to the pipeline of s.
 // Stage 1 runs every part on its own and emits its partial, its resync
-// fires by shard, starvation's recovered devices and its median time to
-// recover; the fires are grouped by shard and filtered (keepFn), the
-// recovered devices filtered by the least median (keepRecoveredFn);
-// stage 2 merges the partials and what was kept, and writes the result.
+// fires by shard, starvation's recovered devices, its median time to
+// recover and what finds the incidents; the fires are grouped by shard
+// and filtered (keepFn), the recovered devices filtered by the least
+// median (keepRecoveredFn), the incidents found once (inferFn) and each
+// part's tallies reduced to their details (detailFn); stage 2 merges the
+// partials, what was kept and the details, and writes the result.
 func Build(s beam.Scope, c Config, parts int) {
 	ids := make([]int, parts)
 	for i := range ids {
@@ -288,8 +370,11 @@ func Build(s beam.Scope, c Config, parts int) {
 	}
 	// Reshuffle: the parts spread over the workers, not fused into the
 	// bundle that created them
-	partials, fires, recovered, medians := beam.ParDo4(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
+	partials, fires, recovered, medians, incidents, tallies := beam.ParDo6(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
 	kept := beam.ParDo(s, &keepFn{Config: c}, beam.GroupByKey(s, fires))
 	keptRecovered := beam.ParDo(s, &keepRecoveredFn{Config: c}, recovered, beam.SideInput{Input: medians})
-	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept}, beam.SideInput{Input: keptRecovered})
+	assigned := beam.ParDo(s, &inferFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: incidents})
+	details := beam.ParDo(s, &detailFn{Config: c}, beam.CoGroupByKey(s, tallies, assigned))
+	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept}, beam.SideInput{Input: keptRecovered},
+		beam.SideInput{Input: details})
 }

@@ -1,0 +1,302 @@
+package analyze
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"slices"
+)
+
+// The incidents found apart from the one place that finishes. A
+// distributed driver need not ship every loss, connect and tally of what
+// the devices met to the worker that finishes: Partial.TakeIncidents
+// takes out of each partial what finds the incidents (its losses, its
+// connects, its device ids) and what details them (its tallies of what
+// the devices met while down, their last states); Split.Infer, once, over
+// every part's, finds the incidents and clock offsets as the finishing
+// step would, and returns for each part the losses its incidents hold,
+// on the fleet's clock; Split.Detail, in each part's worker, reduces
+// the part's tallies against them to each incident's detail (what its
+// devices met, who never came back, their service: incidentDetail),
+// which merges by device; Partial.PutIncidents gives the partial those,
+// and Split.Finish then takes the incidents as Infer found them, with
+// their details merged, instead of finding them. The result is the one
+// Check gives. With a broker's log the finishing step finds the
+// incidents itself (the broker's account is set against each incident's
+// devices): TakeIncidents takes nothing then.
+
+// incidentCore is what TakeIncidents takes of one part.
+type incidentCore struct {
+	Part     int
+	End      int64 // the part's last record
+	Devices  int32
+	Known    int
+	Names    []string
+	Losses   []lossEvent // MetAt: into the part's own tallies
+	Connects []int64
+	ConnDevs []int32
+}
+
+// incidentTallies is what details one part's incidents: its tallies of
+// what its devices met while down and their last states.
+type incidentTallies struct {
+	Part    int
+	Devices int32
+	Names   []string
+	Met     []metCount
+	Last    []lastState
+}
+
+// incidentDetails is what Detail returns for one part: the incidents and
+// each one's detail over the part's devices.
+type incidentDetails struct {
+	Part    int
+	Summary inferredSummary
+	Details []incidentDetail
+}
+
+// incidentAssign is what Infer returns for one part: the losses of it
+// that the incidents hold, and what the finishing step needs of them.
+type incidentAssign struct {
+	Part    int
+	End     int64 // the log's last record, of every part
+	Summary inferredSummary
+	// Losses are the part's losses in an incident, in the time order
+	// of the fleet, each with its incident, on the fleet's clock, its
+	// device the part's own ordinal
+	Losses []assignedLoss
+	// Offsets are the clock offsets of the part's devices, with the
+	// part's own ordinals
+	Offsets []offsetWire
+}
+
+// assignedLoss is a loss and the incident that holds it.
+type assignedLoss struct {
+	Inc  int32
+	Loss lossEvent
+}
+
+// inferredSummary is what the finishing step takes of Infer: the
+// incidents without their details, and the clock offsets, the fleet's
+// ordinals.
+type inferredSummary struct {
+	Incidents []Incident
+	Offsets   []offsetWire
+}
+
+// offsetWire is a ClockOffset as it crosses processes.
+type offsetWire struct {
+	O       ClockOffset
+	Dev     int32
+	FoundAt int64
+}
+
+func wireOffsets(offs []ClockOffset, dev func(int32) (int32, bool)) []offsetWire {
+	var out []offsetWire
+	for _, o := range offs {
+		if d, ok := dev(o.dev); ok {
+			out = append(out, offsetWire{O: o, Dev: d, FoundAt: o.at})
+		}
+	}
+	return out
+}
+
+func unwireOffsets(ws []offsetWire) []ClockOffset {
+	var out []ClockOffset // nil for none, as the finishing step's own
+	for _, w := range ws {
+		o := w.O
+		o.dev, o.at = w.Dev, w.FoundAt
+		out = append(out, o)
+	}
+	return out
+}
+
+// TakeIncidents removes from the partial what finds the incidents and
+// what details them, and returns both, encoded: core for Infer, tallies
+// for Detail; both nil when the check has a broker's log (the finishing
+// step finds them itself then). A partial they were taken from needs
+// its incidents' details (PutIncidents) before its Split's Finish.
+func (p *Partial) TakeIncidents() (core, tallies []byte, err error) {
+	fc := p.k.fc
+	if fc.Wit.On || p.incidentsTaken {
+		return nil, nil, nil
+	}
+	ic := &fc.Inc
+	c := incidentCore{Part: p.part, End: p.k.c.End, Devices: ic.Devices, Known: ic.Known, Names: fc.Names,
+		Losses: ic.Losses, Connects: ic.Connects, ConnDevs: ic.ConnDevs}
+	t := incidentTallies{Part: p.part, Devices: ic.Devices, Names: fc.Names, Met: ic.Met, Last: ic.Last}
+	if core, err = encode(&c); err == nil {
+		tallies, err = encode(&t)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("partial of part %d: incidents: %w", p.part, err)
+	}
+	ic.Losses, ic.Connects, ic.ConnDevs, ic.Met, ic.Last = nil, nil, nil, nil, nil
+	p.incidentsTaken = true
+	return core, tallies, nil
+}
+
+// encode encodes v with encoding/gob.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(v)
+	return b.Bytes(), err
+}
+
+// Infer finds the incidents from what TakeIncidents took of every part,
+// once each, in any order, and returns, by part, what PutIncidents needs
+// of them, encoded.
+func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
+	cs := make([]incidentCore, len(cores))
+	for i, b := range cores {
+		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&cs[i]); err != nil {
+			return nil, fmt.Errorf("%s: incidents of a part: %w", s.dir, err)
+		}
+	}
+	slices.SortFunc(cs, func(a, b incidentCore) int { return a.Part - b.Part })
+	if len(cs) != s.Parts() {
+		return nil, fmt.Errorf("%s: expected the incidents of %d parts, found %d", s.dir, s.Parts(), len(cs))
+	}
+	ic := incidentCounter{end: NoTime}
+	bases := make([]int32, len(cs)+1) // each part's first device, then every device
+	for i := range cs {
+		c := &cs[i]
+		if c.Part != i {
+			return nil, fmt.Errorf("%s: expected the incidents of parts 0 to %d, found part %d where part %d belongs", s.dir, len(cs)-1, c.Part, i)
+		}
+		if err := c.valid(); err != nil {
+			return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, c.Part, err)
+		}
+		bases[i] = ic.Devices
+		for _, l := range c.Losses {
+			l.Dev += ic.Devices
+			ic.Losses = append(ic.Losses, l)
+		}
+		ic.Connects = append(ic.Connects, c.Connects...)
+		for _, d := range c.ConnDevs {
+			ic.ConnDevs = append(ic.ConnDevs, d+ic.Devices)
+		}
+		ic.Devices += c.Devices
+		ic.Known += c.Known
+		ic.names = append(ic.names, c.Names...)
+		ic.end = max(ic.end, c.End)
+	}
+	bases[len(cs)] = ic.Devices
+	ic.keepalive = s.k.keepalive()
+	incs, offs, spans := ic.find()
+	partOf := func(dev int32) int {
+		i, _ := slices.BinarySearch(bases, dev+1)
+		return i - 1
+	}
+	sum := inferredSummary{Incidents: incs, Offsets: wireOffsets(offs, func(d int32) (int32, bool) { return d, true })}
+	out := map[int][]byte{}
+	for i := range cs {
+		a := incidentAssign{Part: i, End: ic.end, Summary: sum,
+			Offsets: wireOffsets(offs, func(d int32) (int32, bool) { return d - bases[i], partOf(d) == i })}
+		for k, sp := range spans {
+			for _, l := range ic.Losses[sp[0]:sp[1]] {
+				if partOf(l.Dev) == i {
+					l.Dev -= bases[i]
+					a.Losses = append(a.Losses, assignedLoss{Inc: int32(k), Loss: l})
+				}
+			}
+		}
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(&a); err != nil {
+			return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, i, err)
+		}
+		out[i] = b.Bytes()
+	}
+	return out, nil
+}
+
+// valid checks that c names every device by an ordinal below its count.
+func (c *incidentCore) valid() error {
+	if c.Devices < 0 || len(c.Names) != int(c.Devices) || len(c.Connects) != len(c.ConnDevs) {
+		return fmt.Errorf("%d device ids for %d devices, %d connects of %d devices", len(c.Names), c.Devices, len(c.Connects), len(c.ConnDevs))
+	}
+	for _, l := range c.Losses {
+		if l.Dev < 0 || l.Dev >= c.Devices {
+			return fmt.Errorf("a loss names device %d of %d", l.Dev, c.Devices)
+		}
+	}
+	for _, d := range c.ConnDevs {
+		if d < 0 || d >= c.Devices {
+			return fmt.Errorf("a connect names device %d of %d", d, c.Devices)
+		}
+	}
+	return nil
+}
+
+// Detail reduces one part's tallies (what TakeIncidents took) against
+// what Infer returned for the part to each incident's detail over the
+// part's devices, and returns them with the incidents, encoded, for the
+// part's partial (PutIncidents).
+func (s *Split) Detail(tallies, assign []byte) ([]byte, error) {
+	var t incidentTallies
+	var a incidentAssign
+	if err := gob.NewDecoder(bytes.NewReader(tallies)).Decode(&t); err != nil {
+		return nil, fmt.Errorf("%s: incidents' tallies: %w", s.dir, err)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(assign)).Decode(&a); err != nil {
+		return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
+	}
+	if a.Part != t.Part {
+		return nil, fmt.Errorf("%s: the incidents of part %d against the tallies of part %d", s.dir, a.Part, t.Part)
+	}
+	ic := incidentCounter{Devices: t.Devices, Met: t.Met, Last: t.Last, end: a.End, names: t.Names}
+	if err := ic.validTallies(); err != nil {
+		return nil, fmt.Errorf("%s: incidents' tallies of part %d: %w", s.dir, t.Part, err)
+	}
+	n := len(a.Summary.Incidents)
+	byInc := make([][]lossEvent, n)
+	for _, l := range a.Losses {
+		if l.Inc < 0 || int(l.Inc) >= n || l.Loss.Dev < 0 || l.Loss.Dev >= ic.Devices ||
+			l.Loss.MetAt < 0 || int(l.Loss.MetAt)+int(l.Loss.MetN) > len(ic.Met) {
+			return nil, fmt.Errorf("%s: part %d: a loss of incident %d of %d names device %d of %d", s.dir, t.Part, l.Inc, n, l.Loss.Dev, ic.Devices)
+		}
+		byInc[l.Inc] = append(byInc[l.Inc], l.Loss)
+	}
+	ix := indexClocks(unwireOffsets(a.Offsets))
+	d := incidentDetails{Part: t.Part, Summary: a.Summary, Details: make([]incidentDetail, n)}
+	for k, ls := range byInc {
+		d.Details[k] = ic.detailOf(ls, ix, 0, 1)
+	}
+	b, err := encode(&d)
+	if err != nil {
+		return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
+	}
+	return b, nil
+}
+
+// validTallies checks that the last states name devices below the count,
+// in order, and that every device has an id.
+func (ic *incidentCounter) validTallies() error {
+	if ic.Devices < 0 || len(ic.names) != int(ic.Devices) {
+		return fmt.Errorf("%d device ids for %d devices", len(ic.names), ic.Devices)
+	}
+	for i, l := range ic.Last {
+		if l.Dev < 0 || l.Dev >= ic.Devices || i > 0 && l.Dev <= ic.Last[i-1].Dev {
+			return fmt.Errorf("a last state names device %d of %d, out of order", l.Dev, ic.Devices)
+		}
+	}
+	return nil
+}
+
+// PutIncidents gives the partial the incidents and their details over
+// its devices, as Detail returned them for its part.
+func (p *Partial) PutIncidents(b []byte) error {
+	ic := &p.k.fc.Inc
+	if !p.incidentsTaken || ic.Inferred != nil {
+		return fmt.Errorf("partial of part %d: its incidents were not taken (TakeIncidents), or were put back", p.part)
+	}
+	var d incidentDetails
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&d); err != nil {
+		return fmt.Errorf("partial of part %d: incidents: %w", p.part, err)
+	}
+	if d.Part != p.part || len(d.Details) != len(d.Summary.Incidents) {
+		return fmt.Errorf("partial of part %d: the incidents of part %d (%d details of %d incidents)", p.part, d.Part, len(d.Details), len(d.Summary.Incidents))
+	}
+	ic.Inferred, ic.Details = &d.Summary, d.Details
+	return nil
+}
