@@ -561,6 +561,15 @@ func TestIncidentsMustComeBack(t *testing.T) {
 	if _, err := s.Detail(tallies[0], []byte("garbage")); err == nil {
 		t.Error("garbage detailed: no error")
 	}
+	for _, bad := range []assignedLoss{{Inc: 0, Loss: lossEvent{Dev: 1 << 20}}, {Inc: 99, Loss: lossEvent{}}, {Inc: 0, Loss: lossEvent{MetAt: 1 << 30, MetN: 3}}} {
+		a, err := encode(&incidentAssign{Part: 0, Summary: inferredSummary{Incidents: make([]Incident, 1)}, Losses: []assignedLoss{bad}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Detail(tallies[0], a); err == nil {
+			t.Errorf("a loss %+v detailed: no error", bad)
+		}
+	}
 	var details [][]byte
 	for i := range parts {
 		d, err := s.Detail(tallies[i], byPart[i])
