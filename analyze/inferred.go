@@ -168,16 +168,8 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 			return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, c.Part, err)
 		}
 		bases[i] = ic.Devices
-		for _, l := range c.Losses {
-			l.Dev += ic.Devices
-			ic.Losses = append(ic.Losses, l)
-		}
-		ic.Connects = append(ic.Connects, c.Connects...)
-		for _, d := range c.ConnDevs {
-			ic.ConnDevs = append(ic.ConnDevs, d+ic.Devices)
-		}
-		ic.Devices += c.Devices
-		ic.Known += c.Known
+		// no tallies here: each loss's MetAt stays its part's own
+		ic.merge(&incidentCounter{Losses: c.Losses, Connects: c.Connects, ConnDevs: c.ConnDevs, Devices: c.Devices, Known: c.Known})
 		ic.names = append(ic.names, c.Names...)
 		ic.end = max(ic.end, c.End)
 	}
