@@ -24,7 +24,7 @@ func ServiceText(in *analyze.Incident) string {
 	if in.Served > 0 {
 		s += fmt.Sprintf(", time to first useful service (from each device's own loss) p50 %v, p90 %v, max %v (to reconnect: p50 %v, p90 %v)",
 			ms(in.TTS50), ms(in.TTS90), ms(in.TTSMax), ms(in.TTR50), ms(in.TTR90))
-		s += estimateText(&in.TTS, "p50 to p90 are", "times to first useful service")
+		s += estimateText(&in.TTS, "p50 to p90 are", "times to first useful service") + IncidentEstimateText(&in.TTR)
 	}
 	if n := len(in.Unserved); n > 0 {
 		s += fmt.Sprintf("; %s connected but not served within %v:", plural(n, "device"), analyze.ServiceLag)

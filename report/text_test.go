@@ -161,8 +161,8 @@ func TestEstimatesSaid(t *testing.T) {
 	out := textOf(t, r, TextOptions{})
 	incident := fmt.Sprintf("(p50 to p99 are estimates from %d times to recover: each percentile within ±0.1%%; max exact)", len(xs))
 	fleet := fmt.Sprintf("(p50 to p99 and fairness are estimates from %d times to recover", len(xs))
-	if n := strings.Count(out, incident); n != 2 { // the verdict and the incident's line
-		t.Errorf("the incident's estimate said %d times, want 2 (the verdict and the incident):\n%s", n, out)
+	if n := strings.Count(out, incident); n != 3 { // the verdict, the incident's line and its service line
+		t.Errorf("the incident's estimate said %d times, want 3 (the verdict, the incident and its service):\n%s", n, out)
 	}
 	if !strings.Contains(out, fleet) {
 		t.Errorf("the fleet's estimate not said:\n%s", out)

@@ -277,7 +277,8 @@ func (v *fleetView) incidents() []string {
 	if inc.FirstConnectAt != analyze.NoTime {
 		first += fmt.Sprintf("; ^ the first back %s later", dur(time.Duration(inc.FirstConnectAt-inc.LostAt)))
 	}
-	second := fmt.Sprintf("  %s recovered: time to recover p50 %s, p99 %s, max %s", count(inc.Recovered), dur(inc.TTR50), dur(inc.TTR99), dur(inc.TTRMax))
+	second := fmt.Sprintf("  %s recovered: time to recover p50 %s, p99 %s, max %s%s", count(inc.Recovered), dur(inc.TTR50), dur(inc.TTR99), dur(inc.TTRMax),
+		estimated(&inc.TTR))
 	if st := inc.Storm; st != nil {
 		// the busiest 1 s from any instant, as the verdict counts it: the
 		// chart's buckets start on whole widths and may split it
@@ -295,7 +296,7 @@ func (v *fleetView) incidents() []string {
 		}
 	}
 	if inc.ServiceDevices > 0 {
-		second += fmt.Sprintf(" · served p50 %s, %s connected not served", dur(inc.TTS50), count(len(inc.Unserved)))
+		second += fmt.Sprintf(" · served p50 %s%s, %s connected not served", dur(inc.TTS50), estimated(&inc.TTS), count(len(inc.Unserved)))
 	}
 	third := "  why: " + report.DiagnosisText(inc)
 	if n := len(inc.Unrecovered); n > 0 {
@@ -330,4 +331,13 @@ func (v *fleetView) rulesLines() []string {
 		w = append(w, "")
 	}
 	return w
+}
+
+// estimated marks percentiles that are estimates (beyond
+// analyze.ExactDurations values) with how far they can be off.
+func estimated(d *analyze.Durations) string {
+	if d.Exact() {
+		return ""
+	}
+	return fmt.Sprintf(" (estimates, ±%g%%)", 100*analyze.DurationsAccuracy)
 }

@@ -438,3 +438,21 @@ func TestGlimpseWindowed(t *testing.T) {
 		t.Errorf("a windowed glimpse shows:\n%s", v)
 	}
 }
+
+// TestIncidentSaysEstimates: an incident whose times to recover and to
+// first service are estimates (beyond analyze.ExactDurations) says so in
+// the fleet view's incident lines.
+func TestIncidentSaysEstimates(t *testing.T) {
+	xs := make([]time.Duration, analyze.ExactDurations+1)
+	for i := range xs {
+		xs[i] = time.Duration(i) * time.Millisecond
+	}
+	inc := analyze.Incident{DevicesLost: len(xs), Recovered: len(xs), FirstConnectAt: analyze.NoTime, ServiceDevices: len(xs), Served: len(xs),
+		TTR: analyze.DurationsOf(xs...), TTS: analyze.DurationsOf(xs...)}
+	res := &analyze.Result{Summary: analyze.Summary{Fleet: &analyze.FleetStats{Incidents: []analyze.Incident{inc}}}}
+	v := &fleetView{sh: &shared{ov: &analyze.Overview{Result: res}}, cur: -1}
+	lines := strings.Join(v.incidents(), "\n")
+	if n := strings.Count(lines, "(estimates, ±0.1%)"); n != 2 {
+		t.Errorf("estimates said %d times, want 2 (times to recover and to service):\n%s", n, lines)
+	}
+}
