@@ -203,14 +203,88 @@ type storm struct {
 }
 
 // judgeStorm compares the connects that ended ls, the losses of an
-// incident whose broker came back at back, with what the policy's draws
-// allow.
+// incident whose broker came back at back (sorted by time, then line),
+// with what the policy's draws allow.
 func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
-	conns := make([]int64, 0, len(ls))
+	sp := reduceStorm(p, ls, back)
+	return sp.judge(back)
+}
+
+// stormPart is what some of an incident's losses tell recovery-storm:
+// the density of connects their draws expect (a difference array of
+// stormUnit by stormBin from the broker's return), the latest end of
+// those draws, and their recoveries in the losses' order. Parts of an
+// incident's losses merge (merge) to what all of them tell: integers
+// add in any order.
+type stormPart struct {
+	Dens  []int64
+	MaxHi int64 // the latest end of a draw; the return itself if none is later
+	Conns []stormConn
+}
+
+// stormConn is a recovery: the connect that ended a loss, the loss, its
+// record, and whether the attempt the device recorded made it (at or
+// after its socket-open).
+type stormConn struct {
+	Conn, LossAt int64
+	Ref          Ref
+	Own          bool
+}
+
+// reduceStorm returns what the losses ls of an incident whose broker came
+// back at back (sorted by time, then line) tell recovery-storm. Each
+// draw's share is cut at back + stormSpan, which is where the incident's
+// own reckoning cuts it however many losses it has (expectedPeak).
+func reduceStorm(p *policy.Policy, ls []stormLoss, back int64) stormPart {
+	sp := stormPart{MaxHi: back}
+	bin, cut := int64(stormBin), back+int64(stormSpan)
 	for i := range ls {
-		if ls[i].Conn != NoTime {
-			conns = append(conns, ls[i].Conn)
+		l := &ls[i]
+		if l.Conn != NoTime {
+			own := l.HasAttempt && l.Connected && l.Conn >= addSat(l.Start, nanos(l.Delay)+nanos(l.Wait))-int64(UnscheduledEarly)
+			sp.Conns = append(sp.Conns, stormConn{Conn: l.Conn, LossAt: l.LossAt, Ref: l.Ref, Own: own})
 		}
+		lo, hi := pendingWindow(p, l, back)
+		sp.MaxHi = max(sp.MaxHi, hi)
+		if lo >= cut && hi > lo {
+			continue // beyond the recovery looked at: in none of its windows
+		}
+		lo = min(lo, cut)
+		a, b := float64(lo-back)/float64(bin), float64(min(hi, cut)-back)/float64(bin)
+		if need := int(b) + 3; len(sp.Dens) < need {
+			sp.Dens = append(sp.Dens, make([]int64, need-len(sp.Dens))...)
+		}
+		if b-a < 1e-9 {
+			k := int(a)
+			sp.Dens[k] += stormUnit
+			sp.Dens[k+1] -= stormUnit
+			continue
+		}
+		addUniform(sp.Dens, a, b, 1/(b-a))
+	}
+	return sp
+}
+
+// merge adds o, what other losses of the same incident tell, to sp.
+func (sp *stormPart) merge(o *stormPart) {
+	if len(sp.Dens) < len(o.Dens) {
+		sp.Dens = append(sp.Dens, make([]int64, len(o.Dens)-len(sp.Dens))...)
+	}
+	for k, v := range o.Dens {
+		sp.Dens[k] += v
+	}
+	sp.MaxHi = max(sp.MaxHi, o.MaxHi)
+	all := append(sp.Conns, o.Conns...)
+	slices.SortStableFunc(all, func(a, b stormConn) int { return cmp.Or(cmp.Compare(a.LossAt, b.LossAt), compareLines(a.Ref, b.Ref)) })
+	sp.Conns = all
+}
+
+// judge compares the recoveries of sp, of an incident whose broker came
+// back at back, with what the policy's draws allow.
+func (sp *stormPart) judge(back int64) (storm, bool) {
+	conns := make([]int64, 0, len(sp.Conns))
+	for i := range sp.Conns {
+		conns = append(conns, sp.Conns[i].Conn)
 	}
 	if len(conns) == 0 {
 		return storm{}, false
@@ -219,7 +293,7 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 	w := int64(StormWindow)
 	s := storm{devices: len(conns)}
 	s.observed, s.at = peakPerWindow(conns, math.MinInt64+1, NoTime, w)
-	s.expected, s.expectedAt, s.windows = expectedPeak(p, ls, back)
+	s.expected, s.expectedAt, s.windows = sp.expectedPeak(back)
 	if s.observed < StormMin {
 		return s, false
 	}
@@ -227,12 +301,12 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 	if float64(s.observed) <= StormFactor*s.expected || s.tail >= StormTail {
 		return s, false
 	}
-	for i := range ls {
-		if ls[i].Conn != NoTime && ls[i].Conn >= s.at && ls[i].Conn < s.at+w {
+	for _, c := range sp.Conns {
+		if c.Conn >= s.at && c.Conn < s.at+w {
 			if len(s.refs) < MaxRefs {
-				s.refs = append(s.refs, ls[i].Ref)
+				s.refs = append(s.refs, c.Ref)
 			}
-			if l := &ls[i]; l.HasAttempt && l.Connected && l.Conn >= addSat(l.Start, nanos(l.Delay)+nanos(l.Wait))-int64(UnscheduledEarly) {
+			if c.Own {
 				s.own++ // at or after the attempt's own socket-open
 			}
 		}
@@ -249,39 +323,18 @@ func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
 // point. The density is summed in fixed point (stormUnit), so that the
 // sum is the same in any order of the losses: a sum of parts merged in
 // another order must give the same figure.
-func expectedPeak(p *policy.Policy, ls []stormLoss, back int64) (float64, int64, int) {
+func (sp *stormPart) expectedPeak(back int64) (float64, int64, int) {
 	bin := int64(stormBin)
-	type span struct{ lo, hi int64 }
-	spans := make([]span, len(ls))
-	end := back
-	for i := range ls {
-		lo, hi := pendingWindow(p, &ls[i], back)
-		spans[i] = span{lo, hi}
-		end = max(end, hi)
-	}
-	end = min(end, back+int64(stormSpan))
+	end := min(sp.MaxHi, back+int64(stormSpan))
 	n := int((end-back)/bin) + 2
-	dens := make([]int64, n+1) // difference array of the expected connects per bin, in stormUnit
-	for _, sp := range spans {
-		if sp.lo >= end && sp.hi > sp.lo {
-			continue // beyond the recovery looked at: in none of its windows
-		}
-		sp.lo = min(sp.lo, end)
-		a, b := float64(sp.lo-back)/float64(bin), float64(min(sp.hi, end)-back)/float64(bin)
-		if b-a < 1e-9 {
-			k := min(int(a), n-1)
-			dens[k] += stormUnit
-			dens[k+1] -= stormUnit
-			continue
-		}
-		addUniform(dens, a, b, 1/(b-a))
-	}
 	per := int(int64(StormWindow) / bin)
 	var run, best, cum int64
 	bestAt := 0
 	bins := make([]int64, n)
 	for k := range n {
-		cum += dens[k]
+		if k < len(sp.Dens) {
+			cum += sp.Dens[k]
+		}
 		bins[k] = cum
 	}
 	for k := range n {

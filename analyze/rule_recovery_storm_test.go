@@ -26,13 +26,17 @@ func TestExpectedPeakOrderFree(t *testing.T) {
 		ls = append(ls, stormLoss{LossAt: start - int64(time.Second), Conn: NoTime, Dev: int32(i), Start: start,
 			Number: int64(rng.IntN(7)), Delay: rng.Float64() * 60, Prev: rng.Float64() * 30, HasAttempt: true})
 	}
-	want, wantAt, wantN := expectedPeak(&p, ls, back)
+	peak := func(p *policy.Policy, ls []stormLoss) (float64, int64, int) {
+		sp := reduceStorm(p, ls, back)
+		return sp.expectedPeak(back)
+	}
+	want, wantAt, wantN := peak(&p, ls)
 	if want <= 0 {
 		t.Fatalf("expected peak %v: want some connects expected", want)
 	}
 	for round := range 20 {
 		rng.Shuffle(len(ls), func(i, j int) { ls[i], ls[j] = ls[j], ls[i] })
-		got, at, n := expectedPeak(&p, ls, back)
+		got, at, n := peak(&p, ls)
 		if got != want || at != wantAt || n != wantN {
 			t.Fatalf("order %d: expected peak %v at %d over %d windows, want %v at %d over %d", round, got, at, n, want, wantAt, wantN)
 		}
@@ -48,7 +52,7 @@ func TestExpectedPeakOrderFree(t *testing.T) {
 	if lo, hi := pendingWindow(&wide, &spread[0], back); lo != back || hi != back+int64(64*time.Second) {
 		t.Fatalf("the draw's window [%d, %d], want [%d, %d]", lo-back, hi-back, 0, int64(64*time.Second))
 	}
-	if got, _, _ := expectedPeak(&wide, spread, back); got != 0.125 {
+	if got, _, _ := peak(&wide, spread); got != 0.125 {
 		t.Errorf("8 devices over 64 s: expected peak %v per second, want 0.125", got)
 	}
 }
