@@ -55,14 +55,14 @@ func BenchmarkSplit(b *testing.B) {
 		b.Fatal(err)
 	}
 	var parts, keep, prune, inferring, detail, finish time.Duration
-	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize int
+	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize int
 	var held uint64 // heap bytes in use once every partial is decoded
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
 		var encoded [][]byte
 		shards := map[int][][]byte{}
-		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize = 0, 0, 0, 0, 0, 0, 0, 0, 0
+		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 		least, any := time.Duration(math.MaxInt64), false
 		var recovered [][]byte      // by part
 		var cores, tallies [][]byte // what finds the incidents and what details them, by part
@@ -123,14 +123,28 @@ func BenchmarkSplit(b *testing.B) {
 		cores = nil
 		t4 := time.Now()
 		details := make([][]byte, len(tallies))
-		for i, t := range tallies { // each part's worker details its incidents
+		storms := map[int][][]byte{} // recovery-storm's shares, by incident
+		for i, t := range tallies {  // each part's worker details its incidents
 			assignSize += len(byPart[i])
-			if details[i], err = s.Detail(t, byPart[i]); err != nil {
+			var shares map[int][]byte
+			if details[i], shares, err = s.Detail(t, byPart[i]); err != nil {
 				b.Fatal(err)
 			}
 			detailSize += len(details[i])
+			for k, sh := range shares {
+				storms[k], stormSize = append(storms[k], sh), stormSize+len(sh)
+			}
 		}
 		byPart, tallies = nil, nil
+		var judged [][]byte
+		for _, shares := range storms { // each incident's worker judges its return
+			j, err := s.JudgeStorm(shares)
+			if err != nil {
+				b.Fatal(err)
+			}
+			judged = append(judged, j)
+		}
+		storms = nil
 		t5 := time.Now()
 		var ps []*Partial
 		for _, data := range encoded {
@@ -140,6 +154,13 @@ func BenchmarkSplit(b *testing.B) {
 			}
 			if err := p.PutIncidents(details[p.Index()]); err != nil {
 				b.Fatal(err)
+			}
+			if p.Index() == 0 {
+				for _, j := range judged {
+					if err := p.PutStorm(j); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
 			if rec := recovered[p.Index()]; rec != nil {
 				if err := p.PutRecovered(rec); err != nil {
@@ -172,6 +193,7 @@ func BenchmarkSplit(b *testing.B) {
 	b.ReportMetric(float64(tallySize)/recs, "tallies-B/record")
 	b.ReportMetric(float64(assignSize)/recs, "assigned-B/record")
 	b.ReportMetric(float64(detailSize)/recs, "details-B/record")
+	b.ReportMetric(float64(stormSize)/recs, "storm-shares-B/record")
 	b.ReportMetric(float64(size)/recs, "partial-B/record")
 	b.ReportMetric(float64(fireSize)/recs, "fires-B/record")
 	b.ReportMetric(float64(keptSize)/recs, "kept-B/record")

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/gob"
 	"fmt"
 	"slices"
@@ -45,6 +46,17 @@ type incidentTallies struct {
 	Names   []string
 	Met     []metCount
 	Last    []lastState
+	// Storm holds recovery-storm's losses when the rule runs (Storms)
+	Storms bool
+	Storm  []stormLoss
+}
+
+// stormShare is what one part's losses of one incident tell
+// recovery-storm (Detail sends it on to JudgeStorm, by incident).
+type stormShare struct {
+	Part, Inc int
+	Back      int64 // the incident's first connect, the broker's return
+	Sp        stormPart
 }
 
 // incidentDetails is what Detail returns for one part: the incidents and
@@ -53,6 +65,7 @@ type incidentDetails struct {
 	Part    int
 	Summary inferredSummary
 	Details []incidentDetail
+	Stormy  []int32 // the incidents the part sent recovery-storm's losses of
 }
 
 // incidentAssign is what Infer returns for one part: the losses of it
@@ -125,6 +138,10 @@ func (p *Partial) TakeIncidents() (core, tallies []byte, err error) {
 	c := incidentCore{Part: p.part, End: p.k.c.End, Devices: ic.Devices, Known: ic.Known, Names: fc.Names,
 		Losses: ic.Losses, Connects: ic.Connects, ConnDevs: ic.ConnDevs}
 	t := incidentTallies{Part: p.part, Devices: ic.Devices, Names: fc.Names, Met: ic.Met, Last: ic.Last}
+	rs := p.k.recoveryStorm()
+	if rs != nil {
+		t.Storms, t.Storm = true, rs.Losses
+	}
 	if core, err = encode(&c); err == nil {
 		tallies, err = encode(&t)
 	}
@@ -132,8 +149,22 @@ func (p *Partial) TakeIncidents() (core, tallies []byte, err error) {
 		return nil, nil, fmt.Errorf("partial of part %d: incidents: %w", p.part, err)
 	}
 	ic.Losses, ic.Connects, ic.ConnDevs, ic.Met, ic.Last = nil, nil, nil, nil, nil
+	if rs != nil {
+		rs.Losses, rs.Apart = nil, true
+	}
 	p.incidentsTaken = true
 	return core, tallies, nil
+}
+
+// recoveryStorm returns the check's recovery-storm rule, nil if it does
+// not run.
+func (k *checker) recoveryStorm() *recoveryStorm {
+	for _, r := range k.rules {
+		if rs, ok := r.(*recoveryStorm); ok {
+			return rs
+		}
+	}
+	return nil
 }
 
 // encode encodes v with encoding/gob.
@@ -223,42 +254,145 @@ func (c *incidentCore) valid() error {
 // Detail reduces one part's tallies (what TakeIncidents took) against
 // what Infer returned for the part to each incident's detail over the
 // part's devices, and returns them with the incidents, encoded, for the
-// part's partial (PutIncidents).
-func (s *Split) Detail(tallies, assign []byte) ([]byte, error) {
+// part's partial (PutIncidents); and, by incident, what the part's
+// losses of it tell recovery-storm, for JudgeStorm.
+func (s *Split) Detail(tallies, assign []byte) ([]byte, map[int][]byte, error) {
+	details, t, a, ic, err := s.detail(tallies, assign)
+	if err != nil {
+		return nil, nil, err
+	}
+	storms, err := s.stormShares(&t, &a, &ic, &details)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := encode(&details)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
+	}
+	return b, storms, nil
+}
+
+// detail is Detail's reduction of the tallies to the incidents' details.
+func (s *Split) detail(tallies, assign []byte) (incidentDetails, incidentTallies, incidentAssign, incidentCounter, error) {
+	var d incidentDetails
+	var ic incidentCounter
 	var t incidentTallies
 	var a incidentAssign
 	if err := gob.NewDecoder(bytes.NewReader(tallies)).Decode(&t); err != nil {
-		return nil, fmt.Errorf("%s: incidents' tallies: %w", s.dir, err)
+		return d, t, a, ic, fmt.Errorf("%s: incidents' tallies: %w", s.dir, err)
 	}
 	if err := gob.NewDecoder(bytes.NewReader(assign)).Decode(&a); err != nil {
-		return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
+		return d, t, a, ic, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
 	}
 	if a.Part != t.Part {
-		return nil, fmt.Errorf("%s: the incidents of part %d against the tallies of part %d", s.dir, a.Part, t.Part)
+		return d, t, a, ic, fmt.Errorf("%s: the incidents of part %d against the tallies of part %d", s.dir, a.Part, t.Part)
 	}
-	ic := incidentCounter{Devices: t.Devices, Met: t.Met, Last: t.Last, end: a.End, names: t.Names}
+	ic = incidentCounter{Devices: t.Devices, Met: t.Met, Last: t.Last, end: a.End, names: t.Names}
 	if err := ic.validTallies(); err != nil {
-		return nil, fmt.Errorf("%s: incidents' tallies of part %d: %w", s.dir, t.Part, err)
+		return d, t, a, ic, fmt.Errorf("%s: incidents' tallies of part %d: %w", s.dir, t.Part, err)
 	}
 	n := len(a.Summary.Incidents)
 	byInc := make([][]lossEvent, n)
 	for _, l := range a.Losses {
 		if l.Inc < 0 || int(l.Inc) >= n || l.Loss.Dev < 0 || l.Loss.Dev >= ic.Devices ||
 			l.Loss.MetAt < 0 || int(l.Loss.MetAt)+int(l.Loss.MetN) > len(ic.Met) {
-			return nil, fmt.Errorf("%s: part %d: a loss of incident %d of %d names device %d of %d", s.dir, t.Part, l.Inc, n, l.Loss.Dev, ic.Devices)
+			return d, t, a, ic, fmt.Errorf("%s: part %d: a loss of incident %d of %d names device %d of %d", s.dir, t.Part, l.Inc, n, l.Loss.Dev, ic.Devices)
 		}
 		byInc[l.Inc] = append(byInc[l.Inc], l.Loss)
 	}
 	ix := indexClocks(unwireOffsets(a.Offsets))
-	d := incidentDetails{Part: t.Part, Summary: a.Summary, Details: make([]incidentDetail, n)}
+	d = incidentDetails{Part: t.Part, Summary: a.Summary, Details: make([]incidentDetail, n)}
 	for k, ls := range byInc {
 		d.Details[k] = ic.detailOf(ls, ix, 0, 1)
 	}
-	b, err := encode(&d)
-	if err != nil {
-		return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
+	return d, t, a, ic, nil
+}
+
+// stormShares returns, by incident with a return, what the part's
+// recovery-storm losses of it tell (stormPart), on the fleet's clock and
+// in its order, as recoveryStorm.Finish takes them from all the losses;
+// and notes in d which incidents it sent.
+func (s *Split) stormShares(t *incidentTallies, a *incidentAssign, ic *incidentCounter, d *incidentDetails) (map[int][]byte, error) {
+	pol := s.k.c.Policy
+	if !t.Storms || pol == nil {
+		return nil, nil
 	}
-	return b, nil
+	ix := indexClocks(unwireOffsets(a.Offsets))
+	ls := t.Storm
+	for i := range ls {
+		if ls[i].Dev < 0 || ls[i].Dev >= ic.Devices {
+			return nil, fmt.Errorf("%s: part %d: a recovery-storm loss names device %d of %d", s.dir, t.Part, ls[i].Dev, ic.Devices)
+		}
+		if o := ix.dev(ls[i].Dev, ls[i].LossAt); o != 0 { // as Finish moves them
+			l := &ls[i]
+			l.LossAt, l.Conn, l.Start = l.LossAt-o, l.Conn-o, l.Start-o
+		}
+	}
+	ls = byTime(ls, func(l *stormLoss) int64 { return l.LossAt }, func(a, b stormLoss) int { return compareLines(a.Ref, b.Ref) })
+	out := map[int][]byte{}
+	for k, in := range a.Summary.Incidents {
+		if in.FirstConnectAt == NoTime {
+			continue
+		}
+		lo, _ := slices.BinarySearchFunc(ls, in.LostAt, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
+		hi, _ := slices.BinarySearchFunc(ls, in.LastLoss+1, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
+		if lo == hi {
+			continue
+		}
+		b, err := encode(&stormShare{Part: t.Part, Inc: k, Back: in.FirstConnectAt, Sp: reduceStorm(pol, ls[lo:hi], in.FirstConnectAt)})
+		if err != nil {
+			return nil, fmt.Errorf("%s: part %d: recovery-storm: %w", s.dir, t.Part, err)
+		}
+		out[k] = b
+		d.Stormy = append(d.Stormy, int32(k))
+	}
+	return out, nil
+}
+
+// JudgeStorm judges one incident's return for recovery-storm from what
+// every part's losses of it tell (Detail's for that incident, in any
+// order), and returns the verdict, encoded, for the finishing step
+// (PutStorm).
+func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
+	if len(shares) == 0 {
+		return nil, fmt.Errorf("%s: recovery-storm: no part's losses to judge", s.dir)
+	}
+	ss := make([]stormShare, len(shares))
+	for i, b := range shares {
+		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&ss[i]); err != nil {
+			return nil, fmt.Errorf("%s: recovery-storm: %w", s.dir, err)
+		}
+		if ss[i].Inc != ss[0].Inc || ss[i].Back != ss[0].Back {
+			return nil, fmt.Errorf("%s: recovery-storm: the losses of incident %d judged with incident %d's", s.dir, ss[i].Inc+1, ss[0].Inc+1)
+		}
+	}
+	slices.SortFunc(ss, func(a, b stormShare) int { return a.Part - b.Part })
+	sp := ss[0].Sp
+	for i := 1; i < len(ss); i++ {
+		if ss[i].Part == ss[i-1].Part {
+			return nil, fmt.Errorf("%s: recovery-storm: part %d's losses of incident %d twice", s.dir, ss[i].Part, ss[0].Inc+1)
+		}
+		sp.merge(&ss[i].Sp)
+	}
+	st, ok := sp.judge(ss[0].Back)
+	j := judgedOf(int32(ss[0].Inc), st, ok)
+	return encode(&j)
+}
+
+// PutStorm gives the partial one incident's verdict of recovery-storm,
+// as JudgeStorm returned it: the finishing step takes each from the
+// partial it was put in (one partial may hold them all).
+func (p *Partial) PutStorm(b []byte) error {
+	rs := p.k.recoveryStorm()
+	if rs == nil || !rs.Apart {
+		return fmt.Errorf("partial of part %d: recovery-storm's losses were not taken apart", p.part)
+	}
+	var j stormJudged
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&j); err != nil {
+		return fmt.Errorf("partial of part %d: recovery-storm: %w", p.part, err)
+	}
+	rs.Judged = append(rs.Judged, j)
+	return nil
 }
 
 // validTallies checks that the last states name devices below the count,
@@ -290,5 +424,8 @@ func (p *Partial) PutIncidents(b []byte) error {
 		return fmt.Errorf("partial of part %d: the incidents of part %d (%d details of %d incidents)", p.part, d.Part, len(d.Details), len(d.Summary.Incidents))
 	}
 	ic.Inferred, ic.Details = &d.Summary, d.Details
+	if rs := p.k.recoveryStorm(); rs != nil {
+		rs.Expect = d.Stormy
+	}
 	return nil
 }

@@ -40,6 +40,13 @@ type recoveryStorm struct {
 	Devices int32 // devices seen: a stormLoss's Dev is its ordinal among them
 	Losses  []stormLoss
 	sorted  bool // Losses are in time order: presort ran
+	// Apart is true once the losses were taken apart with the incidents
+	// (Partial.TakeIncidents): each incident is judged apart
+	// (Split.JudgeStorm), Judged holds the verdicts put back, and Expect
+	// the incidents that some part sent losses of to be judged
+	Apart  bool
+	Judged []stormJudged
+	Expect []int32
 }
 
 // presort sorts the losses by time, then by line.
@@ -55,6 +62,8 @@ func (r *recoveryStorm) merge(next Rule) {
 		r.Losses = append(r.Losses, l)
 	}
 	r.Devices += n.Devices
+	r.Judged = append(r.Judged, n.Judged...)
+	r.Expect = append(r.Expect, n.Expect...)
 }
 
 // stormLoss is one loss: when it began, the connect that ended it, and
@@ -131,6 +140,10 @@ func (r *recoveryStorm) Finish(c *Context) {
 	if _, ok := c.Param(recoveryStormID, "delay", noValue); !ok {
 		return
 	}
+	if r.Apart {
+		r.finishApart(c)
+		return
+	}
 	moved := false
 	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the incidents' clock
 		for i := range r.Losses {
@@ -151,15 +164,85 @@ func (r *recoveryStorm) Finish(c *Context) {
 		lo, _ := slices.BinarySearchFunc(r.Losses, in.LostAt, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
 		hi, _ := slices.BinarySearchFunc(r.Losses, in.LastLoss+1, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
 		s, ok := judgeStorm(c.Policy, r.Losses[lo:hi], in.FirstConnectAt)
-		if s.devices > 0 {
-			in.Storm = &StormWeighed{Recoveries: s.observed, At: s.at, Expected: s.expected, ExpectedAt: s.expectedAt,
-				Chance: min(1, s.tail), Inferred: c.Inferred, Stormed: ok}
-		}
-		if ok {
-			c.Report(s.finding(in, c))
-		}
+		s.put(c, in, ok)
 	}
 	r.Losses = nil
+}
+
+// put gives in what s weighed of its return, and reports it if ok (a
+// storm).
+func (s storm) put(c *Context, in *Incident, ok bool) {
+	if s.devices > 0 {
+		in.Storm = &StormWeighed{Recoveries: s.observed, At: s.at, Expected: s.expected, ExpectedAt: s.expectedAt,
+			Chance: min(1, s.tail), Inferred: c.Inferred, Stormed: ok}
+	}
+	if ok {
+		c.Report(s.finding(in, c))
+	}
+}
+
+// finishApart puts the verdicts judged apart on their incidents, in
+// incident order (Split.Finish has checked that every incident some part
+// sent losses of has one, once).
+func (r *recoveryStorm) finishApart(c *Context) {
+	incs := c.Fleet.Incidents
+	slices.SortFunc(r.Judged, func(a, b stormJudged) int { return cmp.Compare(a.Inc, b.Inc) })
+	for _, j := range r.Judged {
+		if j.Inc < 0 || int(j.Inc) >= len(incs) {
+			c.Note(recoveryStormID, fmt.Sprintf("a verdict of incident %d, of %d incidents, was not read", j.Inc+1, len(incs)))
+			continue
+		}
+		j.storm().put(c, &incs[j.Inc], j.Stormed)
+	}
+}
+
+// judgedAll reports an error unless the partials, whose recovery-storm
+// losses were taken apart, hold one verdict of every incident some part
+// sent losses of, and no other.
+func judgedAll(parts []*Partial) error {
+	expect, judged := map[int32]bool{}, map[int32]bool{}
+	var js []stormJudged
+	for _, p := range parts {
+		r := p.k.recoveryStorm()
+		if r == nil || !r.Apart {
+			continue
+		}
+		for _, k := range r.Expect {
+			expect[k] = true
+		}
+		js = append(js, r.Judged...)
+	}
+	for _, j := range js {
+		if judged[j.Inc] || !expect[j.Inc] {
+			return fmt.Errorf("recovery-storm: a verdict of incident %d that was not asked for, or two", j.Inc+1)
+		}
+		judged[j.Inc] = true
+	}
+	if len(judged) != len(expect) {
+		return fmt.Errorf("recovery-storm: %d of the %d incidents whose losses were taken apart were not judged (JudgeStorm)", len(expect)-len(judged), len(expect))
+	}
+	return nil
+}
+
+// stormJudged is an incident's verdict as JudgeStorm sends it.
+type stormJudged struct {
+	Inc                    int32
+	Observed, Devices, Own int
+	At, ExpectedAt         int64
+	Windows                int
+	Expected, Tail         float64
+	Refs                   []Ref
+	Stormed                bool
+}
+
+func judgedOf(k int32, s storm, ok bool) stormJudged {
+	return stormJudged{Inc: k, Observed: s.observed, Devices: s.devices, Own: s.own, At: s.at, ExpectedAt: s.expectedAt,
+		Windows: s.windows, Expected: s.expected, Tail: s.tail, Refs: s.refs, Stormed: ok}
+}
+
+func (j stormJudged) storm() storm {
+	return storm{observed: j.Observed, devices: j.Devices, own: j.Own, at: j.At, expectedAt: j.ExpectedAt, windows: j.Windows,
+		expected: j.Expected, tail: j.Tail, refs: j.Refs}
 }
 
 // StormWeighed is what recovery-storm weighed of an incident's return

@@ -263,6 +263,9 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	} else if len(fires) > 0 {
 		return nil, fmt.Errorf("%s: resync fires given, but no part's were taken", s.dir)
 	}
+	if err := judgedAll(parts); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.dir, err)
+	}
 	k := parts[0].k
 	for _, p := range parts[1:] {
 		k.merge(p.k)

@@ -76,18 +76,36 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 		if err != nil {
 			t.Fatal(err)
 		}
+		storms := map[int][][]byte{} // recovery-storm's shares, by incident
 		for _, p := range parts {
 			w, err := NewSplit(dir, opts) // the part's worker
 			if err != nil {
 				t.Fatal(err)
 			}
-			details, err := w.Detail(tallies[p.Index()], byPart[p.Index()])
+			details, shares, err := w.Detail(tallies[p.Index()], byPart[p.Index()])
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := p.PutIncidents(details); err != nil {
 				t.Fatal(err)
 			}
+			for k, sh := range shares {
+				storms[k] = append(storms[k], sh)
+			}
+		}
+		for _, shares := range storms { // an incident's worker
+			w, err := NewSplit(dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := w.JudgeStorm(shares)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := parts[len(parts)-1].PutStorm(j); err != nil {
+				t.Fatal(err)
+			}
+			judgedStorms++
 		}
 		inferredSplits++
 	}
@@ -131,8 +149,9 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 var prunedDevices int
 
 // inferredSplits counts the split checks whose incidents were found
-// apart (Infer): the tests require some.
-var inferredSplits int
+// apart (Infer), judgedStorms the incidents whose return recovery-storm
+// judged apart (JudgeStorm): the tests require some.
+var inferredSplits, judgedStorms int
 
 // sameResult fails t unless a split check of dir gives what Check gives.
 func sameResult(t *testing.T, dir string, opts Options) *Result {
@@ -221,6 +240,20 @@ func TestSplitSameAsCheck(t *testing.T) {
 			}
 		}
 	}
+	// real clients whose clocks were off, with their storms weighed: the
+	// losses a split sends apart are moved onto the fleet's clock as
+	// Finish moves them
+	for _, rec := range []string{"paho-py-clockskew", "paho-py-clockstep"} {
+		base := filepath.Join("..", "testdata", "realclients", rec)
+		p, err := policy.Load(filepath.Join(base, "policy.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := sameResult(t, bucketed(t, 3, filepath.Join(base, "clients.ndjson")), Options{Policy: &p})
+		if st := res.Summary.Fleet; len(st.ClockOffsets) == 0 || len(st.Incidents) == 0 || st.Incidents[0].Storm == nil {
+			t.Errorf("%s: %d clock offsets, %d incidents: the clocks' moves are not tested", rec, len(st.ClockOffsets), len(st.Incidents))
+		}
+	}
 	sims := []struct {
 		cfg  simulate.Config
 		opts Options
@@ -252,8 +285,8 @@ func TestSplitSameAsCheck(t *testing.T) {
 	if prunedDevices == 0 {
 		t.Error("KeepRecovered dropped no device: the split checks do not test it")
 	}
-	if inferredSplits == 0 {
-		t.Error("no split check found its incidents apart (Infer): the split checks do not test it")
+	if inferredSplits == 0 || judgedStorms == 0 {
+		t.Errorf("%d split checks found their incidents apart (Infer), %d incidents were judged apart (JudgeStorm): the split checks do not test them", inferredSplits, judgedStorms)
 	}
 	t.Logf("findings by rule: %v", found)
 }
@@ -555,10 +588,10 @@ func TestIncidentsMustComeBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Detail(tallies[0], byPart[1]); err == nil || !strings.Contains(err.Error(), "of part 1") {
+	if _, _, err := s.Detail(tallies[0], byPart[1]); err == nil || !strings.Contains(err.Error(), "of part 1") {
 		t.Errorf("another part's incidents: err = %v", err)
 	}
-	if _, err := s.Detail(tallies[0], []byte("garbage")); err == nil {
+	if _, _, err := s.Detail(tallies[0], []byte("garbage")); err == nil {
 		t.Error("garbage detailed: no error")
 	}
 	for _, bad := range []assignedLoss{{Inc: 0, Loss: lossEvent{Dev: 1 << 20}}, {Inc: 99, Loss: lossEvent{}}, {Inc: 0, Loss: lossEvent{MetAt: 1 << 30, MetN: 3}}} {
@@ -566,17 +599,24 @@ func TestIncidentsMustComeBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Detail(tallies[0], a); err == nil {
+		if _, _, err := s.Detail(tallies[0], a); err == nil {
 			t.Errorf("a loss %+v detailed: no error", bad)
 		}
 	}
 	var details [][]byte
+	storms := map[int][][]byte{}
 	for i := range parts {
-		d, err := s.Detail(tallies[i], byPart[i])
+		d, shares, err := s.Detail(tallies[i], byPart[i])
 		if err != nil {
 			t.Fatal(err)
 		}
 		details = append(details, d)
+		for k, sh := range shares {
+			storms[k] = append(storms[k], sh)
+		}
+	}
+	if len(storms) == 0 {
+		t.Fatal("no incident's return to judge: recovery-storm's split is not tested")
 	}
 	if err := parts[0].PutIncidents(details[1]); err == nil || !strings.Contains(err.Error(), "of part 1") {
 		t.Errorf("another part's details: err = %v", err)
@@ -591,6 +631,21 @@ func TestIncidentsMustComeBack(t *testing.T) {
 	}
 	if err := parts[0].PutIncidents(details[0]); err == nil {
 		t.Error("incidents put back twice: no error")
+	}
+	if _, err := s.Finish(parts); err == nil || !strings.Contains(err.Error(), "not judged") {
+		t.Errorf("recovery-storm's incidents not judged: err = %v", err)
+	}
+	for k, shares := range storms {
+		if _, err := s.JudgeStorm(append(shares, shares[0])); err == nil {
+			t.Errorf("incident %d: a part's losses judged twice: no error", k)
+		}
+		j, err := s.JudgeStorm(shares)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := parts[1].PutStorm(j); err != nil {
+			t.Fatal(err)
+		}
 	}
 	want, err := Check(dir, Options{})
 	if err != nil {

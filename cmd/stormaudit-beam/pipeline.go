@@ -220,7 +220,8 @@ func (f *inferFn) ProcessElement(ctx context.Context, _ []byte, cores func(*int,
 
 // detailFn reduces one part's tallies of what its devices met and their
 // last states against the incidents (analyze.Split.Detail), in parallel
-// over the parts, and emits the part's incidents' details.
+// over the parts, and emits the part's incidents' details, and by
+// incident what its losses tell recovery-storm.
 type detailFn struct {
 	Config Config
 	split  *analyze.Split
@@ -232,28 +233,59 @@ func (f *detailFn) Setup() error {
 	return err
 }
 
-func (f *detailFn) ProcessElement(ctx context.Context, part int, tallies func(*[]byte) bool, assigned func(*[]byte) bool, emit func(int, []byte)) error {
+func (f *detailFn) ProcessElement(ctx context.Context, part int, tallies func(*[]byte) bool, assigned func(*[]byte) bool, emit func(int, []byte), emitStorm func(int, []byte)) error {
 	var t, a []byte
 	if !tallies(&t) || !assigned(&a) {
 		return fmt.Errorf("part %d: its incidents' tallies, or what was found of them, are missing", part)
 	}
-	b, err := f.split.Detail(t, a)
+	b, storms, err := f.split.Detail(t, a)
 	if err != nil {
 		return err
 	}
 	emit(part, b)
+	for k, s := range storms {
+		emitStorm(k, s)
+	}
+	return nil
+}
+
+// stormFn judges one incident's return for recovery-storm from what
+// every part's losses of it tell (analyze.Split.JudgeStorm), in
+// parallel over the incidents.
+type stormFn struct {
+	Config Config
+	split  *analyze.Split
+}
+
+func (f *stormFn) Setup() error {
+	var err error
+	f.split, err = f.Config.split()
+	return err
+}
+
+func (f *stormFn) ProcessElement(ctx context.Context, _ int, shares func(*[]byte) bool, emit func([]byte)) error {
+	var all [][]byte
+	var b []byte
+	for shares(&b) {
+		all = append(all, b)
+	}
+	j, err := f.split.JudgeStorm(all)
+	if err != nil {
+		return err
+	}
+	emit(j)
 	return nil
 }
 
 // finishFn runs stage 2, once: with every part's partial, the fires
-// kept, the recovered devices kept and the incidents' details as side
-// inputs it merges them in part order, runs the rules' Finish and writes
+// kept, the recovered devices kept, the incidents' details and
+// recovery-storm's verdicts as side inputs it merges them in part order, runs the rules' Finish and writes
 // the result in each format, and the exit status.
 type finishFn struct {
 	Config Config
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool, storms func(*[]byte) bool) error {
 	s, err := f.Config.split()
 	if err != nil {
 		return err
@@ -291,6 +323,14 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*
 			return fmt.Errorf("incidents' details of part %d, which no partial holds", i)
 		}
 		if err := p.PutIncidents(b); err != nil {
+			return err
+		}
+	}
+	for storms(&b) {
+		if len(parts) == 0 {
+			return fmt.Errorf("a verdict of recovery-storm, and no partial")
+		}
+		if err := parts[0].PutStorm(b); err != nil {
 			return err
 		}
 	}
@@ -343,10 +383,11 @@ func writeFile(path string, fn func(*os.File) error) error {
 func init() {
 	register.DoFn8x1[context.Context, int, func(int, []byte), func(int, []byte), func(int, []byte), func(int64), func(int, []byte), func(int, []byte), error](&partFn{})
 	register.DoFn4x1[context.Context, []byte, func(*int, *[]byte) bool, func(int, []byte), error](&inferFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&detailFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&detailFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&stormFn{})
 	register.DoFn5x1[context.Context, int, []byte, func(*int64) bool, func(int, []byte), error](&keepRecoveredFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&keepFn{})
-	register.DoFn6x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, error](&finishFn{})
+	register.DoFn7x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, func(*[]byte) bool, error](&finishFn{})
 	register.Emitter1[[]byte]()
 	register.Emitter1[int64]()
 	register.Iter1[int64]()
@@ -360,9 +401,11 @@ func init() {
 // fires by shard, starvation's recovered devices, its median time to
 // recover and what finds the incidents; the fires are grouped by shard
 // and filtered (keepFn), the recovered devices filtered by the least
-// median (keepRecoveredFn), the incidents found once (inferFn) and each
-// part's tallies reduced to their details (detailFn); stage 2 merges the
-// partials, what was kept and the details, and writes the result.
+// median (keepRecoveredFn), the incidents found once (inferFn), each
+// part's tallies reduced to their details (detailFn) and each incident's
+// return judged for recovery-storm (stormFn); stage 2 merges the
+// partials, what was kept, the details and the verdicts, and writes the
+// result.
 func Build(s beam.Scope, c Config, parts int) {
 	ids := make([]int, parts)
 	for i := range ids {
@@ -374,7 +417,8 @@ func Build(s beam.Scope, c Config, parts int) {
 	kept := beam.ParDo(s, &keepFn{Config: c}, beam.GroupByKey(s, fires))
 	keptRecovered := beam.ParDo(s, &keepRecoveredFn{Config: c}, recovered, beam.SideInput{Input: medians})
 	assigned := beam.ParDo(s, &inferFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: incidents})
-	details := beam.ParDo(s, &detailFn{Config: c}, beam.CoGroupByKey(s, tallies, assigned))
+	details, storms := beam.ParDo2(s, &detailFn{Config: c}, beam.CoGroupByKey(s, tallies, assigned))
+	judged := beam.ParDo(s, &stormFn{Config: c}, beam.GroupByKey(s, storms))
 	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept}, beam.SideInput{Input: keptRecovered},
-		beam.SideInput{Input: details})
+		beam.SideInput{Input: details}, beam.SideInput{Input: judged})
 }
