@@ -145,6 +145,11 @@ type incidentCounter struct {
 	// were taken apart (Partial.TakeIncidents, PutIncidents); nil before
 	Inferred *inferredSummary
 	Details  []incidentDetail
+	Detailed bool // PutIncidents put the details in
+	// Returns are the incidents whose return some part sent a share of to
+	// be judged apart (Split.JudgeStorm), Verdicts those judged and put
+	// back (Partial.PutStorm)
+	Returns, Verdicts []int32
 
 	keepalive time.Duration // the declared keepalive, 0 if none: set before incidents
 	moved     []movedLoss   // the losses the audit's offsets moved

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/gob"
 	"fmt"
 	"slices"
@@ -46,34 +45,38 @@ type incidentTallies struct {
 	Names   []string
 	Met     []metCount
 	Last    []lastState
-	// Storm holds recovery-storm's losses when the rule runs (Storms)
-	Storms bool
-	Storm  []stormLoss
+	// Storm holds recovery-storm's losses when the rule runs (Storms),
+	// Flushes and Recovered backlog's when it does (Backlogs)
+	Storms, Backlogs bool
+	Storm            []stormLoss
+	Flushes          []flushAt
+	Recovered        []backlogLoss
 }
 
-// stormShare is what one part's losses of one incident tell
-// recovery-storm (Detail sends it on to JudgeStorm, by incident).
-type stormShare struct {
-	Part, Inc int
-	Back      int64 // the incident's first connect, the broker's return
-	Sp        stormPart
-}
-
-// incidentDetails is what Detail returns for one part: the incidents and
-// each one's detail over the part's devices.
+// incidentDetails is what Detail returns for one part: each incident's
+// detail over the part's devices, and for part 0 the incidents
+// themselves (one copy reaches the finishing step, not one a part).
 type incidentDetails struct {
 	Part    int
-	Summary inferredSummary
+	Summary *inferredSummary // part 0's only
 	Details []incidentDetail
-	Stormy  []int32 // the incidents the part sent recovery-storm's losses of
+	Returns []int32 // the incidents whose return the part sent a share of (returnShares)
+}
+
+// incidentSpan is what a part needs of an incident to share in its
+// details and its return.
+type incidentSpan struct {
+	LostAt, LastLoss, FirstConnectAt int64
 }
 
 // incidentAssign is what Infer returns for one part: the losses of it
 // that the incidents hold, and what the finishing step needs of them.
 type incidentAssign struct {
 	Part    int
+	Base    int32 // the part's first device among the fleet's
 	End     int64 // the log's last record, of every part
-	Summary inferredSummary
+	Spans   []incidentSpan
+	Summary *inferredSummary // part 0's only: the finishing step takes it from there
 	// Losses are the part's losses in an incident, in the time order
 	// of the fleet, each with its incident, on the fleet's clock, its
 	// device the part's own ordinal
@@ -138,9 +141,12 @@ func (p *Partial) TakeIncidents() (core, tallies []byte, err error) {
 	c := incidentCore{Part: p.part, End: p.k.c.End, Devices: ic.Devices, Known: ic.Known, Names: fc.Names,
 		Losses: ic.Losses, Connects: ic.Connects, ConnDevs: ic.ConnDevs}
 	t := incidentTallies{Part: p.part, Devices: ic.Devices, Names: fc.Names, Met: ic.Met, Last: ic.Last}
-	rs := p.k.recoveryStorm()
+	rs, bl := p.k.recoveryStorm(), p.k.backlog()
 	if rs != nil {
 		t.Storms, t.Storm = true, rs.Losses
+	}
+	if bl != nil {
+		t.Backlogs, t.Flushes, t.Recovered = true, bl.Flushes, bl.Losses
 	}
 	if core, err = encode(&c); err == nil {
 		tallies, err = encode(&t)
@@ -151,6 +157,9 @@ func (p *Partial) TakeIncidents() (core, tallies []byte, err error) {
 	ic.Losses, ic.Connects, ic.ConnDevs, ic.Met, ic.Last = nil, nil, nil, nil, nil
 	if rs != nil {
 		rs.Losses, rs.Apart = nil, true
+	}
+	if bl != nil {
+		bl.Flushes, bl.Losses, bl.Apart = nil, nil, true
 	}
 	p.incidentsTaken = true
 	return core, tallies, nil
@@ -214,7 +223,7 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 	sum := inferredSummary{Incidents: incs, Offsets: wireOffsets(offs, func(d int32) (int32, bool) { return d, true })}
 	out := map[int][]byte{}
 	for i := range cs {
-		a := incidentAssign{Part: i, End: ic.end, Summary: sum,
+		a := incidentAssign{Part: i, Base: bases[i], End: ic.end, Spans: spansOf(incs),
 			Offsets: wireOffsets(offs, func(d int32) (int32, bool) { return d - bases[i], partOf(d) == i })}
 		for k, sp := range spans {
 			for _, l := range ic.Losses[sp[0]:sp[1]] {
@@ -224,6 +233,9 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 				}
 			}
 		}
+		if i == 0 {
+			a.Summary = &sum
+		}
 		var b bytes.Buffer
 		if err := gob.NewEncoder(&b).Encode(&a); err != nil {
 			return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, i, err)
@@ -231,6 +243,15 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 		out[i] = b.Bytes()
 	}
 	return out, nil
+}
+
+// spansOf returns what a part needs of each incident of incs.
+func spansOf(incs []Incident) []incidentSpan {
+	out := make([]incidentSpan, len(incs))
+	for k, in := range incs {
+		out[k] = incidentSpan{LostAt: in.LostAt, LastLoss: in.LastLoss, FirstConnectAt: in.FirstConnectAt}
+	}
+	return out
 }
 
 // valid checks that c names every device by an ordinal below its count.
@@ -254,14 +275,15 @@ func (c *incidentCore) valid() error {
 // Detail reduces one part's tallies (what TakeIncidents took) against
 // what Infer returned for the part to each incident's detail over the
 // part's devices, and returns them with the incidents, encoded, for the
-// part's partial (PutIncidents); and, by incident, what the part's
-// losses of it tell recovery-storm, for JudgeStorm.
+// part's partial (PutIncidents); and, by incident, what the part tells
+// of its return (recovery-storm's losses, backlog's flushes), for
+// JudgeStorm.
 func (s *Split) Detail(tallies, assign []byte) ([]byte, map[int][]byte, error) {
 	details, t, a, ic, err := s.detail(tallies, assign)
 	if err != nil {
 		return nil, nil, err
 	}
-	storms, err := s.stormShares(&t, &a, &ic, &details)
+	storms, err := s.returnShares(&t, &a, &ic, &details)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -291,7 +313,7 @@ func (s *Split) detail(tallies, assign []byte) (incidentDetails, incidentTallies
 	if err := ic.validTallies(); err != nil {
 		return d, t, a, ic, fmt.Errorf("%s: incidents' tallies of part %d: %w", s.dir, t.Part, err)
 	}
-	n := len(a.Summary.Incidents)
+	n := len(a.Spans)
 	byInc := make([][]lossEvent, n)
 	for _, l := range a.Losses {
 		if l.Inc < 0 || int(l.Inc) >= n || l.Loss.Dev < 0 || l.Loss.Dev >= ic.Devices ||
@@ -302,97 +324,13 @@ func (s *Split) detail(tallies, assign []byte) (incidentDetails, incidentTallies
 	}
 	ix := indexClocks(unwireOffsets(a.Offsets))
 	d = incidentDetails{Part: t.Part, Summary: a.Summary, Details: make([]incidentDetail, n)}
+	if (a.Summary != nil) != (t.Part == 0) || a.Summary != nil && len(a.Summary.Incidents) != n {
+		return d, t, a, ic, fmt.Errorf("%s: incidents of part %d: %d spans, and the incidents %v", s.dir, t.Part, n, a.Summary != nil)
+	}
 	for k, ls := range byInc {
 		d.Details[k] = ic.detailOf(ls, ix, 0, 1)
 	}
 	return d, t, a, ic, nil
-}
-
-// stormShares returns, by incident with a return, what the part's
-// recovery-storm losses of it tell (stormPart), on the fleet's clock and
-// in its order, as recoveryStorm.Finish takes them from all the losses;
-// and notes in d which incidents it sent.
-func (s *Split) stormShares(t *incidentTallies, a *incidentAssign, ic *incidentCounter, d *incidentDetails) (map[int][]byte, error) {
-	pol := s.k.c.Policy
-	if !t.Storms || pol == nil {
-		return nil, nil
-	}
-	ix := indexClocks(unwireOffsets(a.Offsets))
-	ls := t.Storm
-	for i := range ls {
-		if ls[i].Dev < 0 || ls[i].Dev >= ic.Devices {
-			return nil, fmt.Errorf("%s: part %d: a recovery-storm loss names device %d of %d", s.dir, t.Part, ls[i].Dev, ic.Devices)
-		}
-		if o := ix.dev(ls[i].Dev, ls[i].LossAt); o != 0 { // as Finish moves them
-			l := &ls[i]
-			l.LossAt, l.Conn, l.Start = l.LossAt-o, l.Conn-o, l.Start-o
-		}
-	}
-	ls = byTime(ls, func(l *stormLoss) int64 { return l.LossAt }, func(a, b stormLoss) int { return compareLines(a.Ref, b.Ref) })
-	out := map[int][]byte{}
-	for k, in := range a.Summary.Incidents {
-		if in.FirstConnectAt == NoTime {
-			continue
-		}
-		lo, _ := slices.BinarySearchFunc(ls, in.LostAt, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
-		hi, _ := slices.BinarySearchFunc(ls, in.LastLoss+1, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
-		if lo == hi {
-			continue
-		}
-		b, err := encode(&stormShare{Part: t.Part, Inc: k, Back: in.FirstConnectAt, Sp: reduceStorm(pol, ls[lo:hi], in.FirstConnectAt)})
-		if err != nil {
-			return nil, fmt.Errorf("%s: part %d: recovery-storm: %w", s.dir, t.Part, err)
-		}
-		out[k] = b
-		d.Stormy = append(d.Stormy, int32(k))
-	}
-	return out, nil
-}
-
-// JudgeStorm judges one incident's return for recovery-storm from what
-// every part's losses of it tell (Detail's for that incident, in any
-// order), and returns the verdict, encoded, for the finishing step
-// (PutStorm).
-func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
-	if len(shares) == 0 {
-		return nil, fmt.Errorf("%s: recovery-storm: no part's losses to judge", s.dir)
-	}
-	ss := make([]stormShare, len(shares))
-	for i, b := range shares {
-		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&ss[i]); err != nil {
-			return nil, fmt.Errorf("%s: recovery-storm: %w", s.dir, err)
-		}
-		if ss[i].Inc != ss[0].Inc || ss[i].Back != ss[0].Back {
-			return nil, fmt.Errorf("%s: recovery-storm: the losses of incident %d judged with incident %d's", s.dir, ss[i].Inc+1, ss[0].Inc+1)
-		}
-	}
-	slices.SortFunc(ss, func(a, b stormShare) int { return a.Part - b.Part })
-	sp := ss[0].Sp
-	for i := 1; i < len(ss); i++ {
-		if ss[i].Part == ss[i-1].Part {
-			return nil, fmt.Errorf("%s: recovery-storm: part %d's losses of incident %d twice", s.dir, ss[i].Part, ss[0].Inc+1)
-		}
-		sp.merge(&ss[i].Sp)
-	}
-	st, ok := sp.judge(ss[0].Back)
-	j := judgedOf(int32(ss[0].Inc), st, ok)
-	return encode(&j)
-}
-
-// PutStorm gives the partial one incident's verdict of recovery-storm,
-// as JudgeStorm returned it: the finishing step takes each from the
-// partial it was put in (one partial may hold them all).
-func (p *Partial) PutStorm(b []byte) error {
-	rs := p.k.recoveryStorm()
-	if rs == nil || !rs.Apart {
-		return fmt.Errorf("partial of part %d: recovery-storm's losses were not taken apart", p.part)
-	}
-	var j stormJudged
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&j); err != nil {
-		return fmt.Errorf("partial of part %d: recovery-storm: %w", p.part, err)
-	}
-	rs.Judged = append(rs.Judged, j)
-	return nil
 }
 
 // validTallies checks that the last states name devices below the count,
@@ -420,12 +358,9 @@ func (p *Partial) PutIncidents(b []byte) error {
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&d); err != nil {
 		return fmt.Errorf("partial of part %d: incidents: %w", p.part, err)
 	}
-	if d.Part != p.part || len(d.Details) != len(d.Summary.Incidents) {
-		return fmt.Errorf("partial of part %d: the incidents of part %d (%d details of %d incidents)", p.part, d.Part, len(d.Details), len(d.Summary.Incidents))
+	if d.Part != p.part || (d.Summary != nil) != (d.Part == 0) || d.Summary != nil && len(d.Details) != len(d.Summary.Incidents) {
+		return fmt.Errorf("partial of part %d: the incidents of part %d (%d details)", p.part, d.Part, len(d.Details))
 	}
-	ic.Inferred, ic.Details = &d.Summary, d.Details
-	if rs := p.k.recoveryStorm(); rs != nil {
-		rs.Expect = d.Stormy
-	}
+	ic.Inferred, ic.Details, ic.Returns, ic.Detailed = d.Summary, d.Details, d.Returns, true
 	return nil
 }

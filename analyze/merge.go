@@ -88,6 +88,8 @@ func (ic *incidentCounter) merge(next *incidentCounter) {
 	if ic.Inferred == nil {
 		ic.Inferred = next.Inferred
 	}
+	ic.Returns, ic.Verdicts = append(ic.Returns, next.Returns...), append(ic.Verdicts, next.Verdicts...)
+	ic.Detailed = ic.Detailed && next.Detailed
 	if len(ic.Details) == 0 {
 		ic.Details = next.Details
 		return

@@ -30,6 +30,12 @@ type backlog struct {
 	Flushes []flushAt
 	Losses  []backlogLoss // recovered losses
 	Devices int32         // devices seen
+	// Apart is true once the flushes and losses were taken apart with
+	// the incidents (Partial.TakeIncidents): each incident's flush is
+	// judged apart (Split.JudgeStorm), and Judged holds the verdicts put
+	// back
+	Apart  bool
+	Judged []bunchJudged
 }
 
 // backlogLoss is a recovered loss: when lost, when connected again, and
@@ -50,6 +56,7 @@ func (r *backlog) merge(next Rule) {
 		r.Losses = append(r.Losses, l)
 	}
 	r.Devices += n.Devices
+	r.Judged = append(r.Judged, n.Judged...)
 }
 
 // flushAt is the messages one record reports flushed, placed in time.
@@ -219,6 +226,19 @@ func fmtRate(n, ns int64) string {
 func (r *backlog) Finish(c *Context) {
 	defer func() { r.Flushes, r.Losses = nil, nil }()
 	incs := c.Fleet.Incidents
+	if r.Apart {
+		slices.SortFunc(r.Judged, func(a, b bunchJudged) int { return cmp.Compare(a.Inc, b.Inc) })
+		for _, j := range r.Judged {
+			if j.Inc < 0 || int(j.Inc) >= len(incs) {
+				c.Note(backlogID, fmt.Sprintf("a verdict of incident %d, of %d incidents, was not read", j.Inc+1, len(incs)))
+				continue
+			}
+			if j.Bunched {
+				c.Report(j.bunch().finding(&incs[j.Inc]))
+			}
+		}
+		return
+	}
 	if len(incs) == 0 || len(r.Flushes) == 0 {
 		return
 	}
@@ -255,15 +275,74 @@ type bunch struct {
 // incident's loss to the last connect of its recovered losses (about the
 // rate the devices queued it at).
 func (r *backlog) flushBunch(in *Incident, next int64) (bunch, bool) {
-	b := bunch{lastConn: in.FirstConnectAt}
-	lo, _ := slices.BinarySearchFunc(r.Losses, in.LostAt, func(l backlogLoss, t int64) int { return cmp.Compare(l.Lost, t) })
-	for _, l := range r.Losses[lo:] {
+	fp := flushPartOf(r.Flushes, r.Losses, in, next, 0)
+	return fp.judge(in)
+}
+
+// flushPart is what some of the devices tell of an incident's flush:
+// the last of their recoveries' connects, and their flushes placed from
+// the broker's return to the next incident, in time order (their
+// devices the fleet's ordinals). Parts of the fleet merge (merge) to
+// what all of it tells.
+type flushPart struct {
+	LastConn int64
+	Flushes  []flushAt
+}
+
+// flushPartOf returns what the flushes fs and recovered losses ls
+// (sorted by time) tell of incident in, up to next; base is the first
+// of their devices among the fleet's.
+func flushPartOf(fs []flushAt, ls []backlogLoss, in *Incident, next int64, base int32) flushPart {
+	fp := flushPart{LastConn: in.FirstConnectAt}
+	lo, _ := slices.BinarySearchFunc(ls, in.LostAt, func(l backlogLoss, t int64) int { return cmp.Compare(l.Lost, t) })
+	for _, l := range ls[lo:] {
 		if l.Lost > in.LastLoss {
 			break
 		}
-		b.lastConn = max(b.lastConn, l.Back)
+		fp.LastConn = max(fp.LastConn, l.Back)
 	}
-	fs := placedWithin(r.Flushes, in.FirstConnectAt, next)
+	fp.Flushes = placedWithin(fs, in.FirstConnectAt, next)
+	if base != 0 {
+		fp.Flushes = slices.Clone(fp.Flushes)
+		for i := range fp.Flushes {
+			fp.Flushes[i].Dev += base
+		}
+	}
+	return fp
+}
+
+// bunchJudged is an incident's flush as JudgeStorm judged it.
+type bunchJudged struct {
+	Inc                 int32
+	Total, Observed, At int64
+	Devices             int
+	Refs                []Ref
+	Span, Expected      float64
+	LastConn            int64
+	Bunched             bool
+}
+
+func bunchJudgedOf(k int32, b bunch, ok bool) bunchJudged {
+	return bunchJudged{Inc: k, Total: b.total, Observed: b.observed, At: b.at, Devices: b.devices, Refs: b.refs, Span: b.span,
+		Expected: b.expected, LastConn: b.lastConn, Bunched: ok}
+}
+
+func (j bunchJudged) bunch() bunch {
+	return bunch{busiest: busiest{total: j.Total, observed: j.Observed, at: j.At, devices: j.Devices, refs: j.Refs}, span: j.Span,
+		expected: j.Expected, lastConn: j.LastConn}
+}
+
+// merge adds o, what other devices tell of the same incident's flush.
+func (fp *flushPart) merge(o *flushPart) {
+	fp.LastConn = max(fp.LastConn, o.LastConn)
+	fp.Flushes = append(fp.Flushes, o.Flushes...)
+	sortPlaced(fp.Flushes)
+}
+
+// judge judges the flush of fp after incident in (see flushBunch).
+func (fp *flushPart) judge(in *Incident) (bunch, bool) {
+	b := bunch{lastConn: fp.LastConn}
+	fs := fp.Flushes
 	if len(fs) == 0 {
 		return b, false
 	}

@@ -42,11 +42,9 @@ type recoveryStorm struct {
 	sorted  bool // Losses are in time order: presort ran
 	// Apart is true once the losses were taken apart with the incidents
 	// (Partial.TakeIncidents): each incident is judged apart
-	// (Split.JudgeStorm), Judged holds the verdicts put back, and Expect
-	// the incidents that some part sent losses of to be judged
+	// (Split.JudgeStorm), and Judged holds the verdicts put back
 	Apart  bool
 	Judged []stormJudged
-	Expect []int32
 }
 
 // presort sorts the losses by time, then by line.
@@ -63,7 +61,6 @@ func (r *recoveryStorm) merge(next Rule) {
 	}
 	r.Devices += n.Devices
 	r.Judged = append(r.Judged, n.Judged...)
-	r.Expect = append(r.Expect, n.Expect...)
 }
 
 // stormLoss is one loss: when it began, the connect that ended it, and
@@ -194,34 +191,6 @@ func (r *recoveryStorm) finishApart(c *Context) {
 		}
 		j.storm().put(c, &incs[j.Inc], j.Stormed)
 	}
-}
-
-// judgedAll reports an error unless the partials, whose recovery-storm
-// losses were taken apart, hold one verdict of every incident some part
-// sent losses of, and no other.
-func judgedAll(parts []*Partial) error {
-	expect, judged := map[int32]bool{}, map[int32]bool{}
-	var js []stormJudged
-	for _, p := range parts {
-		r := p.k.recoveryStorm()
-		if r == nil || !r.Apart {
-			continue
-		}
-		for _, k := range r.Expect {
-			expect[k] = true
-		}
-		js = append(js, r.Judged...)
-	}
-	for _, j := range js {
-		if judged[j.Inc] || !expect[j.Inc] {
-			return fmt.Errorf("recovery-storm: a verdict of incident %d that was not asked for, or two", j.Inc+1)
-		}
-		judged[j.Inc] = true
-	}
-	if len(judged) != len(expect) {
-		return fmt.Errorf("recovery-storm: %d of the %d incidents whose losses were taken apart were not judged (JudgeStorm)", len(expect)-len(judged), len(expect))
-	}
-	return nil
 }
 
 // stormJudged is an incident's verdict as JudgeStorm sends it.

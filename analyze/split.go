@@ -241,7 +241,8 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 			}
 			return nil, fmt.Errorf("%s: the incidents of part %d were taken and those of part %d were not", s.dir, taken, not)
 		}
-		if inc := &p.k.fc.Inc; p.incidentsTaken && (inc.Inferred == nil || len(inc.Details) != len(inc.Inferred.Incidents)) {
+		if inc, first := &p.k.fc.Inc, &parts[0].k.fc.Inc; p.incidentsTaken &&
+			(!inc.Detailed || first.Inferred == nil || len(inc.Details) != len(first.Inferred.Incidents)) {
 			return nil, fmt.Errorf("%s: the incidents of part %d were taken and their details not put back (PutIncidents)", s.dir, p.part)
 		}
 		if p.firesTaken != parts[0].firesTaken {

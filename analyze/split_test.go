@@ -271,6 +271,9 @@ func TestSplitSameAsCheck(t *testing.T) {
 			for rule, k := range res.Summary.ByRule {
 				found[rule] += k
 			}
+			for _, f := range res.Findings {
+				found[f.Kind]++
+			}
 		}
 	}
 	var missing []string
@@ -284,6 +287,11 @@ func TestSplitSameAsCheck(t *testing.T) {
 	}
 	if prunedDevices == 0 {
 		t.Error("KeepRecovered dropped no device: the split checks do not test it")
+	}
+	for _, kind := range []string{"backlog/flush-storm", "recovery-storm/bunched-connects"} {
+		if found[kind] == 0 {
+			t.Errorf("no %s in the simulated fleets: its return judged apart is not tested", kind)
+		}
 	}
 	if inferredSplits == 0 || judgedStorms == 0 {
 		t.Errorf("%d split checks found their incidents apart (Infer), %d incidents were judged apart (JudgeStorm): the split checks do not test them", inferredSplits, judgedStorms)
@@ -595,7 +603,7 @@ func TestIncidentsMustComeBack(t *testing.T) {
 		t.Error("garbage detailed: no error")
 	}
 	for _, bad := range []assignedLoss{{Inc: 0, Loss: lossEvent{Dev: 1 << 20}}, {Inc: 99, Loss: lossEvent{}}, {Inc: 0, Loss: lossEvent{MetAt: 1 << 30, MetN: 3}}} {
-		a, err := encode(&incidentAssign{Part: 0, Summary: inferredSummary{Incidents: make([]Incident, 1)}, Losses: []assignedLoss{bad}})
+		a, err := encode(&incidentAssign{Part: 0, Spans: make([]incidentSpan, 1), Summary: &inferredSummary{Incidents: make([]Incident, 1)}, Losses: []assignedLoss{bad}})
 		if err != nil {
 			t.Fatal(err)
 		}
