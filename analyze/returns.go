@@ -101,7 +101,7 @@ func (s *Split) returnShares(t *incidentTallies, a *incidentAssign, ic *incident
 		if storms {
 			lo, _ := slices.BinarySearchFunc(ls, in.LostAt, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
 			hi, _ := slices.BinarySearchFunc(ls, in.LastLoss+1, func(l stormLoss, t int64) int { return cmp.Compare(l.LossAt, t) })
-			sp := reduceStorm(pol, ls[lo:hi], in.FirstConnectAt)
+			sp := reduceStorm(pol, ls[lo:hi], in.FirstConnectAt, true)
 			sh.Storm, sent = &sp, lo < hi
 		}
 		if t.Backlogs {

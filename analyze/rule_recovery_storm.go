@@ -258,7 +258,7 @@ type storm struct {
 // incident whose broker came back at back (sorted by time, then line),
 // with what the policy's draws allow.
 func judgeStorm(p *policy.Policy, ls []stormLoss, back int64) (storm, bool) {
-	sp := reduceStorm(p, ls, back)
+	sp := reduceStorm(p, ls, back, false)
 	return sp.judge(back)
 }
 
@@ -272,6 +272,10 @@ type stormPart struct {
 	Dens  []int64
 	MaxHi int64 // the latest end of a draw; the return itself if none is later
 	Conns []stormConn
+	// losses are the losses themselves when the part is judged where it
+	// was reduced (check): their recoveries are read from them, not
+	// copied into Conns
+	losses []stormLoss
 }
 
 // stormConn is a recovery: the connect that ended a loss, the loss, its
@@ -284,17 +288,21 @@ type stormConn struct {
 }
 
 // reduceStorm returns what the losses ls of an incident whose broker came
-// back at back (sorted by time, then line) tell recovery-storm. Each
-// draw's share is cut at back + stormSpan, which is where the incident's
-// own reckoning cuts it however many losses it has (expectedPeak).
-func reduceStorm(p *policy.Policy, ls []stormLoss, back int64) stormPart {
+// back at back (sorted by time, then line) tell recovery-storm, their
+// recoveries copied out when send is true (the part travels), else read
+// from ls where it is judged. Each draw's share is cut at back +
+// stormSpan, which is where the incident's own reckoning cuts it however
+// many losses it has (expectedPeak).
+func reduceStorm(p *policy.Policy, ls []stormLoss, back int64, send bool) stormPart {
 	sp := stormPart{MaxHi: back}
+	if !send {
+		sp.losses = ls
+	}
 	bin, cut := int64(stormBin), back+int64(stormSpan)
 	for i := range ls {
 		l := &ls[i]
-		if l.Conn != NoTime {
-			own := l.HasAttempt && l.Connected && l.Conn >= addSat(l.Start, nanos(l.Delay)+nanos(l.Wait))-int64(UnscheduledEarly)
-			sp.Conns = append(sp.Conns, stormConn{Conn: l.Conn, LossAt: l.LossAt, Ref: l.Ref, Own: own})
+		if send && l.Conn != NoTime {
+			sp.Conns = append(sp.Conns, l.recovery())
 		}
 		lo, hi := pendingWindow(p, l, back)
 		sp.MaxHi = max(sp.MaxHi, hi)
@@ -304,7 +312,7 @@ func reduceStorm(p *policy.Policy, ls []stormLoss, back int64) stormPart {
 		lo = min(lo, cut)
 		a, b := float64(lo-back)/float64(bin), float64(min(hi, cut)-back)/float64(bin)
 		if need := int(b) + 3; len(sp.Dens) < need {
-			sp.Dens = append(sp.Dens, make([]int64, need-len(sp.Dens))...)
+			sp.Dens = slices.Grow(sp.Dens, max(need, 2*len(sp.Dens))-len(sp.Dens))[:need]
 		}
 		if b-a < 1e-9 {
 			k := int(a)
@@ -315,6 +323,27 @@ func reduceStorm(p *policy.Policy, ls []stormLoss, back int64) stormPart {
 		addUniform(sp.Dens, a, b, 1/(b-a))
 	}
 	return sp
+}
+
+// recovery returns the recovery of l, which a connect ended.
+func (l *stormLoss) recovery() stormConn {
+	own := l.HasAttempt && l.Connected && l.Conn >= addSat(l.Start, nanos(l.Delay)+nanos(l.Wait))-int64(UnscheduledEarly)
+	return stormConn{Conn: l.Conn, LossAt: l.LossAt, Ref: l.Ref, Own: own}
+}
+
+// recoveries calls fn with each recovery of sp, in the losses' order.
+func (sp *stormPart) recoveries(fn func(c stormConn)) {
+	if sp.losses == nil {
+		for _, c := range sp.Conns {
+			fn(c)
+		}
+		return
+	}
+	for i := range sp.losses {
+		if l := &sp.losses[i]; l.Conn != NoTime {
+			fn(l.recovery())
+		}
+	}
 }
 
 // merge adds o, what other losses of the same incident tell, to sp.
@@ -334,10 +363,8 @@ func (sp *stormPart) merge(o *stormPart) {
 // judge compares the recoveries of sp, of an incident whose broker came
 // back at back, with what the policy's draws allow.
 func (sp *stormPart) judge(back int64) (storm, bool) {
-	conns := make([]int64, 0, len(sp.Conns))
-	for i := range sp.Conns {
-		conns = append(conns, sp.Conns[i].Conn)
-	}
+	conns := make([]int64, 0, max(len(sp.Conns), len(sp.losses)))
+	sp.recoveries(func(c stormConn) { conns = append(conns, c.Conn) })
 	if len(conns) == 0 {
 		return storm{}, false
 	}
@@ -353,7 +380,7 @@ func (sp *stormPart) judge(back int64) (storm, bool) {
 	if float64(s.observed) <= StormFactor*s.expected || s.tail >= StormTail {
 		return s, false
 	}
-	for _, c := range sp.Conns {
+	sp.recoveries(func(c stormConn) {
 		if c.Conn >= s.at && c.Conn < s.at+w {
 			if len(s.refs) < MaxRefs {
 				s.refs = append(s.refs, c.Ref)
@@ -362,7 +389,7 @@ func (sp *stormPart) judge(back int64) (storm, bool) {
 				s.own++ // at or after the attempt's own socket-open
 			}
 		}
-	}
+	})
 	return s, true
 }
 

@@ -27,7 +27,7 @@ func TestExpectedPeakOrderFree(t *testing.T) {
 			Number: int64(rng.IntN(7)), Delay: rng.Float64() * 60, Prev: rng.Float64() * 30, HasAttempt: true})
 	}
 	peak := func(p *policy.Policy, ls []stormLoss) (float64, int64, int) {
-		sp := reduceStorm(p, ls, back)
+		sp := reduceStorm(p, ls, back, true)
 		return sp.expectedPeak(back)
 	}
 	want, wantAt, wantN := peak(&p, ls)
