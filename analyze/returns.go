@@ -64,8 +64,7 @@ func (s *Split) returnShares(t *incidentTallies, a *incidentAssign, ic *incident
 			return nil, fmt.Errorf("%s: part %d: a recovery-storm loss names device %d of %d", s.dir, t.Part, ls[i].Dev, ic.Devices)
 		}
 		if o := ix.dev(ls[i].Dev, ls[i].LossAt); o != 0 { // as recovery-storm's Finish moves them
-			l := &ls[i]
-			l.LossAt, l.Conn, l.Start = l.LossAt-o, l.Conn-o, l.Start-o
+			ls[i].move(o)
 		}
 	}
 	ls = byTime(ls, func(l *stormLoss) int64 { return l.LossAt }, func(a, b stormLoss) int { return compareLines(a.Ref, b.Ref) })

@@ -145,8 +145,8 @@ func (r *recoveryStorm) Finish(c *Context) {
 	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the incidents' clock
 		for i := range r.Losses {
 			if o := ix.dev(r.Losses[i].Dev, r.Losses[i].LossAt); o != 0 {
-				l := &r.Losses[i]
-				l.LossAt, l.Conn, l.Start, moved = l.LossAt-o, l.Conn-o, l.Start-o, true
+				r.Losses[i].move(o)
+				moved = true
 			}
 		}
 	}
@@ -323,6 +323,15 @@ func reduceStorm(p *policy.Policy, ls []stormLoss, back int64, send bool) stormP
 		addUniform(sp.Dens, a, b, 1/(b-a))
 	}
 	return sp
+}
+
+// move moves l by o onto the fleet's clock: its loss, its recovery if
+// it had one (NoTime stays NoTime), and its pending attempt.
+func (l *stormLoss) move(o int64) {
+	l.LossAt, l.Start = l.LossAt-o, l.Start-o
+	if l.Conn != NoTime {
+		l.Conn -= o
+	}
 }
 
 // recovery returns the recovery of l, which a connect ended.

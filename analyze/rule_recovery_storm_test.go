@@ -56,3 +56,30 @@ func TestExpectedPeakOrderFree(t *testing.T) {
 		t.Errorf("8 devices over 64 s: expected peak %v per second, want 0.125", got)
 	}
 }
+
+// TestMoveKeepsNoRecovery: a loss that never recovered, of a device whose
+// clock was off, is moved onto the fleet's clock without its missing
+// connect becoming one (NoTime less an offset wrapped to a time far
+// away, and counted as a recovery).
+func TestMoveKeepsNoRecovery(t *testing.T) {
+	back := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC).UnixNano()
+	for _, o := range []int64{int64(4 * time.Second), -int64(4 * time.Second)} {
+		ls := []stormLoss{
+			{LossAt: back - int64(time.Second), Conn: back + int64(time.Second), Dev: 0},
+			{LossAt: back - int64(time.Second), Conn: NoTime, Dev: 1},
+		}
+		for i := range ls {
+			ls[i].move(o)
+		}
+		if ls[1].Conn != NoTime || ls[0].Conn != back+int64(time.Second)-o {
+			t.Fatalf("offset %v: connects %d and %d after the move", time.Duration(o), ls[0].Conn, ls[1].Conn)
+		}
+		p, err := policy.Preset("full-jitter")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := judgeStorm(&p, ls, back); s.devices != 1 {
+			t.Errorf("offset %v: %d recoveries, want 1", time.Duration(o), s.devices)
+		}
+	}
+}
