@@ -167,14 +167,7 @@ func (p *Partial) TakeIncidents() (core, tallies []byte, err error) {
 
 // recoveryStorm returns the check's recovery-storm rule, nil if it does
 // not run.
-func (k *checker) recoveryStorm() *recoveryStorm {
-	for _, r := range k.rules {
-		if rs, ok := r.(*recoveryStorm); ok {
-			return rs
-		}
-	}
-	return nil
-}
+func (k *checker) recoveryStorm() *recoveryStorm { return ruleOf[*recoveryStorm](k) }
 
 // encode encodes v with encoding/gob.
 func encode(v any) ([]byte, error) {
@@ -183,13 +176,16 @@ func encode(v any) ([]byte, error) {
 	return b.Bytes(), err
 }
 
+// decode decodes b, which encode encoded, into v.
+func decode(b []byte, v any) error { return gob.NewDecoder(bytes.NewReader(b)).Decode(v) }
+
 // Infer finds the incidents from what TakeIncidents took of every part,
 // once each, in any order, and returns, by part, what PutIncidents needs
 // of them, encoded.
 func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 	cs := make([]incidentCore, len(cores))
 	for i, b := range cores {
-		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&cs[i]); err != nil {
+		if err := decode(b, &cs[i]); err != nil {
 			return nil, fmt.Errorf("%s: incidents of a part: %w", s.dir, err)
 		}
 	}
@@ -236,11 +232,11 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 		if i == 0 {
 			a.Summary = &sum
 		}
-		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(&a); err != nil {
+		b, err := encode(&a)
+		if err != nil {
 			return nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, i, err)
 		}
-		out[i] = b.Bytes()
+		out[i] = b
 	}
 	return out, nil
 }
@@ -248,10 +244,15 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 // spansOf returns what a part needs of each incident of incs.
 func spansOf(incs []Incident) []incidentSpan {
 	out := make([]incidentSpan, len(incs))
-	for k, in := range incs {
-		out[k] = incidentSpan{LostAt: in.LostAt, LastLoss: in.LastLoss, FirstConnectAt: in.FirstConnectAt}
+	for k := range incs {
+		out[k] = spanOf(&incs[k])
 	}
 	return out
+}
+
+// spanOf returns what a part needs of the incident in.
+func spanOf(in *Incident) incidentSpan {
+	return incidentSpan{LostAt: in.LostAt, LastLoss: in.LastLoss, FirstConnectAt: in.FirstConnectAt}
 }
 
 // valid checks that c names every device by an ordinal below its count.
@@ -300,10 +301,10 @@ func (s *Split) detail(tallies, assign []byte) (incidentDetails, incidentTallies
 	var ic incidentCounter
 	var t incidentTallies
 	var a incidentAssign
-	if err := gob.NewDecoder(bytes.NewReader(tallies)).Decode(&t); err != nil {
+	if err := decode(tallies, &t); err != nil {
 		return d, t, a, ic, fmt.Errorf("%s: incidents' tallies: %w", s.dir, err)
 	}
-	if err := gob.NewDecoder(bytes.NewReader(assign)).Decode(&a); err != nil {
+	if err := decode(assign, &a); err != nil {
 		return d, t, a, ic, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
 	}
 	if a.Part != t.Part {
@@ -355,7 +356,7 @@ func (p *Partial) PutIncidents(b []byte) error {
 		return fmt.Errorf("partial of part %d: its incidents were not taken (TakeIncidents), or were put back", p.part)
 	}
 	var d incidentDetails
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&d); err != nil {
+	if err := decode(b, &d); err != nil {
 		return fmt.Errorf("partial of part %d: incidents: %w", p.part, err)
 	}
 	if d.Part != p.part || (d.Summary != nil) != (d.Part == 0) || d.Summary != nil && len(d.Details) != len(d.Summary.Incidents) {

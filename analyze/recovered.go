@@ -1,9 +1,7 @@
 package analyze
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/gob"
 	"fmt"
 	"math"
 	"slices"
@@ -60,12 +58,12 @@ func (p *Partial) TakeRecovered() ([]byte, error) {
 		}
 		return d.Until != NoTime
 	})
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(&rp); err != nil {
+	b, err := encode(&rp)
+	if err != nil {
 		return nil, fmt.Errorf("partial of part %d: starvation: %w", p.part, err)
 	}
 	p.recoveredTaken = true
-	return b.Bytes(), nil
+	return b, nil
 }
 
 // KeepRecovered returns what TakeRecovered took of one part, encoded,
@@ -85,11 +83,7 @@ func (s *Split) KeepRecovered(b []byte, median time.Duration) ([]byte, error) {
 		bound = int64(f)
 	}
 	rp.Devs = slices.DeleteFunc(rp.Devs, func(d starveDevice) bool { return d.Until-d.From <= bound })
-	var out bytes.Buffer
-	if err := gob.NewEncoder(&out).Encode(&rp); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return encode(&rp)
 }
 
 // PutRecovered puts back into the partial what KeepRecovered kept of the
@@ -119,7 +113,7 @@ func (p *Partial) PutRecovered(b []byte) error {
 
 func decodeRecovered(b []byte) (recoveredPart, error) {
 	var rp recoveredPart
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&rp); err != nil {
+	if err := decode(b, &rp); err != nil {
 		return rp, fmt.Errorf("recovered devices: %w", err)
 	}
 	return rp, nil
@@ -127,11 +121,4 @@ func decodeRecovered(b []byte) (recoveredPart, error) {
 
 // starvation returns the partial's starvation rule, nil if it does not
 // run.
-func (p *Partial) starvation() *starvation {
-	for _, r := range p.k.rules {
-		if s, ok := r.(*starvation); ok {
-			return s
-		}
-	}
-	return nil
-}
+func (p *Partial) starvation() *starvation { return ruleOf[*starvation](p.k) }

@@ -68,13 +68,18 @@ func (p *Partial) TakeFires(shards int) map[int][]byte {
 func (p *Partial) resync() *resync { return p.k.resync() }
 
 // resync returns the checker's resync rule, nil if it does not run.
-func (k *checker) resync() *resync {
+func (k *checker) resync() *resync { return ruleOf[*resync](k) }
+
+// ruleOf returns the check's rule of type R, the zero R (nil) if it does
+// not run.
+func ruleOf[R Rule](k *checker) R {
 	for _, r := range k.rules {
-		if rs, ok := r.(*resync); ok {
-			return rs
+		if x, ok := r.(R); ok {
+			return x
 		}
 	}
-	return nil
+	var none R
+	return none
 }
 
 // KeepFires returns the fires of one shard, gathered from every part

@@ -1,9 +1,7 @@
 package analyze
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/gob"
 	"fmt"
 	"math"
 	"slices"
@@ -36,14 +34,7 @@ type returnJudged struct {
 }
 
 // backlog returns the check's backlog rule, nil if it does not run.
-func (k *checker) backlog() *backlog {
-	for _, r := range k.rules {
-		if b, ok := r.(*backlog); ok {
-			return b
-		}
-	}
-	return nil
-}
+func (k *checker) backlog() *backlog { return ruleOf[*backlog](k) }
 
 // returnShares returns, by incident with a return, what the part tells
 // of it: recovery-storm's losses of it and backlog's flushes and
@@ -73,21 +64,17 @@ func (s *Split) returnShares(t *incidentTallies, a *incidentAssign, ic *incident
 		if bad(fs[i].Dev) {
 			return nil, fmt.Errorf("%s: part %d: a flush names device %d of %d", s.dir, t.Part, fs[i].Dev, ic.Devices)
 		}
-		fs[i].At -= ix.dev(fs[i].Dev, fs[i].At) // as backlog's Finish moves them
 	}
 	for i := range rs {
 		if bad(rs[i].Dev) {
 			return nil, fmt.Errorf("%s: part %d: a recovered loss names device %d of %d", s.dir, t.Part, rs[i].Dev, ic.Devices)
 		}
-		o := ix.dev(rs[i].Dev, rs[i].Lost)
-		rs[i].Lost, rs[i].Back = rs[i].Lost-o, rs[i].Back-o
 	}
-	sortPlaced(fs)
-	slices.SortFunc(rs, func(a, b backlogLoss) int { return cmp.Compare(a.Lost, b.Lost) })
+	onFleetClock(fs, rs, ix) // as backlog's Finish moves them
 	out := map[int][]byte{}
 	incs := a.Spans
 	for k := range incs {
-		in := &Incident{LostAt: incs[k].LostAt, LastLoss: incs[k].LastLoss, FirstConnectAt: incs[k].FirstConnectAt}
+		in := incs[k]
 		if in.FirstConnectAt == NoTime {
 			continue
 		}
@@ -131,7 +118,7 @@ func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
 	}
 	ss := make([]returnShare, len(shares))
 	for i, b := range shares {
-		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&ss[i]); err != nil {
+		if err := decode(b, &ss[i]); err != nil {
 			return nil, fmt.Errorf("%s: an incident's return: %w", s.dir, err)
 		}
 		if ss[i].Inc != ss[0].Inc || ss[i].Back != ss[0].Back || ss[i].LostAt != ss[0].LostAt || (ss[i].Storm == nil) != (ss[0].Storm == nil) || (ss[i].Flush == nil) != (ss[0].Flush == nil) {
@@ -153,12 +140,14 @@ func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
 	}
 	j := returnJudged{Inc: int32(first.Inc)}
 	if first.Storm != nil {
+		first.Storm.settle()
 		st, ok := first.Storm.judge(first.Back)
 		sj := judgedOf(j.Inc, st, ok)
 		j.Storm = &sj
 	}
 	if first.Flush != nil {
-		b, ok := first.Flush.judge(&Incident{LostAt: first.LostAt})
+		sortPlaced(first.Flush.Flushes)
+		b, ok := first.Flush.judge(first.LostAt)
 		bj := bunchJudgedOf(j.Inc, b, ok)
 		j.Flush = &bj
 	}
@@ -173,7 +162,7 @@ func (p *Partial) PutStorm(b []byte) error {
 		return fmt.Errorf("partial of part %d: its incidents were not taken apart", p.part)
 	}
 	var j returnJudged
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&j); err != nil {
+	if err := decode(b, &j); err != nil {
 		return fmt.Errorf("partial of part %d: an incident's return: %w", p.part, err)
 	}
 	if j.Storm != nil {

@@ -242,18 +242,7 @@ func (r *backlog) Finish(c *Context) {
 	if len(incs) == 0 || len(r.Flushes) == 0 {
 		return
 	}
-	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the fleet's clock, as the incidents are
-		for i := range r.Flushes {
-			r.Flushes[i].At -= ix.dev(r.Flushes[i].Dev, r.Flushes[i].At)
-		}
-		for i := range r.Losses {
-			l := &r.Losses[i]
-			o := ix.dev(l.Dev, l.Lost)
-			l.Lost, l.Back = l.Lost-o, l.Back-o
-		}
-	}
-	sortPlaced(r.Flushes)
-	slices.SortFunc(r.Losses, func(a, b backlogLoss) int { return cmp.Compare(a.Lost, b.Lost) })
+	onFleetClock(r.Flushes, r.Losses, c.Fleet.clocks())
 	recoveries(incs, func(in *Incident, next int64) {
 		if b, ok := r.flushBunch(in, next); ok {
 			c.Report(b.finding(in))
@@ -275,8 +264,25 @@ type bunch struct {
 // incident's loss to the last connect of its recovered losses (about the
 // rate the devices queued it at).
 func (r *backlog) flushBunch(in *Incident, next int64) (bunch, bool) {
-	fp := flushPartOf(r.Flushes, r.Losses, in, next, 0)
-	return fp.judge(in)
+	fp := flushPartOf(r.Flushes, r.Losses, spanOf(in), next, 0)
+	return fp.judge(in.LostAt)
+}
+
+// onFleetClock moves the flushes fs and recovered losses ls onto the
+// fleet's clock (ix, the clock offsets), as the incidents are, and sorts
+// them by time.
+func onFleetClock(fs []flushAt, ls []backlogLoss, ix clockIndex) {
+	if ix.byDev != nil {
+		for i := range fs {
+			fs[i].At -= ix.dev(fs[i].Dev, fs[i].At)
+		}
+		for i := range ls {
+			o := ix.dev(ls[i].Dev, ls[i].Lost)
+			ls[i].Lost, ls[i].Back = ls[i].Lost-o, ls[i].Back-o
+		}
+	}
+	sortPlaced(fs)
+	slices.SortFunc(ls, func(a, b backlogLoss) int { return cmp.Compare(a.Lost, b.Lost) })
 }
 
 // flushPart is what some of the devices tell of an incident's flush:
@@ -292,7 +298,7 @@ type flushPart struct {
 // flushPartOf returns what the flushes fs and recovered losses ls
 // (sorted by time) tell of incident in, up to next; base is the first
 // of their devices among the fleet's.
-func flushPartOf(fs []flushAt, ls []backlogLoss, in *Incident, next int64, base int32) flushPart {
+func flushPartOf(fs []flushAt, ls []backlogLoss, in incidentSpan, next int64, base int32) flushPart {
 	fp := flushPart{LastConn: in.FirstConnectAt}
 	lo, _ := slices.BinarySearchFunc(ls, in.LostAt, func(l backlogLoss, t int64) int { return cmp.Compare(l.Lost, t) })
 	for _, l := range ls[lo:] {
@@ -332,22 +338,24 @@ func (j bunchJudged) bunch() bunch {
 		expected: j.Expected, lastConn: j.LastConn}
 }
 
-// merge adds o, what other devices tell of the same incident's flush.
+// merge adds o, what other devices tell of the same incident's flush;
+// the flushes are in time order again once every part is merged and
+// sortPlaced.
 func (fp *flushPart) merge(o *flushPart) {
 	fp.LastConn = max(fp.LastConn, o.LastConn)
 	fp.Flushes = append(fp.Flushes, o.Flushes...)
-	sortPlaced(fp.Flushes)
 }
 
-// judge judges the flush of fp after incident in (see flushBunch).
-func (fp *flushPart) judge(in *Incident) (bunch, bool) {
+// judge judges the flush of fp after the incident lost at lostAt (see
+// flushBunch).
+func (fp *flushPart) judge(lostAt int64) (bunch, bool) {
 	b := bunch{lastConn: fp.LastConn}
 	fs := fp.Flushes
 	if len(fs) == 0 {
 		return b, false
 	}
 	b.busiest = busiestSecond(fs)
-	b.span = float64(b.lastConn-in.LostAt) / 1e9
+	b.span = float64(b.lastConn-lostAt) / 1e9
 	b.expected = float64(b.total) * StormWindow.Seconds() / max(b.span, StormWindow.Seconds())
 	return b, b.observed >= FlushMin && b.devices >= StormMin && float64(b.observed) > StormFactor*b.expected
 }

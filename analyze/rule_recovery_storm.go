@@ -355,7 +355,9 @@ func (sp *stormPart) recoveries(fn func(c stormConn)) {
 	}
 }
 
-// merge adds o, what other losses of the same incident tell, to sp.
+// merge adds o, what other losses of the same incident tell, to sp; the
+// recoveries are in the losses' order again once every part is merged
+// and settle is called.
 func (sp *stormPart) merge(o *stormPart) {
 	if len(sp.Dens) < len(o.Dens) {
 		sp.Dens = append(sp.Dens, make([]int64, len(o.Dens)-len(sp.Dens))...)
@@ -364,9 +366,13 @@ func (sp *stormPart) merge(o *stormPart) {
 		sp.Dens[k] += v
 	}
 	sp.MaxHi = max(sp.MaxHi, o.MaxHi)
-	all := append(sp.Conns, o.Conns...)
-	slices.SortStableFunc(all, func(a, b stormConn) int { return cmp.Or(cmp.Compare(a.LossAt, b.LossAt), compareLines(a.Ref, b.Ref)) })
-	sp.Conns = all
+	sp.Conns = append(sp.Conns, o.Conns...)
+}
+
+// settle puts the recoveries merged into sp in the losses' order (by
+// time, then line), those of equal order in the order merged.
+func (sp *stormPart) settle() {
+	slices.SortStableFunc(sp.Conns, func(a, b stormConn) int { return cmp.Or(cmp.Compare(a.LossAt, b.LossAt), compareLines(a.Ref, b.Ref)) })
 }
 
 // judge compares the recoveries of sp, of an incident whose broker came
