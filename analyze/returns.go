@@ -121,6 +121,9 @@ func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
 		if err := decode(b, &ss[i]); err != nil {
 			return nil, fmt.Errorf("%s: an incident's return: %w", s.dir, err)
 		}
+		if sp := ss[i].Storm; sp != nil && sp.MaxHi < ss[i].Back {
+			return nil, fmt.Errorf("%s: part %d's share of the return of incident %d: its draws end at %d, before the return at %d", s.dir, ss[i].Part, ss[i].Inc+1, sp.MaxHi, ss[i].Back)
+		}
 		if ss[i].Inc != ss[0].Inc || ss[i].Back != ss[0].Back || ss[i].LostAt != ss[0].LostAt || (ss[i].Storm == nil) != (ss[0].Storm == nil) || (ss[i].Flush == nil) != (ss[0].Flush == nil) {
 			return nil, fmt.Errorf("%s: the return of incident %d judged with incident %d's", s.dir, ss[i].Inc+1, ss[0].Inc+1)
 		}

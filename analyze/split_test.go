@@ -647,6 +647,16 @@ func TestIncidentsMustComeBack(t *testing.T) {
 		if _, err := s.JudgeStorm(append(shares, shares[0])); err == nil {
 			t.Errorf("incident %d: a part's losses judged twice: no error", k)
 		}
+		var early returnShare // draws that end before the return: no density to slide a window over
+		if err := decode(shares[0], &early); err != nil || early.Storm == nil {
+			t.Fatalf("incident %d: %v, a share without recovery-storm's part", k, err)
+		}
+		early.Storm.MaxHi = early.Back - 1
+		if b, err := encode(&early); err != nil {
+			t.Fatal(err)
+		} else if _, err := s.JudgeStorm([][]byte{b}); err == nil {
+			t.Errorf("incident %d: draws ending before the return judged: no error", k)
+		}
 		j, err := s.JudgeStorm(shares)
 		if err != nil {
 			t.Fatal(err)
