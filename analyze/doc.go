@@ -64,6 +64,11 @@
 // in part order and runs every rule's Finish. The result is the one
 // Check gives, and Check is the split of one part. resync's timer fires,
 // the largest state, may travel apart and be filtered in parallel
-// (Partial.TakeFires, Split.KeepFires). cmd/stormaudit-beam runs a split
-// check on Apache Beam; docs/scale.md describes it.
+// (Partial.TakeFires, Split.KeepFires), and so may starvation's
+// recovered devices (Partial.TakeRecovered); the incidents may be found
+// apart from the finishing step, each part reducing its share of their
+// details and of their returns, which merge by device and by incident
+// (Partial.TakeIncidents, Split.Infer, Split.Detail, Split.JudgeStorm).
+// cmd/stormaudit-beam runs a split check on Apache Beam; docs/scale.md
+// describes it.
 package analyze

@@ -31,13 +31,16 @@ import (
 // A Partial crosses processes as bytes (MarshalBinary, then Decode in a
 // Split made with the same directory and options). When no policy is
 // declared, every process infers the same one from the dataset's first
-// rows, or takes the driver's (Options.Inference). Two steps between
+// rows, or takes the driver's (Options.Inference). Three steps between
 // Part and Finish shrink what reaches the one place that finishes, and
 // leave the result as it was: resync's fires travel apart and are kept
-// only where enough share a delay (TakeFires, KeepFires), and so do
+// only where enough share a delay (TakeFires, KeepFires); so do
 // starvation's recovered devices, kept only past what the least of the
 // parts' median times to recover allows to be reported (MedianTTR,
-// TakeRecovered, KeepRecovered, PutRecovered).
+// TakeRecovered, KeepRecovered, PutRecovered); and the incidents are
+// found apart, each part detailing them and sharing each return, which
+// is judged where its shares meet (TakeIncidents, Infer, Detail,
+// JudgeStorm, PutIncidents, PutStorm; inferred.go and returns.go).
 type Split struct {
 	dir  string
 	opts Options
