@@ -55,16 +55,17 @@ func BenchmarkSplit(b *testing.B) {
 		b.Fatal(err)
 	}
 	var parts, keep, prune, inferring, detail, finish time.Duration
-	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize int
+	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize int
 	var held uint64 // heap bytes in use once every partial is decoded
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
 		var encoded [][]byte
 		shards := map[int][][]byte{}
-		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 		least, any := time.Duration(math.MaxInt64), false
 		var recovered [][]byte      // by part
+		var figures [][]byte        // the fleet's figures, of every part
 		var cores, tallies [][]byte // what finds the incidents and what details them, by part
 		for i := range s.Parts() {
 			p, err := s.Part(i)
@@ -78,6 +79,11 @@ func BenchmarkSplit(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			f, err := p.TakeFigures()
+			if err != nil {
+				b.Fatal(err)
+			}
+			figures, figSize = append(figures, f), figSize+len(f)
 			recovered = append(recovered, rec)
 			recSize += len(rec)
 			for k, f := range p.TakeFires(1024) {
@@ -145,6 +151,13 @@ func BenchmarkSplit(b *testing.B) {
 			judged = append(judged, j)
 		}
 		storms = nil
+		merged := figures[0] // a combine: merged where they were made, in pairs, then shipped
+		for _, f := range figures[1:] {
+			if merged, err = MergeFigures(merged, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+		figures = nil
 		t5 := time.Now()
 		var ps []*Partial
 		for _, data := range encoded {
@@ -156,6 +169,9 @@ func BenchmarkSplit(b *testing.B) {
 				b.Fatal(err)
 			}
 			if p.Index() == 0 {
+				if err := p.PutFigures(merged); err != nil {
+					b.Fatal(err)
+				}
 				for _, j := range judged {
 					if err := p.PutStorm(j); err != nil {
 						b.Fatal(err)
@@ -194,6 +210,7 @@ func BenchmarkSplit(b *testing.B) {
 	b.ReportMetric(float64(assignSize)/recs, "assigned-B/record")
 	b.ReportMetric(float64(detailSize)/recs, "details-B/record")
 	b.ReportMetric(float64(stormSize)/recs, "storm-shares-B/record")
+	b.ReportMetric(float64(figSize)/recs, "figures-B/record")
 	b.ReportMetric(float64(size)/recs, "partial-B/record")
 	b.ReportMetric(float64(fireSize)/recs, "fires-B/record")
 	b.ReportMetric(float64(keptSize)/recs, "kept-B/record")

@@ -183,6 +183,8 @@ type Partial struct {
 	// TakeIncidents took what finds the incidents (PutIncidents puts
 	// their details in their place)
 	incidentsTaken bool
+	figuresTaken   bool  // TakeFigures took the fleet's figures
+	figuresOf      []int // the parts whose figures PutFigures put in, nil if none
 }
 
 // Index returns the part the partial holds (see Split.Part).
@@ -228,6 +230,12 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := takenOfAll(parts, "incidents", func(p *Partial) bool { return p.incidentsTaken }); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.dir, err)
+	}
+	if err := takenOfAll(parts, "resync fires", func(p *Partial) bool { return p.firesTaken }); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.dir, err)
+	}
 	sources := parts[0].sources
 	var counts []int32 // each part's devices, which resync's fires name
 	for _, p := range parts {
@@ -237,23 +245,9 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 		if p.recoveredTaken {
 			return nil, fmt.Errorf("%s: starvation's recovered devices were taken from part %d and not put back (PutRecovered)", s.dir, p.part)
 		}
-		if p.incidentsTaken != parts[0].incidentsTaken {
-			taken, not := p.part, parts[0].part
-			if parts[0].incidentsTaken {
-				taken, not = not, taken
-			}
-			return nil, fmt.Errorf("%s: the incidents of part %d were taken and those of part %d were not", s.dir, taken, not)
-		}
 		if inc, first := &p.k.fc.Inc, &parts[0].k.fc.Inc; p.incidentsTaken &&
 			(!inc.Detailed || first.Inferred == nil || len(inc.Details) != len(first.Inferred.Incidents)) {
 			return nil, fmt.Errorf("%s: the incidents of part %d were taken and their details not put back (PutIncidents)", s.dir, p.part)
-		}
-		if p.firesTaken != parts[0].firesTaken {
-			taken, not := p.part, parts[0].part
-			if parts[0].firesTaken {
-				taken, not = not, taken
-			}
-			return nil, fmt.Errorf("%s: the resync fires of part %d were taken and those of part %d were not", s.dir, taken, not)
 		}
 		if r := p.resync(); r != nil {
 			counts = append(counts, r.Devices)
@@ -270,6 +264,9 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	if err := judgedAll(parts); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.dir, err)
 	}
+	if err := figuresPutAll(parts); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.dir, err)
+	}
 	k := parts[0].k
 	for _, p := range parts[1:] {
 		k.merge(p.k)
@@ -283,6 +280,21 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 		res.Files = append(res.Files, filepath.Join(s.dir, file.Name))
 	}
 	return res, nil
+}
+
+// takenOfAll reports an error unless what taken says was taken apart
+// (the incidents, the fires) was taken from every part or from none.
+func takenOfAll(parts []*Partial, what string, taken func(*Partial) bool) error {
+	for _, p := range parts {
+		if taken(p) != taken(parts[0]) {
+			yes, no := p.part, parts[0].part
+			if taken(parts[0]) {
+				yes, no = no, yes
+			}
+			return fmt.Errorf("the %s of part %d were taken and those of part %d were not", what, yes, no)
+		}
+	}
+	return nil
 }
 
 // inOrder returns parts sorted by part, checking that they are every part
@@ -317,6 +329,7 @@ type partialHead struct {
 	FiresTaken          bool
 	RecoveredTaken      bool
 	IncidentsTaken      bool
+	FiguresTaken        bool
 	Sources             []string
 	End                 int64
 	Outside             int64 // records left out by the window
@@ -337,7 +350,7 @@ type contextState struct {
 // the state of every rule that merges, in catalogue order.
 func (p *Partial) MarshalBinary() ([]byte, error) {
 	k := p.k
-	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, RecoveredTaken: p.recoveredTaken, IncidentsTaken: p.incidentsTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
+	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, RecoveredTaken: p.recoveredTaken, IncidentsTaken: p.incidentsTaken, FiguresTaken: p.figuresTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
 	for _, c := range k.ctxs {
 		explain(c.findings) // a partial carries them written: a closure does not encode
 		h.Contexts = append(h.Contexts, contextState{c.findings, c.notes, c.skipped})
@@ -398,7 +411,7 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 			return nil, fmt.Errorf("partial of part %d: %w", h.Part, err)
 		}
 	}
-	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken, recoveredTaken: h.RecoveredTaken, incidentsTaken: h.IncidentsTaken}, nil
+	return &Partial{part: h.Part, fingerprint: h.Options, k: k, sources: h.Sources, firesTaken: h.FiresTaken, recoveredTaken: h.RecoveredTaken, incidentsTaken: h.IncidentsTaken, figuresTaken: h.FiguresTaken}, nil
 }
 
 // validOrdinals checks that a decoded partial names every device by an

@@ -34,6 +34,7 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 	var cores [][]byte                                // what finds the incidents, of every part
 	tallies := map[int][]byte{}                       // what details them, by part
 	recovered := map[int][]byte{}                     // starvation's recovered devices, by part
+	var figures [][]byte                              // the fleet's figures, of every part
 	least, any := time.Duration(math.MaxInt64), false // the least of the parts' median times to recover
 	for i := s.Parts() - 1; i >= 0; i-- {
 		w, err := NewSplit(dir, opts) // a worker
@@ -54,6 +55,11 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 			if recovered[i], err = p.TakeRecovered(); err != nil {
 				t.Fatal(err)
 			}
+			f, err := p.TakeFigures()
+			if err != nil {
+				t.Fatal(err)
+			}
+			figures = append(figures, f)
 			core, tally, err := p.TakeIncidents()
 			if err != nil {
 				t.Fatal(err)
@@ -127,6 +133,25 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 			if err := p.PutRecovered(b); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+	if len(figures) > 0 { // as stormaudit-beam does: merged as a tree, into a partial in the middle
+		for len(figures) > 1 {
+			var next [][]byte
+			for i := 0; i+1 < len(figures); i += 2 {
+				m, err := MergeFigures(figures[i], figures[i+1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				next = append(next, m)
+			}
+			if len(figures)%2 == 1 {
+				next = append(next, figures[len(figures)-1])
+			}
+			figures = next
+		}
+		if err := parts[len(parts)/2].PutFigures(figures[0]); err != nil {
+			t.Fatal(err)
 		}
 	}
 	var kept [][]byte

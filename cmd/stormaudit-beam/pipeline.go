@@ -70,8 +70,8 @@ func (c Config) split() (*analyze.Split, error) {
 // devices, runs every rule's per-device work, and emits the part's
 // partial, encoded, its resync fires by shard, starvation's recovered
 // devices, its median time to recover (ns), if any loss of it
-// recovered, and what finds the incidents and what details them (none
-// with a broker's log).
+// recovered, what finds the incidents and what details them (none
+// with a broker's log), and its figures that merge in any order.
 type partFn struct {
 	Config Config
 	split  *analyze.Split
@@ -83,7 +83,7 @@ func (f *partFn) Setup() error {
 	return err
 }
 
-func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitRecovered func(int, []byte), emitMedian func(int64), emitIncidents func(int, []byte), emitTallies func(int, []byte)) error {
+func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitRecovered func(int, []byte), emitMedian func(int64), emitIncidents func(int, []byte), emitTallies func(int, []byte), emitFigures func([]byte)) error {
 	p, err := f.split.Part(part)
 	if err != nil {
 		return err
@@ -99,6 +99,11 @@ func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []
 	if m, ok := p.MedianTTR(); ok {
 		emitMedian(int64(m))
 	}
+	figures, err := p.TakeFigures()
+	if err != nil {
+		return err
+	}
+	emitFigures(figures)
 	rec, err := p.TakeRecovered()
 	if err != nil {
 		return err
@@ -277,15 +282,23 @@ func (f *stormFn) ProcessElement(ctx context.Context, _ int, shares func(*[]byte
 	return nil
 }
 
+// figuresFn merges the parts' figures (analyze.MergeFigures): a
+// combine, in any order and grouping, which the runner may start on
+// each worker before the shuffle; the finishing worker receives one.
+type figuresFn struct{}
+
+func (figuresFn) MergeAccumulators(a, b []byte) ([]byte, error) { return analyze.MergeFigures(a, b) }
+
 // finishFn runs stage 2, once: with every part's partial, the fires
-// kept, the recovered devices kept, the incidents' details and
-// recovery-storm's verdicts as side inputs it merges them in part order, runs the rules' Finish and writes
-// the result in each format, and the exit status.
+// kept, the recovered devices kept, the incidents' details,
+// recovery-storm's verdicts and the figures merged as side inputs it
+// merges them in part order, runs the rules' Finish and writes the
+// result in each format, and the exit status.
 type finishFn struct {
 	Config Config
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool, storms func(*[]byte) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool, storms func(*[]byte) bool, figures func(*[]byte) bool) error {
 	s, err := f.Config.split()
 	if err != nil {
 		return err
@@ -331,6 +344,14 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*
 			return fmt.Errorf("a verdict of recovery-storm, and no partial")
 		}
 		if err := parts[0].PutStorm(b); err != nil {
+			return err
+		}
+	}
+	for figures(&b) {
+		if len(parts) == 0 {
+			return fmt.Errorf("the fleet's figures, and no partial")
+		}
+		if err := parts[0].PutFigures(b); err != nil {
 			return err
 		}
 	}
@@ -381,13 +402,14 @@ func writeFile(path string, fn func(*os.File) error) error {
 }
 
 func init() {
-	register.DoFn8x1[context.Context, int, func(int, []byte), func(int, []byte), func(int, []byte), func(int64), func(int, []byte), func(int, []byte), error](&partFn{})
+	register.DoFn9x1[context.Context, int, func(int, []byte), func(int, []byte), func(int, []byte), func(int64), func(int, []byte), func(int, []byte), func([]byte), error](&partFn{})
+	register.Combiner1[[]byte](&figuresFn{})
 	register.DoFn4x1[context.Context, []byte, func(*int, *[]byte) bool, func(int, []byte), error](&inferFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&detailFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&stormFn{})
 	register.DoFn5x1[context.Context, int, []byte, func(*int64) bool, func(int, []byte), error](&keepRecoveredFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&keepFn{})
-	register.DoFn7x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, func(*[]byte) bool, error](&finishFn{})
+	register.DoFn8x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, error](&finishFn{})
 	register.Emitter1[[]byte]()
 	register.Emitter1[int64]()
 	register.Iter1[int64]()
@@ -403,9 +425,9 @@ func init() {
 // and filtered (keepFn), the recovered devices filtered by the least
 // median (keepRecoveredFn), the incidents found once (inferFn), each
 // part's tallies reduced to their details (detailFn) and each incident's
-// return judged for recovery-storm (stormFn); stage 2 merges the
-// partials, what was kept, the details and the verdicts, and writes the
-// result.
+// return judged for recovery-storm (stormFn), and the figures merged
+// (figuresFn); stage 2 merges the partials, what was kept, the details,
+// the verdicts and the figures, and writes the result.
 func Build(s beam.Scope, c Config, parts int) {
 	ids := make([]int, parts)
 	for i := range ids {
@@ -413,12 +435,13 @@ func Build(s beam.Scope, c Config, parts int) {
 	}
 	// Reshuffle: the parts spread over the workers, not fused into the
 	// bundle that created them
-	partials, fires, recovered, medians, incidents, tallies := beam.ParDo6(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
+	outs := beam.ParDoN(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
+	partials, fires, recovered, medians, incidents, tallies, figures := outs[0], outs[1], outs[2], outs[3], outs[4], outs[5], outs[6]
 	kept := beam.ParDo(s, &keepFn{Config: c}, beam.GroupByKey(s, fires))
 	keptRecovered := beam.ParDo(s, &keepRecoveredFn{Config: c}, recovered, beam.SideInput{Input: medians})
 	assigned := beam.ParDo(s, &inferFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: incidents})
 	details, storms := beam.ParDo2(s, &detailFn{Config: c}, beam.CoGroupByKey(s, tallies, assigned))
 	judged := beam.ParDo(s, &stormFn{Config: c}, beam.GroupByKey(s, storms))
 	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept}, beam.SideInput{Input: keptRecovered},
-		beam.SideInput{Input: details}, beam.SideInput{Input: judged})
+		beam.SideInput{Input: details}, beam.SideInput{Input: judged}, beam.SideInput{Input: beam.Combine(s, &figuresFn{}, figures)})
 }
