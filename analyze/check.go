@@ -284,6 +284,9 @@ func (k *checker) finish(dir string, man *dataset.Manifest, sources []string) *R
 		}()
 	}
 	wg.Wait()
+	if c.Fleet != nil {
+		c.Fleet.fc = nil // the ids are named: the result does not hold them
+	}
 	runs := [][]Finding{c.findings}
 	for i, rc := range k.ctxs {
 		if sev, ok := k.opts.Severity[k.rules[i].Info().ID]; ok {

@@ -3,7 +3,6 @@ package analyze
 import (
 	"math"
 	"os"
-	"runtime"
 	"testing"
 	"time"
 )
@@ -31,18 +30,19 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkSplit is BenchmarkCheck as a split check, in its steps, as
 // stormaudit-beam runs it: the parts (each bucket, one after the other,
 // as one worker would run them) with their encoding and resync's fires,
-// starvation's recovered devices and what finds the incidents taken out;
-// KeepFires over every shard; KeepRecovered over every part's recovered
-// devices, given the least of the parts' median times to recover; Infer
-// over every part's incidents (one worker); Detail of every part's
-// tallies against them (each part's worker); and the decoding, merging
-// and finishing of every partial with what was kept and its incidents'
-// details, the step that runs in one place. It reports the bytes per
-// record of the partials, of the fires, of the recovered devices, of
-// what finds the incidents and what details them, of what Infer and
-// Detail send on (what a distributed run shuffles), of what is kept of
-// them, and the heap the decoded partials and what was kept hold (what
-// the finishing worker needs).
+// starvation's recovered devices, what finds the incidents, the figures
+// and the device ids taken out; KeepFires over every shard, and the ids
+// the kept fires name (Wanted, Name); KeepRecovered over every part's
+// recovered devices, given the least of the parts' median times to
+// recover; Infer over every part's incidents (one worker); Detail of
+// every part's tallies against them (each part's worker); JudgeStorm of
+// each incident's return; the figures merged; and the finishing step,
+// the one that runs in one place. It reports the bytes per record of
+// what each step sends on (what a distributed run shuffles) and of what
+// is kept of it, and the most heap the finishing step held, measured in
+// a process of its own that reads the partials from disk, in a shuffled
+// order, as FinishInPasses does (finish-worker-heap-B/record: with the
+// process's own, about 1.2 MB for a binary that links Arrow).
 //
 //	STORMAUDIT_BENCH_DATASET=/tmp/ds64 go test ./analyze -run '^$' -bench Split -benchtime 1x -count 3
 func BenchmarkSplit(b *testing.B) {
@@ -55,17 +55,18 @@ func BenchmarkSplit(b *testing.B) {
 		b.Fatal(err)
 	}
 	var parts, keep, prune, inferring, detail, finish time.Duration
-	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize int
-	var held uint64 // heap bytes in use once every partial is decoded
+	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize, namesSize, namedSize int
+	var in *finishInput // what the finishing worker was given, last time
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
 		var encoded [][]byte
 		shards := map[int][][]byte{}
-		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize, namesSize, namedSize = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 		least, any := time.Duration(math.MaxInt64), false
 		var recovered [][]byte      // by part
 		var figures [][]byte        // the fleet's figures, of every part
+		var names [][]byte          // the device ids, by part
 		var cores, tallies [][]byte // what finds the incidents and what details them, by part
 		for i := range s.Parts() {
 			p, err := s.Part(i)
@@ -95,6 +96,11 @@ func BenchmarkSplit(b *testing.B) {
 				b.Fatal(err)
 			}
 			cores, tallies, coreSize, tallySize = append(cores, core), append(tallies, tally), coreSize+len(core), tallySize+len(tally)
+			ids, err := p.TakeNames()
+			if err != nil {
+				b.Fatal(err)
+			}
+			names, namesSize = append(names, ids), namesSize+len(ids)
 			data, err := p.MarshalBinary()
 			if err != nil {
 				b.Fatal(err)
@@ -103,7 +109,7 @@ func BenchmarkSplit(b *testing.B) {
 			encoded = append(encoded, data)
 		}
 		t1 := time.Now()
-		var kept [][]byte
+		var kept [][]byte // by shard
 		for _, shard := range shards {
 			k, err := s.KeepFires(shard)
 			if err != nil {
@@ -112,6 +118,26 @@ func BenchmarkSplit(b *testing.B) {
 			keptSize += len(k)
 			kept = append(kept, k)
 		}
+		wants := map[int][][]byte{} // the devices the kept fires name, by part
+		for _, k := range kept {
+			byPart, err := s.Wanted(k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for part, w := range byPart {
+				wants[part] = append(wants[part], w)
+			}
+		}
+		named := make([][]byte, len(names))
+		for i, ids := range names { // each part's worker names what is wanted of it
+			if len(wants[i]) > 0 {
+				if named[i], err = s.Name(ids, wants[i]); err != nil {
+					b.Fatal(err)
+				}
+				namedSize += len(named[i])
+			}
+		}
+		names = nil
 		t2 := time.Now()
 		for i, rec := range recovered {
 			if any && rec != nil {
@@ -159,37 +185,8 @@ func BenchmarkSplit(b *testing.B) {
 		}
 		figures = nil
 		t5 := time.Now()
-		var ps []*Partial
-		for _, data := range encoded {
-			p, err := s.Decode(data)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := p.PutIncidents(details[p.Index()]); err != nil {
-				b.Fatal(err)
-			}
-			if p.Index() == 0 {
-				if err := p.PutFigures(merged); err != nil {
-					b.Fatal(err)
-				}
-				for _, j := range judged {
-					if err := p.PutStorm(j); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			if rec := recovered[p.Index()]; rec != nil {
-				if err := p.PutRecovered(rec); err != nil {
-					b.Fatal(err)
-				}
-			}
-			ps = append(ps, p)
-		}
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		held = ms.HeapAlloc
-		if res, err = s.Finish(ps, kept...); err != nil {
+		in = &finishInput{Inference: s.Inference(), Partials: encoded, Kept: kept, Named: named, Recovered: recovered, Details: details, Judged: judged, Figures: merged}
+		if res, err = finishWorker(s, in, inMemory(encoded), nil); err != nil {
 			b.Fatal(err)
 		}
 		parts, keep, prune, finish = parts+t1.Sub(t0), keep+t2.Sub(t1), prune+t3.Sub(t2), finish+time.Since(t5)
@@ -211,8 +208,17 @@ func BenchmarkSplit(b *testing.B) {
 	b.ReportMetric(float64(detailSize)/recs, "details-B/record")
 	b.ReportMetric(float64(stormSize)/recs, "storm-shares-B/record")
 	b.ReportMetric(float64(figSize)/recs, "figures-B/record")
+	b.ReportMetric(float64(namesSize)/recs, "names-B/record")
+	b.ReportMetric(float64(namedSize)/recs, "named-B/record")
 	b.ReportMetric(float64(size)/recs, "partial-B/record")
 	b.ReportMetric(float64(fireSize)/recs, "fires-B/record")
 	b.ReportMetric(float64(keptSize)/recs, "kept-B/record")
-	b.ReportMetric(float64(held)/recs, "decoded-heap-B/record")
+	held, checked, err := finishWorkerHeap(dir, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if checked != res.Summary.Records {
+		b.Fatalf("the finishing worker checked %d records, the benchmark %d", checked, res.Summary.Records)
+	}
+	b.ReportMetric(float64(held)/recs, "finish-worker-heap-B/record")
 }

@@ -68,7 +68,13 @@
 // recovered devices (Partial.TakeRecovered); the incidents may be found
 // apart from the finishing step, each part reducing its share of their
 // details and of their returns, which merge by device and by incident
-// (Partial.TakeIncidents, Split.Infer, Split.Detail, Split.JudgeStorm).
+// (Partial.TakeIncidents, Split.Infer, Split.Detail, Split.JudgeStorm);
+// the fleet's times to recover merge apart (Partial.TakeFigures,
+// MergeFigures), and the device ids travel apart, only those a finding
+// names coming back (Partial.TakeNames, Split.Wanted, Split.Name). The
+// finishing step takes the partials one at a time, in any order
+// (Finisher), or in passes over a source read again
+// (Split.FinishInPasses), holding a window of them decoded.
 // cmd/stormaudit-beam runs a split check on Apache Beam; docs/scale.md
 // describes it.
 package analyze

@@ -18,9 +18,11 @@ import (
 // figuresPart is what TakeFigures encodes, and MergeFigures merges: the
 // figures of the parts it names.
 type figuresPart struct {
-	Parts []int // sorted, each once
-	TTR   Durations
-	Waits Durations // starvation's; empty if it does not run
+	Parts   []int // sorted, each once
+	TTR     Durations
+	Waits   Durations // starvation's; empty if it does not run
+	Devices int64     // the parts' devices
+	IDs     []string  // their ids, sorted, while Devices <= MaxIDs (FleetStats.IDs); nil beyond
 }
 
 // TakeFigures removes the fleet's times to recover and starvation's waits
@@ -28,8 +30,15 @@ type figuresPart struct {
 // from needs every part's back, merged, in one partial (PutFigures)
 // before its Split's Finish. Call MedianTTR before it.
 func (p *Partial) TakeFigures() ([]byte, error) {
-	f := figuresPart{Parts: []int{p.part}}
-	f.TTR, p.k.fc.St.TTR = p.k.fc.St.TTR, Durations{}
+	fc := p.k.fc
+	if p.figuresTaken || fc.NamesTaken {
+		return nil, fmt.Errorf("partial of part %d: figures: taken twice, or after its device ids (TakeNames)", p.part)
+	}
+	f := figuresPart{Parts: []int{p.part}, Devices: int64(fc.St.Devices)}
+	if f.Devices <= MaxIDs {
+		f.IDs = slices.Sorted(slices.Values(fc.Names))
+	}
+	f.TTR, fc.St.TTR = fc.St.TTR, Durations{}
 	if r := p.starvation(); r != nil {
 		f.Waits, r.Waits = r.Waits, Durations{}
 	}
@@ -57,7 +66,13 @@ func MergeFigures(a, b []byte) ([]byte, error) {
 	if len(slices.Compact(slices.Clone(parts))) != len(parts) {
 		return nil, fmt.Errorf("figures: the figures of a part merged twice (parts %v and %v)", fa.Parts, fb.Parts)
 	}
-	fa.Parts = parts
+	fa.Parts, fa.Devices = parts, fa.Devices+fb.Devices
+	ids := append(fa.IDs, fb.IDs...)
+	fa.IDs = nil
+	if fa.Devices <= MaxIDs {
+		slices.Sort(ids)
+		fa.IDs = ids
+	}
 	fa.TTR.Merge(&fb.TTR)
 	fa.Waits.Merge(&fb.Waits)
 	return encode(&fa)
@@ -83,7 +98,7 @@ func (p *Partial) PutFigures(b []byte) error {
 	} else if f.Waits.Len() > 0 {
 		return fmt.Errorf("partial of part %d: starvation's waits, and starvation does not run", p.part)
 	}
-	p.figuresOf = f.Parts
+	p.figuresOf, p.k.fc.ids = f.Parts, f.IDs // nil: beyond MaxIDs, or no device
 	return nil
 }
 
@@ -95,6 +110,9 @@ func decodeFigures(b []byte) (figuresPart, error) {
 	}
 	if len(f.Parts) == 0 || !slices.IsSorted(f.Parts) || len(slices.Compact(slices.Clone(f.Parts))) != len(f.Parts) {
 		return f, fmt.Errorf("figures: of parts %v: expected each part once, in order", f.Parts)
+	}
+	if f.Devices < 0 || f.Devices <= MaxIDs && int64(len(f.IDs)) != f.Devices || f.Devices > MaxIDs && f.IDs != nil {
+		return f, fmt.Errorf("figures: %d ids of %d devices: expected every device's up to %d devices, none beyond", len(f.IDs), f.Devices, MaxIDs)
 	}
 	return f, nil
 }

@@ -25,13 +25,7 @@ func TestFiguresMustComeBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := p.MarshalBinary() // the taking travels with the partial
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p, err = s.Decode(b); err != nil {
-				t.Fatal(err)
-			}
+			p = throughBytes(t, s, p) // the taking travels with the partial
 			ps, fs = append(ps, p), append(fs, f)
 		}
 		return ps, fs

@@ -79,11 +79,11 @@ type FleetStats struct {
 	RedeliveryPeak      int64
 	RedeliveryPeakAt    int64
 
-	names []string // every device's client id, by its ordinal in the read: set by stats
+	fc *fleetCounter // the devices' client ids, for the rules' Finish: set by stats
 }
 
 // name returns the client id of the device of ordinal dev in the read.
-func (st *FleetStats) name(dev int32) string { return st.names[dev] }
+func (st *FleetStats) name(dev int32) string { return st.fc.id(dev) }
 
 // DefaultWindow is the window socket-opens are counted in by default.
 const DefaultWindow = time.Second
@@ -96,16 +96,31 @@ const MaxWindows = 1 << 20
 type fleetCounter struct {
 	St FleetStats
 	// Names holds every device's client id, by its ordinal in the read:
-	// the one copy of the ids that the rules' fleet state names devices by.
-	Names  []string
-	Window int64
-	Opens  map[int64]int64 // window index -> socket-opens
-	Inc    incidentCounter
-	Flush  secondCounter
-	Redel  secondCounter
-	Wit    witnessCounter
+	// the one copy of the ids that the rules' fleet state names devices
+	// by; nil once taken apart (Partial.TakeNames), when Named holds the
+	// ids of the devices the partial still names, by ordinal.
+	Names      []string
+	NamesTaken bool
+	Named      map[int32]string
+	Window     int64
+	Opens      map[int64]int64 // window index -> socket-opens
+	Inc        incidentCounter
+	Flush      secondCounter
+	Redel      secondCounter
+	Wit        witnessCounter
 
 	broker []*BrokerLog // the broker's logs, set before stats
+	ids    []string     // the figures' ids (PutFigures), nil if none: FleetStats.IDs
+}
+
+// id returns the client id of the device of ordinal dev, "" if its id
+// was taken apart and not put back (Split.Finish checks that none is
+// asked for).
+func (fc *fleetCounter) id(dev int32) string {
+	if fc.NamesTaken {
+		return fc.Named[dev]
+	}
+	return fc.Names[dev]
 }
 
 func newFleetCounter(window time.Duration) *fleetCounter {
@@ -177,9 +192,12 @@ func (fc *fleetCounter) stats() *FleetStats {
 			}
 		}
 	}
-	st.names, fc.Inc.names = fc.Names, fc.Names
+	st.fc, fc.Inc.names = fc, fc.Names
 	if st.Devices <= MaxIDs {
-		st.IDs = slices.Sorted(slices.Values(fc.Names))
+		st.IDs = fc.ids
+		if st.IDs == nil {
+			st.IDs = slices.Sorted(slices.Values(fc.Names))
+		}
 	}
 	var wit *Witness
 	var boffs []ClockOffset

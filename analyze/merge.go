@@ -46,10 +46,20 @@ func (k *checker) merge(next *checker) {
 
 func (fc *fleetCounter) merge(next *fleetCounter) {
 	st, ns := &fc.St, &next.St
+	base := int32(st.Devices) // next's ordinals follow fc's
 	st.Devices, st.Records, st.Attempts = st.Devices+ns.Devices, st.Records+ns.Records, st.Attempts+ns.Attempts
 	st.Lost, st.Recovered = st.Lost+ns.Lost, st.Recovered+ns.Recovered
 	st.TTR.Merge(&ns.TTR)
 	fc.Names = append(fc.Names, next.Names...)
+	for dev, id := range next.Named {
+		if fc.Named == nil {
+			fc.Named = map[int32]string{}
+		}
+		fc.Named[base+dev] = id
+	}
+	if next.ids != nil { // one partial holds the figures
+		fc.ids = next.ids
+	}
 	fc.Opens = addCounts(fc.Opens, next.Opens)
 	fc.Wit.merge(&next.Wit, fc.Inc.Devices)
 	fc.Inc.merge(&next.Inc)

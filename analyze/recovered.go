@@ -40,6 +40,7 @@ func (p *Partial) MedianTTR() (time.Duration, bool) {
 type recoveredPart struct {
 	Part int
 	Devs []starveDevice
+	IDs  map[int32]string // their ids, by ordinal: the finishing step may not hold the part's (TakeNames)
 }
 
 // TakeRecovered removes starvation's devices that recovered from the
@@ -51,10 +52,10 @@ func (p *Partial) TakeRecovered() ([]byte, error) {
 	if r == nil {
 		return nil, nil
 	}
-	rp := recoveredPart{Part: p.part}
+	rp := recoveredPart{Part: p.part, IDs: map[int32]string{}}
 	r.Devs = slices.DeleteFunc(r.Devs, func(d starveDevice) bool {
 		if d.Until != NoTime {
-			rp.Devs = append(rp.Devs, d)
+			rp.Devs, rp.IDs[d.Dev] = append(rp.Devs, d), p.k.fc.id(d.Dev)
 		}
 		return d.Until != NoTime
 	})
@@ -83,6 +84,11 @@ func (s *Split) KeepRecovered(b []byte, median time.Duration) ([]byte, error) {
 		bound = int64(f)
 	}
 	rp.Devs = slices.DeleteFunc(rp.Devs, func(d starveDevice) bool { return d.Until-d.From <= bound })
+	ids := map[int32]string{}
+	for _, d := range rp.Devs {
+		ids[d.Dev] = rp.IDs[d.Dev]
+	}
+	rp.IDs = ids
 	return encode(&rp)
 }
 
@@ -100,9 +106,15 @@ func (p *Partial) PutRecovered(b []byte) error {
 	if rp.Part != p.part {
 		return fmt.Errorf("partial of part %d: recovered devices of part %d", p.part, rp.Part)
 	}
+	fc := p.k.fc
 	for _, d := range rp.Devs {
 		if d.Dev < 0 || d.Dev >= r.Devices || d.Until == NoTime {
 			return fmt.Errorf("partial of part %d: starvation: a recovered device %d of %d", p.part, d.Dev, r.Devices)
+		}
+		if id, ok := rp.IDs[d.Dev]; !ok {
+			return fmt.Errorf("partial of part %d: starvation: a recovered device %d without its id", p.part, d.Dev)
+		} else if fc.NamesTaken {
+			fc.Named[d.Dev] = id
 		}
 	}
 	all := append(r.Devs, rp.Devs...)

@@ -45,8 +45,8 @@ type resync struct {
 	group, repeats int
 	share          float64
 
-	names  []string // the devices' ids by ordinal (FleetStats.names): set by Finish
-	sorted bool     // Fires hold only the candidates, sorted: presort ran
+	name   func(dev int32) string // the id of a device by ordinal (FleetStats.name): set by Finish
+	sorted bool                   // Fires hold only the candidates, sorted: presort ran
 }
 
 func (r *resync) merge(next Rule) {
@@ -176,7 +176,7 @@ func (r *resync) Finish(c *Context) {
 	if !r.sorted {
 		r.presort()
 	}
-	r.names = c.Fleet.names
+	r.name = c.Fleet.name
 	var moved [resyncAttempts]bool
 	if ix := c.Fleet.clocks(); ix.byDev != nil { // on the fleet's clock: lockstep is judged across devices
 		for a := range r.Fires {
@@ -403,7 +403,7 @@ func (r *resync) finding(n int, groups []group) Finding {
 func (r *resync) sample(ms []fire, k int) string {
 	var names []string
 	for _, m := range ms[:min(k, len(ms))] {
-		names = append(names, r.names[m.Dev])
+		names = append(names, r.name(m.Dev))
 	}
 	s := strings.Join(names, ", ")
 	if len(ms) > k {

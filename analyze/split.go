@@ -31,16 +31,22 @@ import (
 // A Partial crosses processes as bytes (MarshalBinary, then Decode in a
 // Split made with the same directory and options). When no policy is
 // declared, every process infers the same one from the dataset's first
-// rows, or takes the driver's (Options.Inference). Three steps between
+// rows, or takes the driver's (Options.Inference). Five steps between
 // Part and Finish shrink what reaches the one place that finishes, and
 // leave the result as it was: resync's fires travel apart and are kept
 // only where enough share a delay (TakeFires, KeepFires); so do
 // starvation's recovered devices, kept only past what the least of the
 // parts' median times to recover allows to be reported (MedianTTR,
-// TakeRecovered, KeepRecovered, PutRecovered); and the incidents are
-// found apart, each part detailing them and sharing each return, which
-// is judged where its shares meet (TakeIncidents, Infer, Detail,
-// JudgeStorm, PutIncidents, PutStorm; inferred.go and returns.go).
+// TakeRecovered, KeepRecovered, PutRecovered); the incidents are found
+// apart, each part detailing them and sharing each return, which is
+// judged where its shares meet (TakeIncidents, Infer, Detail,
+// JudgeStorm, PutIncidents, PutStorm; inferred.go and returns.go); the
+// fleet's times to recover and starvation's waits merge in any order
+// (TakeFigures, MergeFigures, PutFigures; figures.go); and the device
+// ids travel apart, only those a finding can name coming back (TakeNames,
+// Wanted, Name, PutNames; names.go). The finishing step may take the
+// partials one at a time (Finisher), or read them again in passes, a
+// window of parts a pass (FinishInPasses; finisher.go).
 type Split struct {
 	dir  string
 	opts Options
@@ -222,44 +228,26 @@ func (s *Split) run(i int, files []int) (*Partial, error) {
 // Finish merges the partials of every part, in part order, runs every
 // rule's Finish and returns the result. parts holds each part once, in
 // any order; when their resync fires were taken (TakeFires), fires holds
-// what KeepFires kept of every shard. Finish checks its inputs before it
-// merges anything: on an error the partials are as they were; once it
-// merges, they are used up.
+// what KeepFires kept of every shard. Finish checks the partials before
+// it merges any: on an error found then they are as they were; once it
+// merges, they are used up. (A Finisher takes them one at a time.)
 func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	parts, err := s.inOrder(parts)
 	if err != nil {
 		return nil, err
 	}
-	if err := takenOfAll(parts, "incidents", func(p *Partial) bool { return p.incidentsTaken }); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.dir, err)
-	}
-	if err := takenOfAll(parts, "resync fires", func(p *Partial) bool { return p.firesTaken }); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.dir, err)
-	}
-	sources := parts[0].sources
 	var counts []int32 // each part's devices, which resync's fires name
 	for _, p := range parts {
-		if !slices.Equal(p.sources, sources) {
-			return nil, fmt.Errorf("%s: part %d names other inputs than part %d (%d against %d): the manifest does not list every record's source", s.dir, p.part, parts[0].part, len(p.sources), len(sources))
-		}
-		if p.recoveredTaken {
-			return nil, fmt.Errorf("%s: starvation's recovered devices were taken from part %d and not put back (PutRecovered)", s.dir, p.part)
-		}
-		if inc, first := &p.k.fc.Inc, &parts[0].k.fc.Inc; p.incidentsTaken &&
-			(!inc.Detailed || first.Inferred == nil || len(inc.Details) != len(first.Inferred.Incidents)) {
-			return nil, fmt.Errorf("%s: the incidents of part %d were taken and their details not put back (PutIncidents)", s.dir, p.part)
+		if err := s.mergeable(p, parts[0]); err != nil {
+			return nil, err
 		}
 		if r := p.resync(); r != nil {
 			counts = append(counts, r.Devices)
 		}
 	}
-	var kept []shardFire
-	if parts[0].firesTaken {
-		if kept, err = keptFires(fires, counts); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.dir, err)
-		}
-	} else if len(fires) > 0 {
-		return nil, fmt.Errorf("%s: resync fires given, but no part's were taken", s.dir)
+	kept, err := s.keptOf(parts[0], fires, counts)
+	if err != nil {
+		return nil, err
 	}
 	if err := judgedAll(parts); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.dir, err)
@@ -267,19 +255,43 @@ func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	if err := figuresPutAll(parts); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.dir, err)
 	}
-	k := parts[0].k
-	for _, p := range parts[1:] {
-		k.merge(p.k)
+	f := s.NewFinisher()
+	for _, p := range parts {
+		if err := f.Add(p); err != nil {
+			return nil, err
+		}
 	}
-	if parts[0].firesTaken {
-		restoreFires(parts[0].resync(), kept, counts)
+	return f.finish(kept)
+}
+
+// mergeable reports an error unless p can merge with first, the partial
+// of part 0: from the same inputs, with what was taken from it put back,
+// and taken apart as first was.
+func (s *Split) mergeable(p, first *Partial) error {
+	if !slices.Equal(p.sources, first.sources) {
+		return fmt.Errorf("%s: part %d names other inputs than part %d (%d against %d): the manifest does not list every record's source", s.dir, p.part, first.part, len(p.sources), len(first.sources))
 	}
-	k.changedLogs, k.unlisted = s.k.changedLogs, s.k.unlisted
-	res := k.finish(s.dir, s.man, sources)
-	for _, file := range s.man.Files {
-		res.Files = append(res.Files, filepath.Join(s.dir, file.Name))
+	if p.recoveredTaken {
+		return fmt.Errorf("%s: starvation's recovered devices were taken from part %d and not put back (PutRecovered)", s.dir, p.part)
 	}
-	return res, nil
+	for _, t := range []struct {
+		what  string
+		taken func(*Partial) bool
+	}{
+		{"incidents", func(p *Partial) bool { return p.incidentsTaken }},
+		{"resync fires", func(p *Partial) bool { return p.firesTaken }},
+		{"device ids", func(p *Partial) bool { return p.k.fc.NamesTaken }},
+		{"figures", func(p *Partial) bool { return p.figuresTaken }},
+	} {
+		if err := takenOfAll([]*Partial{first, p}, t.what, t.taken); err != nil {
+			return fmt.Errorf("%s: %w", s.dir, err)
+		}
+	}
+	if inc, fi := &p.k.fc.Inc, &first.k.fc.Inc; p.incidentsTaken &&
+		(!inc.Detailed || fi.Inferred == nil || len(inc.Details) != len(fi.Inferred.Incidents)) {
+		return fmt.Errorf("%s: the incidents of part %d were taken and their details not put back (PutIncidents)", s.dir, p.part)
+	}
+	return nil
 }
 
 // takenOfAll reports an error unless what taken says was taken apart
@@ -420,8 +432,16 @@ func (s *Split) Decode(data []byte) (*Partial, error) {
 func (k *checker) validOrdinals() error {
 	n := int32(len(k.fc.Names))
 	ic := &k.fc.Inc
-	if int64(k.fc.St.Devices) != int64(n) || ic.Devices != n {
-		return fmt.Errorf("%d device ids for %d and %d devices", n, k.fc.St.Devices, ic.Devices)
+	if k.fc.NamesTaken {
+		n = int32(k.fc.St.Devices)
+		for dev := range k.fc.Named {
+			if dev < 0 || dev >= n {
+				return fmt.Errorf("the id of device %d of %d", dev, n)
+			}
+		}
+	}
+	if int64(k.fc.St.Devices) != int64(n) || ic.Devices != n || k.fc.NamesTaken && k.fc.Names != nil {
+		return fmt.Errorf("%d device ids for %d and %d devices", len(k.fc.Names), k.fc.St.Devices, ic.Devices)
 	}
 	bad := func(what string, dev int32) error {
 		if dev < 0 || dev >= n {

@@ -35,6 +35,7 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 	tallies := map[int][]byte{}                       // what details them, by part
 	recovered := map[int][]byte{}                     // starvation's recovered devices, by part
 	var figures [][]byte                              // the fleet's figures, of every part
+	names := map[int][]byte{}                         // every device's id, by part
 	least, any := time.Duration(math.MaxInt64), false // the least of the parts' median times to recover
 	for i := s.Parts() - 1; i >= 0; i-- {
 		w, err := NewSplit(dir, opts) // a worker
@@ -66,6 +67,9 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 			}
 			if core != nil {
 				cores, tallies[i] = append(cores, core), tally
+			}
+			if names[i], err = p.TakeNames(); err != nil {
+				t.Fatal(err)
 			}
 		}
 		b, err := p.MarshalBinary()
@@ -162,12 +166,52 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 		}
 		kept = append(kept, b) // nil too: Finish skips what KeepFires kept nothing of
 	}
-	res, err := s.Finish(parts, kept...)
+	wants := map[int][][]byte{} // the devices the kept fires name, by part
+	for _, b := range kept {
+		byPart, err := s.Wanted(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for part, w := range byPart {
+			wants[part] = append(wants[part], w)
+		}
+	}
+	for _, p := range parts {
+		if names[p.Index()] == nil {
+			continue // the partial kept its ids
+		}
+		namedSplits++
+		b, err := s.Name(names[p.Index()], wants[p.Index()])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.PutNames(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if shards == 0 {
+		res, err := s.Finish(parts, kept...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	f := s.NewFinisher() // as stormaudit-beam does: given in the order they come (here, last part first)
+	for _, p := range parts {
+		if err := f.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := f.Finish(kept...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
+
+// namedSplits counts the partials whose device ids splitCheck took
+// apart: the tests require some.
+var namedSplits int
 
 // prunedDevices counts the devices KeepRecovered dropped in splitCheck:
 // the tests require some.
@@ -317,6 +361,9 @@ func TestSplitSameAsCheck(t *testing.T) {
 		if found[kind] == 0 {
 			t.Errorf("no %s in the simulated fleets: its return judged apart is not tested", kind)
 		}
+	}
+	if namedSplits == 0 {
+		t.Error("no split check took its device ids apart (TakeNames): the split checks do not test them")
 	}
 	if inferredSplits == 0 || judgedStorms == 0 {
 		t.Errorf("%d split checks found their incidents apart (Infer), %d incidents were judged apart (JudgeStorm): the split checks do not test them", inferredSplits, judgedStorms)
@@ -540,13 +587,7 @@ func TestRecoveredMustComeBack(t *testing.T) {
 		if err != nil || rec == nil {
 			t.Fatalf("part %d: recovered %v, %v", i, rec, err)
 		}
-		b, err := p.MarshalBinary() // the taking travels with the partial
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p, err = s.Decode(b); err != nil {
-			t.Fatal(err)
-		}
+		p = throughBytes(t, s, p) // the taking travels with the partial
 		parts, recs = append(parts, p), append(recs, rec)
 	}
 	if _, err := s.Finish(parts); err == nil || !strings.Contains(err.Error(), "not put back") {
@@ -599,13 +640,7 @@ func TestIncidentsMustComeBack(t *testing.T) {
 			t.Fatalf("part %d: incidents %v, %v, %v", i, core, tally, err)
 		}
 		tallies = append(tallies, tally)
-		b, err := p.MarshalBinary() // the taking travels with the partial
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p, err = s.Decode(b); err != nil {
-			t.Fatal(err)
-		}
+		p = throughBytes(t, s, p) // the taking travels with the partial
 		parts, cores = append(parts, p), append(cores, core)
 	}
 	if _, err := s.Finish(parts); err == nil || !strings.Contains(err.Error(), "not put back") {
@@ -701,4 +736,18 @@ func TestIncidentsMustComeBack(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("put back: %v; the result differs from Check's: %v", err, err == nil)
 	}
+}
+
+// throughBytes returns p encoded and decoded by s, as a partial crosses
+// processes.
+func throughBytes(t *testing.T, s *Split, p *Partial) *Partial {
+	t.Helper()
+	b, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = s.Decode(b); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -71,7 +71,8 @@ func (c Config) split() (*analyze.Split, error) {
 // partial, encoded, its resync fires by shard, starvation's recovered
 // devices, its median time to recover (ns), if any loss of it
 // recovered, what finds the incidents and what details them (none
-// with a broker's log), and its figures that merge in any order.
+// with a broker's log), its figures that merge in any order, and its
+// device ids (none with a broker's log).
 type partFn struct {
 	Config Config
 	split  *analyze.Split
@@ -83,7 +84,7 @@ func (f *partFn) Setup() error {
 	return err
 }
 
-func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitRecovered func(int, []byte), emitMedian func(int64), emitIncidents func(int, []byte), emitTallies func(int, []byte), emitFigures func([]byte)) error {
+func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []byte), emitFires func(int, []byte), emitRecovered func(int, []byte), emitMedian func(int64), emitIncidents func(int, []byte), emitTallies func(int, []byte), emitFigures func([]byte), emitNames func(int, []byte)) error {
 	p, err := f.split.Part(part)
 	if err != nil {
 		return err
@@ -113,6 +114,13 @@ func (f *partFn) ProcessElement(ctx context.Context, part int, emit func(int, []
 	}
 	for shard, b := range p.TakeFires(FireShards) {
 		emitFires(shard, b)
+	}
+	names, err := p.TakeNames()
+	if err != nil {
+		return err
+	}
+	if names != nil {
+		emitNames(part, names)
 	}
 	b, err := p.MarshalBinary()
 	if err != nil {
@@ -155,6 +163,65 @@ func (f *keepFn) ProcessElement(ctx context.Context, _ int, parts func(*[]byte) 
 	if kept != nil {
 		emit(kept)
 	}
+	return nil
+}
+
+// wantFn says which devices of each part the fires keepFn kept of one
+// shard name (analyze.Split.Wanted): the finishing worker needs those
+// devices' ids, not every part's.
+type wantFn struct {
+	Config Config
+	split  *analyze.Split
+}
+
+func (f *wantFn) Setup() error {
+	var err error
+	f.split, err = f.Config.split()
+	return err
+}
+
+func (f *wantFn) ProcessElement(ctx context.Context, kept []byte, emit func(int, []byte)) error {
+	byPart, err := f.split.Wanted(kept)
+	if err != nil {
+		return err
+	}
+	for part, b := range byPart {
+		emit(part, b)
+	}
+	return nil
+}
+
+// nameFn gives, of one part's device ids, those of the devices the kept
+// fires name (analyze.Split.Name), in parallel over the parts.
+type nameFn struct {
+	Config Config
+	split  *analyze.Split
+}
+
+func (f *nameFn) Setup() error {
+	var err error
+	f.split, err = f.Config.split()
+	return err
+}
+
+func (f *nameFn) ProcessElement(ctx context.Context, part int, names func(*[]byte) bool, wanted func(*[]byte) bool, emit func(int, []byte)) error {
+	var wants [][]byte
+	var b []byte
+	for wanted(&b) {
+		wants = append(wants, b)
+	}
+	if len(wants) == 0 {
+		return nil // the partial holds the ids it needs
+	}
+	var ids []byte
+	if !names(&ids) {
+		return fmt.Errorf("part %d: devices wanted of its ids, which it did not take apart", part)
+	}
+	named, err := f.split.Name(ids, wants)
+	if err != nil {
+		return err
+	}
+	emit(part, named)
 	return nil
 }
 
@@ -291,73 +358,92 @@ func (figuresFn) MergeAccumulators(a, b []byte) ([]byte, error) { return analyze
 
 // finishFn runs stage 2, once: with every part's partial, the fires
 // kept, the recovered devices kept, the incidents' details,
-// recovery-storm's verdicts and the figures merged as side inputs it
-// merges them in part order, runs the rules' Finish and writes the
-// result in each format, and the exit status.
+// recovery-storm's verdicts, the figures merged and the device ids the
+// kept fires name as side inputs it merges the partials in part order,
+// reading them again for each window of parts (analyze.FinishInPasses)
+// so that it holds no more than a window's decoded at once, runs the
+// rules' Finish and writes the result in each format, and the exit
+// status.
 type finishFn struct {
 	Config Config
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool, storms func(*[]byte) bool, figures func(*[]byte) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func() func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool, storms func(*[]byte) bool, figures func(*[]byte) bool, named func(*int, *[]byte) bool) error {
 	s, err := f.Config.split()
 	if err != nil {
 		return err
 	}
-	var parts []*analyze.Partial
-	var i int
+	var kept, judged, merged [][]byte
 	var b []byte
-	for partials(&i, &b) {
-		p, err := s.Decode(b)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, p)
-	}
-	var kept [][]byte
 	for fires(&b) {
 		kept = append(kept, b)
 	}
-	byPart := map[int]*analyze.Partial{}
-	for _, p := range parts {
-		byPart[p.Index()] = p
-	}
-	for recovered(&i, &b) {
-		p := byPart[i]
-		if p == nil {
-			return fmt.Errorf("recovered devices of part %d, which no partial holds", i)
-		}
-		if err := p.PutRecovered(b); err != nil {
-			return err
-		}
-	}
-	for details(&i, &b) {
-		p := byPart[i]
-		if p == nil {
-			return fmt.Errorf("incidents' details of part %d, which no partial holds", i)
-		}
-		if err := p.PutIncidents(b); err != nil {
-			return err
-		}
-	}
 	for storms(&b) {
-		if len(parts) == 0 {
-			return fmt.Errorf("a verdict of recovery-storm, and no partial")
-		}
-		if err := parts[0].PutStorm(b); err != nil {
-			return err
-		}
+		judged = append(judged, b)
 	}
 	for figures(&b) {
-		if len(parts) == 0 {
-			return fmt.Errorf("the fleet's figures, and no partial")
-		}
-		if err := parts[0].PutFigures(b); err != nil {
-			return err
+		merged = append(merged, b)
+	}
+	back := map[string]map[int][]byte{} // what each part gets back, by what
+	for what, iter := range map[string]func(*int, *[]byte) bool{"recovered devices": recovered, "incidents' details": details, "device ids": named} {
+		back[what] = map[int][]byte{}
+		var i int
+		for iter(&i, &b) {
+			back[what][i] = b
 		}
 	}
-	res, err := s.Finish(parts, kept...)
+	put := func(p *analyze.Partial) error {
+		k := p.Index()
+		if b, ok := back["incidents' details"][k]; ok {
+			if err := p.PutIncidents(b); err != nil {
+				return err
+			}
+		}
+		if b, ok := back["recovered devices"][k]; ok {
+			if err := p.PutRecovered(b); err != nil {
+				return err
+			}
+		}
+		if b, ok := back["device ids"][k]; ok {
+			if err := p.PutNames(b); err != nil {
+				return err
+			}
+		}
+		for what := range back {
+			delete(back[what], k)
+		}
+		if k != 0 {
+			return nil
+		}
+		for _, j := range judged {
+			if err := p.PutStorm(j); err != nil {
+				return err
+			}
+		}
+		for _, m := range merged {
+			if err := p.PutFigures(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	each := func(yield func(int, []byte) error) error { // the side input, read again in each pass
+		var i int
+		for iter := partials(); iter(&i, &b); {
+			if err := yield(i, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	res, err := s.FinishInPasses(analyze.FinishWindow, each, put, kept...)
 	if err != nil {
 		return err
+	}
+	for what, left := range back {
+		for i := range left {
+			return fmt.Errorf("%s of part %d, which no partial holds", what, i)
+		}
 	}
 	res.Dataset = f.Config.Name // as check names it
 	for i, file := range s.Manifest().Files {
@@ -402,14 +488,16 @@ func writeFile(path string, fn func(*os.File) error) error {
 }
 
 func init() {
-	register.DoFn9x1[context.Context, int, func(int, []byte), func(int, []byte), func(int, []byte), func(int64), func(int, []byte), func(int, []byte), func([]byte), error](&partFn{})
+	register.DoFn10x1[context.Context, int, func(int, []byte), func(int, []byte), func(int, []byte), func(int64), func(int, []byte), func(int, []byte), func([]byte), func(int, []byte), error](&partFn{})
+	register.DoFn3x1[context.Context, []byte, func(int, []byte), error](&wantFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&nameFn{})
 	register.Combiner1[[]byte](&figuresFn{})
 	register.DoFn4x1[context.Context, []byte, func(*int, *[]byte) bool, func(int, []byte), error](&inferFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&detailFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&stormFn{})
 	register.DoFn5x1[context.Context, int, []byte, func(*int64) bool, func(int, []byte), error](&keepRecoveredFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&keepFn{})
-	register.DoFn8x1[context.Context, []byte, func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, error](&finishFn{})
+	register.DoFn9x1[context.Context, []byte, func() func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, error](&finishFn{})
 	register.Emitter1[[]byte]()
 	register.Emitter1[int64]()
 	register.Iter1[int64]()
@@ -425,9 +513,11 @@ func init() {
 // and filtered (keepFn), the recovered devices filtered by the least
 // median (keepRecoveredFn), the incidents found once (inferFn), each
 // part's tallies reduced to their details (detailFn) and each incident's
-// return judged for recovery-storm (stormFn), and the figures merged
-// (figuresFn); stage 2 merges the partials, what was kept, the details,
-// the verdicts and the figures, and writes the result.
+// return judged for recovery-storm (stormFn), the figures merged
+// (figuresFn), and the ids of the devices the kept fires name given
+// from their parts' (wantFn, nameFn); stage 2 merges the partials, what
+// was kept, the details, the verdicts, the figures and those ids, and
+// writes the result.
 func Build(s beam.Scope, c Config, parts int) {
 	ids := make([]int, parts)
 	for i := range ids {
@@ -436,12 +526,14 @@ func Build(s beam.Scope, c Config, parts int) {
 	// Reshuffle: the parts spread over the workers, not fused into the
 	// bundle that created them
 	outs := beam.ParDoN(s, &partFn{Config: c}, beam.Reshuffle(s, beam.CreateList(s, ids)))
-	partials, fires, recovered, medians, incidents, tallies, figures := outs[0], outs[1], outs[2], outs[3], outs[4], outs[5], outs[6]
+	partials, fires, recovered, medians, incidents, tallies, figures, names := outs[0], outs[1], outs[2], outs[3], outs[4], outs[5], outs[6], outs[7]
 	kept := beam.ParDo(s, &keepFn{Config: c}, beam.GroupByKey(s, fires))
+	named := beam.ParDo(s, &nameFn{Config: c}, beam.CoGroupByKey(s, names, beam.ParDo(s, &wantFn{Config: c}, kept)))
 	keptRecovered := beam.ParDo(s, &keepRecoveredFn{Config: c}, recovered, beam.SideInput{Input: medians})
 	assigned := beam.ParDo(s, &inferFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: incidents})
 	details, storms := beam.ParDo2(s, &detailFn{Config: c}, beam.CoGroupByKey(s, tallies, assigned))
 	judged := beam.ParDo(s, &stormFn{Config: c}, beam.GroupByKey(s, storms))
 	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept}, beam.SideInput{Input: keptRecovered},
-		beam.SideInput{Input: details}, beam.SideInput{Input: judged}, beam.SideInput{Input: beam.Combine(s, &figuresFn{}, figures)})
+		beam.SideInput{Input: details}, beam.SideInput{Input: judged}, beam.SideInput{Input: beam.Combine(s, &figuresFn{}, figures)},
+		beam.SideInput{Input: named})
 }

@@ -1,0 +1,191 @@
+package analyze
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// finishInput is what the finishing worker of a split check is given:
+// every part's partial and, by part, what was taken from it and comes
+// back (the ids the kept fires name, the recovered devices kept, the
+// incidents' details), the fires kept, the returns judged and the
+// figures merged.
+type finishInput struct {
+	Inference                 *Inference // the driver's: the worker does not read the dataset
+	Partials                  [][]byte
+	Kept, Judged              [][]byte
+	Named, Recovered, Details [][]byte // by part, nil where none
+	Figures                   []byte
+}
+
+// finishWorker is the finishing step: it reads in's partials in passes,
+// from partials (which yields them from where they are kept), as
+// FinishInPasses does, puts back what was taken, and finishes. held, if
+// not nil, gets the most heap in use, after a collection, as each
+// partial is put back.
+func finishWorker(s *Split, in *finishInput, partials func(yield func(int, []byte) error) error, held *uint64) (*Result, error) {
+	return s.FinishInPasses(FinishWindow, partials, func(p *Partial) error {
+		if err := putBack(p, in); err != nil {
+			return err
+		}
+		if held != nil {
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			*held = max(*held, ms.HeapAlloc)
+		}
+		return nil
+	}, in.Kept...)
+}
+
+// inMemory yields partials, part i at i.
+func inMemory(partials [][]byte) func(yield func(int, []byte) error) error {
+	return func(yield func(int, []byte) error) error {
+		for i, b := range partials {
+			if err := yield(i, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// putBack puts into p what in holds of it.
+func putBack(p *Partial, in *finishInput) error {
+	k := p.Index()
+	if err := p.PutIncidents(in.Details[k]); err != nil {
+		return err
+	}
+	if k == 0 {
+		if err := p.PutFigures(in.Figures); err != nil {
+			return err
+		}
+		for _, j := range in.Judged {
+			if err := p.PutStorm(j); err != nil {
+				return err
+			}
+		}
+	}
+	if n := in.Named[k]; n != nil {
+		if err := p.PutNames(n); err != nil {
+			return err
+		}
+	}
+	if rec := in.Recovered[k]; rec != nil {
+		return p.PutRecovered(rec)
+	}
+	return nil
+}
+
+// finishWorkerHeap runs the finishing step on in in a process of its own,
+// as a worker that runs nothing else and reads its partials as a stream
+// from disk, in an order of their parts that a runner might give, and
+// returns the most heap it held (finishWorker), and the records it
+// checked.
+func finishWorkerHeap(dir string, in *finishInput) (held uint64, records int64, err error) {
+	tmp, err := os.MkdirTemp("", "stormaudit-finish-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(tmp)
+	head := *in
+	head.Partials = nil
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
+		return 0, 0, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "head.gob"), buf.Bytes(), 0o600); err != nil {
+		return 0, 0, err
+	}
+	var stream []byte
+	for _, i := range rand.New(rand.NewPCG(1, 2)).Perm(len(in.Partials)) {
+		stream = binary.AppendUvarint(binary.AppendUvarint(stream, uint64(i)), uint64(len(in.Partials[i])))
+		stream = append(stream, in.Partials[i]...)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "partials"), stream, 0o600); err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFinishWorker$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "STORMAUDIT_FINISH_INPUT="+tmp, "STORMAUDIT_BENCH_DATASET="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, 0, fmt.Errorf("the finishing worker: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`finish worker: held (\d+) bytes, (\d+) records`).FindSubmatch(out)
+	if m == nil {
+		return 0, 0, fmt.Errorf("the finishing worker said nothing of its heap:\n%s", out)
+	}
+	held, _ = strconv.ParseUint(string(m[1]), 10, 64)
+	records, _ = strconv.ParseInt(string(m[2]), 10, 64)
+	return held, records, nil
+}
+
+// fromDisk yields the partials of the stream file at path, reading it
+// again on each call.
+func fromDisk(path string) func(yield func(int, []byte) error) error {
+	return func(yield func(int, []byte) error) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := bufio.NewReader(f)
+		for {
+			part, err := binary.ReadUvarint(r)
+			if err == io.EOF {
+				return nil
+			}
+			n, err2 := binary.ReadUvarint(r)
+			if err != nil || err2 != nil {
+				return fmt.Errorf("%s: %v %v", path, err, err2)
+			}
+			b := make([]byte, n)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return err
+			}
+			if err := yield(int(part), b); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// TestFinishWorker is the process finishWorkerHeap starts (BenchmarkSplit):
+// it runs only when STORMAUDIT_FINISH_INPUT names a directory of input.
+func TestFinishWorker(t *testing.T) {
+	tmp := os.Getenv("STORMAUDIT_FINISH_INPUT")
+	if tmp == "" {
+		t.Skip("STORMAUDIT_FINISH_INPUT is not set: BenchmarkSplit starts this")
+	}
+	var in finishInput
+	b, err := os.ReadFile(filepath.Join(tmp, "head.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&in); err != nil {
+		t.Fatal(err)
+	}
+	b = nil
+	s, err := NewSplit(os.Getenv("STORMAUDIT_BENCH_DATASET"), Options{Inference: in.Inference})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held uint64
+	res, err := finishWorker(s, &in, fromDisk(filepath.Join(tmp, "partials")), &held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("finish worker: held %d bytes, %d records\n", held, res.Summary.Records)
+}
