@@ -5,9 +5,10 @@
 # (default 3), taking turns, on Prism in process; prints each run's wall
 # time, CPU and peak RSS, the medians, and whether the two wrote the same
 # JSON. Then BenchmarkSplit on the same dataset: a part's records/s on one
-# core (a worker), the partials' bytes per record (what is shuffled), the
-# heap the decoded partials hold and the finishing step's time (the one
-# step that runs in one place). The first build of stormaudit-beam
+# core (a worker), the bytes per record of what each step ships (what is
+# shuffled), the most heap the finishing worker holds (in a process of
+# its own) and the finishing step's time (the one step that runs in one
+# place). The first build of stormaudit-beam
 # compiles Beam (about 5 minutes). Needs /usr/bin/time (Debian "time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
