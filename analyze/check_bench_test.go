@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
@@ -56,7 +57,8 @@ func BenchmarkSplit(b *testing.B) {
 	}
 	var parts, keep, prune, inferring, detail, finish time.Duration
 	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize, namesSize, namedSize int
-	var in *finishInput // what the finishing worker was given, last time
+	var in *finishInput    // what the finishing worker was given, last time
+	var lastCores [][]byte // what the inferring worker was given, last time
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
@@ -148,6 +150,7 @@ func BenchmarkSplit(b *testing.B) {
 			recKeptSize += len(recovered[i])
 		}
 		t3 := time.Now()
+		lastCores = slices.Clone(cores) // Infer drops what it decodes
 		byPart, err := s.Infer(cores)
 		if err != nil {
 			b.Fatal(err)
@@ -221,4 +224,9 @@ func BenchmarkSplit(b *testing.B) {
 		b.Fatalf("the finishing worker checked %d records, the benchmark %d", checked, res.Summary.Records)
 	}
 	b.ReportMetric(float64(held)/recs, "finish-worker-heap-B/record")
+	inferHeld, err := inferWorkerHeap(dir, s.Inference(), lastCores)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(inferHeld)/recs, "infer-worker-heap-B/record")
 }

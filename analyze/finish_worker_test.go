@@ -117,19 +117,103 @@ func finishWorkerHeap(dir string, in *finishInput) (held uint64, records int64, 
 	if err := os.WriteFile(filepath.Join(tmp, "partials"), stream, 0o600); err != nil {
 		return 0, 0, err
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFinishWorker$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "STORMAUDIT_FINISH_INPUT="+tmp, "STORMAUDIT_BENCH_DATASET="+dir)
+	return runWorker("TestFinishWorker", tmp, dir)
+}
+
+// runWorker runs test, a worker's step, in a process of its own on the
+// input in the directory tmp, and returns the two figures it prints: the
+// most heap it held and a count of what it did.
+func runWorker(test, tmp, dir string) (held uint64, n int64, err error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "STORMAUDIT_WORKER_INPUT="+tmp, "STORMAUDIT_BENCH_DATASET="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return 0, 0, fmt.Errorf("the finishing worker: %v\n%s", err, out)
+		return 0, 0, fmt.Errorf("%s: %v\n%s", test, err, out)
 	}
-	m := regexp.MustCompile(`finish worker: held (\d+) bytes, (\d+) records`).FindSubmatch(out)
+	m := regexp.MustCompile(`worker: held (\d+) bytes, (\d+)`).FindSubmatch(out)
 	if m == nil {
-		return 0, 0, fmt.Errorf("the finishing worker said nothing of its heap:\n%s", out)
+		return 0, 0, fmt.Errorf("%s said nothing of its heap:\n%s", test, out)
 	}
 	held, _ = strconv.ParseUint(string(m[1]), 10, 64)
-	records, _ = strconv.ParseInt(string(m[2]), 10, 64)
-	return held, records, nil
+	n, _ = strconv.ParseInt(string(m[2]), 10, 64)
+	return held, n, nil
+}
+
+// inferWorkerHeap runs Infer on every part's cores in a process of its
+// own, as the one inferring worker, which is given them all, and returns
+// the most heap it held: at the end of the inference, the cores
+// decoded and merged, and their bytes.
+func inferWorkerHeap(dir string, in *Inference, cores [][]byte) (uint64, error) {
+	tmp, err := os.MkdirTemp("", "stormaudit-infer-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&finishInput{Inference: in}); err != nil {
+		return 0, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "head.gob"), buf.Bytes(), 0o600); err != nil {
+		return 0, err
+	}
+	var stream []byte
+	for i, b := range cores {
+		stream = binary.AppendUvarint(binary.AppendUvarint(stream, uint64(i)), uint64(len(b)))
+		stream = append(stream, b...)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "partials"), stream, 0o600); err != nil {
+		return 0, err
+	}
+	held, _, err := runWorker("TestInferWorker", tmp, dir)
+	return held, err
+}
+
+// TestInferWorker is the process inferWorkerHeap starts (BenchmarkSplit):
+// it runs only when STORMAUDIT_WORKER_INPUT names a directory of input.
+func TestInferWorker(t *testing.T) {
+	s, _, tmp := workerInput(t)
+	var cores [][]byte
+	if err := fromDisk(filepath.Join(tmp, "partials"))(func(_ int, b []byte) error {
+		cores = append(cores, b)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var held uint64
+	inferProbe = func() {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		held = ms.HeapAlloc
+	}
+	defer func() { inferProbe = nil }()
+	byPart, err := s.Infer(cores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("worker: held %d bytes, %d parts\n", held, len(byPart))
+}
+
+// workerInput returns the Split and the input of a worker's process,
+// and the directory of its input; it skips the test when it is not one.
+func workerInput(t *testing.T) (*Split, *finishInput, string) {
+	tmp := os.Getenv("STORMAUDIT_WORKER_INPUT")
+	if tmp == "" {
+		t.Skip("STORMAUDIT_WORKER_INPUT is not set: BenchmarkSplit starts this")
+	}
+	var in finishInput
+	b, err := os.ReadFile(filepath.Join(tmp, "head.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&in); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSplit(os.Getenv("STORMAUDIT_BENCH_DATASET"), Options{Inference: in.Inference})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, &in, tmp
 }
 
 // fromDisk yields the partials of the stream file at path, reading it
@@ -163,29 +247,13 @@ func fromDisk(path string) func(yield func(int, []byte) error) error {
 }
 
 // TestFinishWorker is the process finishWorkerHeap starts (BenchmarkSplit):
-// it runs only when STORMAUDIT_FINISH_INPUT names a directory of input.
+// it runs only when STORMAUDIT_WORKER_INPUT names a directory of input.
 func TestFinishWorker(t *testing.T) {
-	tmp := os.Getenv("STORMAUDIT_FINISH_INPUT")
-	if tmp == "" {
-		t.Skip("STORMAUDIT_FINISH_INPUT is not set: BenchmarkSplit starts this")
-	}
-	var in finishInput
-	b, err := os.ReadFile(filepath.Join(tmp, "head.gob"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&in); err != nil {
-		t.Fatal(err)
-	}
-	b = nil
-	s, err := NewSplit(os.Getenv("STORMAUDIT_BENCH_DATASET"), Options{Inference: in.Inference})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, in, tmp := workerInput(t)
 	var held uint64
-	res, err := finishWorker(s, &in, fromDisk(filepath.Join(tmp, "partials")), &held)
+	res, err := finishWorker(s, in, fromDisk(filepath.Join(tmp, "partials")), &held)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("finish worker: held %d bytes, %d records\n", held, res.Summary.Records)
+	fmt.Printf("worker: held %d bytes, %d records\n", held, res.Summary.Records)
 }

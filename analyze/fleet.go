@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"github.com/stormaudit/stormaudit/brokerlog"
 	"math"
 	"slices"
@@ -113,6 +114,19 @@ type fleetCounter struct {
 	ids    []string     // the figures' ids (PutFigures), nil if none: FleetStats.IDs
 }
 
+// named returns offs, which Infer found without the devices' ids, with
+// them, in the order the finishing step puts them in: by round of
+// corrections, by id within one.
+func (fc *fleetCounter) named(offs []ClockOffset) []ClockOffset {
+	for i := range offs {
+		offs[i].Device = fc.id(offs[i].dev)
+	}
+	slices.SortStableFunc(offs, func(a, b ClockOffset) int {
+		return cmp.Or(cmp.Compare(a.round, b.round), strings.Compare(a.Device, b.Device))
+	})
+	return offs
+}
+
 // id returns the client id of the device of ordinal dev, "" if its id
 // was taken apart and not put back (Split.Finish checks that none is
 // asked for).
@@ -208,7 +222,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 	fc.Inc.downs, fc.Inc.brokerKeepalive = brokerDowns(fc.broker), brokerKeepalive(fc.broker)
 	var members []map[string]bool
 	if inf := fc.Inc.Inferred; inf != nil { // found apart (Split.Infer), detailed by part
-		st.Incidents, st.ClockOffsets = inf.Incidents, unwireOffsets(inf.Offsets)
+		st.Incidents, st.ClockOffsets = inf.Incidents, fc.named(unwireOffsets(inf.Offsets))
 		if st.Incidents == nil {
 			st.Incidents = []Incident{} // as the finishing step finds none
 		}

@@ -254,6 +254,9 @@ func (ic *incidentCounter) find() ([]Incident, []ClockOffset, [][2]int) {
 		if len(found) == 0 {
 			break
 		}
+		for i := range found {
+			found[i].round = int32(round)
+		}
 		offs, moved = append(offs, found...), true
 	}
 	offs = ic.steps(offs, spans)

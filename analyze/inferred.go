@@ -31,7 +31,6 @@ type incidentCore struct {
 	End      int64 // the part's last record
 	Devices  int32
 	Known    int
-	Names    []string
 	Losses   []lossEvent // MetAt: into the part's own tallies
 	Connects []int64
 	ConnDevs []int32
@@ -61,6 +60,9 @@ type incidentDetails struct {
 	Summary *inferredSummary // part 0's only
 	Details []incidentDetail
 	Returns []int32 // the incidents whose return the part sent a share of (returnShares)
+	// Named holds the ids of the part's devices that a clock offset
+	// names, by the part's ordinal: Infer finds the offsets without ids
+	Named map[int32]string
 }
 
 // incidentSpan is what a part needs of an incident to share in its
@@ -105,13 +107,14 @@ type offsetWire struct {
 	O       ClockOffset
 	Dev     int32
 	FoundAt int64
+	Round   int32
 }
 
 func wireOffsets(offs []ClockOffset, dev func(int32) (int32, bool)) []offsetWire {
 	var out []offsetWire
 	for _, o := range offs {
 		if d, ok := dev(o.dev); ok {
-			out = append(out, offsetWire{O: o, Dev: d, FoundAt: o.at})
+			out = append(out, offsetWire{O: o, Dev: d, FoundAt: o.at, Round: o.round})
 		}
 	}
 	return out
@@ -121,7 +124,7 @@ func unwireOffsets(ws []offsetWire) []ClockOffset {
 	var out []ClockOffset // nil for none, as the finishing step's own
 	for _, w := range ws {
 		o := w.O
-		o.dev, o.at = w.Dev, w.FoundAt
+		o.dev, o.at, o.round = w.Dev, w.FoundAt, w.Round
 		out = append(out, o)
 	}
 	return out
@@ -138,7 +141,7 @@ func (p *Partial) TakeIncidents() (core, tallies []byte, err error) {
 		return nil, nil, nil
 	}
 	ic := &fc.Inc
-	c := incidentCore{Part: p.part, End: p.k.c.End, Devices: ic.Devices, Known: ic.Known, Names: fc.Names,
+	c := incidentCore{Part: p.part, End: p.k.c.End, Devices: ic.Devices, Known: ic.Known,
 		Losses: ic.Losses, Connects: ic.Connects, ConnDevs: ic.ConnDevs}
 	t := incidentTallies{Part: p.part, Devices: ic.Devices, Names: fc.Names, Met: ic.Met, Last: ic.Last}
 	rs, bl := p.k.recoveryStorm(), p.k.backlog()
@@ -181,13 +184,15 @@ func decode(b []byte, v any) error { return gob.NewDecoder(bytes.NewReader(b)).D
 
 // Infer finds the incidents from what TakeIncidents took of every part,
 // once each, in any order, and returns, by part, what PutIncidents needs
-// of them, encoded.
+// of them, encoded. It drops each of cores (sets it to nil) once decoded,
+// so as not to hold every part's twice.
 func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 	cs := make([]incidentCore, len(cores))
 	for i, b := range cores {
 		if err := decode(b, &cs[i]); err != nil {
 			return nil, fmt.Errorf("%s: incidents of a part: %w", s.dir, err)
 		}
+		cores[i] = nil
 	}
 	slices.SortFunc(cs, func(a, b incidentCore) int { return a.Part - b.Part })
 	if len(cs) != s.Parts() {
@@ -206,12 +211,15 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 		bases[i] = ic.Devices
 		// no tallies here: each loss's MetAt stays its part's own
 		ic.merge(&incidentCounter{Losses: c.Losses, Connects: c.Connects, ConnDevs: c.ConnDevs, Devices: c.Devices, Known: c.Known})
-		ic.names = append(ic.names, c.Names...)
+		c.Losses, c.Connects, c.ConnDevs = nil, nil, nil // merged: held once
 		ic.end = max(ic.end, c.End)
 	}
 	bases[len(cs)] = ic.Devices
 	ic.keepalive = s.k.keepalive()
 	incs, offs, spans := ic.find()
+	if inferProbe != nil {
+		inferProbe()
+	}
 	partOf := func(dev int32) int {
 		i, _ := slices.BinarySearch(bases, dev+1)
 		return i - 1
@@ -241,6 +249,11 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 	return out, nil
 }
 
+// inferProbe, when a benchmark sets it, is called once Infer has found
+// the incidents, with everything it holds still held (BenchmarkSplit's
+// inferring worker).
+var inferProbe func()
+
 // spansOf returns what a part needs of each incident of incs.
 func spansOf(incs []Incident) []incidentSpan {
 	out := make([]incidentSpan, len(incs))
@@ -257,8 +270,8 @@ func spanOf(in *Incident) incidentSpan {
 
 // valid checks that c names every device by an ordinal below its count.
 func (c *incidentCore) valid() error {
-	if c.Devices < 0 || len(c.Names) != int(c.Devices) || len(c.Connects) != len(c.ConnDevs) {
-		return fmt.Errorf("%d device ids for %d devices, %d connects of %d devices", len(c.Names), c.Devices, len(c.Connects), len(c.ConnDevs))
+	if c.Devices < 0 || len(c.Connects) != len(c.ConnDevs) {
+		return fmt.Errorf("%d devices, %d connects of %d devices", c.Devices, len(c.Connects), len(c.ConnDevs))
 	}
 	for _, l := range c.Losses {
 		if l.Dev < 0 || l.Dev >= c.Devices {
@@ -325,6 +338,15 @@ func (s *Split) detail(tallies, assign []byte) (incidentDetails, incidentTallies
 	}
 	ix := indexClocks(unwireOffsets(a.Offsets))
 	d = incidentDetails{Part: t.Part, Summary: a.Summary, Details: make([]incidentDetail, n)}
+	for _, w := range a.Offsets {
+		if w.Dev < 0 || w.Dev >= ic.Devices {
+			return d, t, a, ic, fmt.Errorf("%s: part %d: a clock offset of device %d of %d", s.dir, t.Part, w.Dev, ic.Devices)
+		}
+		if d.Named == nil {
+			d.Named = map[int32]string{}
+		}
+		d.Named[w.Dev] = t.Names[w.Dev]
+	}
 	if (a.Summary != nil) != (t.Part == 0) || a.Summary != nil && len(a.Summary.Incidents) != n {
 		return d, t, a, ic, fmt.Errorf("%s: incidents of part %d: %d spans, and the incidents %v", s.dir, t.Part, n, a.Summary != nil)
 	}
@@ -361,6 +383,15 @@ func (p *Partial) PutIncidents(b []byte) error {
 	}
 	if d.Part != p.part || (d.Summary != nil) != (d.Part == 0) || d.Summary != nil && len(d.Details) != len(d.Summary.Incidents) {
 		return fmt.Errorf("partial of part %d: the incidents of part %d (%d details)", p.part, d.Part, len(d.Details))
+	}
+	fc := p.k.fc
+	for dev, id := range d.Named {
+		if dev < 0 || int64(dev) >= int64(fc.St.Devices) {
+			return fmt.Errorf("partial of part %d: the id of device %d of %d", p.part, dev, fc.St.Devices)
+		}
+		if fc.NamesTaken {
+			fc.Named[dev] = id
+		}
 	}
 	ic.Inferred, ic.Details, ic.Returns, ic.Detailed = d.Summary, d.Details, d.Returns, true
 	return nil

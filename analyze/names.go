@@ -163,6 +163,13 @@ func (k *checker) namesHeld() error {
 			}
 		}
 	}
+	if inf := fc.Inc.Inferred; inf != nil {
+		for _, w := range inf.Offsets {
+			if err := held("a clock offset (Detail, PutIncidents)", w.Dev); err != nil {
+				return err
+			}
+		}
+	}
 	if r := k.resync(); r != nil {
 		for a := range r.Fires {
 			for _, f := range r.Fires[a] {

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -51,8 +52,9 @@ type ClockOffset struct {
 	// which on a second offset (or none) holds.
 	From, Until int64
 
-	dev int32
-	at  int64 // the loss it was found at, on the device's clock (NoTime: the broker's, for every record)
+	dev   int32
+	at    int64 // the loss it was found at, on the device's clock (NoTime: the broker's, for every record)
+	round int32 // the round of corrections that found it: offsets are in round order, by Device within one
 }
 
 // OffsetAt returns the offset of a device's clock at t, on its own
@@ -170,10 +172,15 @@ func (ic *incidentCounter) shift(ref, grp map[int32]int64, sp [2]int) []ClockOff
 	res := time.Duration(max(spreadOf(ref, mRef), spreadOf(grp, mGrp)))
 	var out []ClockOffset
 	for dev, at := range grp {
-		out = append(out, ClockOffset{Device: ic.names[dev], Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, Basis: BasisAudit,
+		out = append(out, ClockOffset{Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, Basis: BasisAudit,
 			From: NoTime, Until: NoTime, dev: dev, at: at})
+		if ic.names != nil { // else named, and put in order, where the ids are (FleetStats.nameOffsets)
+			out[len(out)-1].Device = ic.names[dev]
+		}
 	}
-	slices.SortFunc(out, func(x, y ClockOffset) int { return strings.Compare(x.Device, y.Device) })
+	slices.SortFunc(out, func(x, y ClockOffset) int {
+		return cmp.Or(strings.Compare(x.Device, y.Device), cmp.Compare(x.dev, y.dev))
+	})
 	windows := map[int32][][2]int64{} // each device's moved spans, on its clock: connects in them move too
 	for i := sp[0]; i < sp[1]; i++ {
 		l := &ic.Losses[i]

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -646,7 +647,7 @@ func TestIncidentsMustComeBack(t *testing.T) {
 	if _, err := s.Finish(parts); err == nil || !strings.Contains(err.Error(), "not put back") {
 		t.Errorf("incidents not put back: err = %v", err)
 	}
-	if _, err := s.Infer(cores[:1]); err == nil {
+	if _, err := s.Infer(slices.Clone(cores[:1])); err == nil { // Infer drops what it decodes
 		t.Error("Infer of one part of two: no error")
 	}
 	if _, err := s.Infer([][]byte{cores[0], cores[0]}); err == nil {
