@@ -56,7 +56,7 @@ func BenchmarkSplit(b *testing.B) {
 		b.Fatal(err)
 	}
 	var parts, keep, prune, inferring, detail, finish time.Duration
-	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize, namesSize, namedSize int
+	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize, namesSize, namedSize, connSize int
 	var in *finishInput    // what the finishing worker was given, last time
 	var lastCores [][]byte // what the inferring worker was given, last time
 	var res *Result
@@ -64,7 +64,7 @@ func BenchmarkSplit(b *testing.B) {
 		t0 := time.Now()
 		var encoded [][]byte
 		shards := map[int][][]byte{}
-		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize, namesSize, namedSize = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+		size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize, namesSize, namedSize, connSize = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 		least, any := time.Duration(math.MaxInt64), false
 		var recovered [][]byte      // by part
 		var figures [][]byte        // the fleet's figures, of every part
@@ -158,18 +158,32 @@ func BenchmarkSplit(b *testing.B) {
 		cores = nil
 		t4 := time.Now()
 		details := make([][]byte, len(tallies))
-		storms := map[int][][]byte{} // recovery-storm's shares, by incident
-		for i, t := range tallies {  // each part's worker details its incidents
+		storms := map[int][][]byte{}     // recovery-storm's shares, by incident
+		connects := map[int64][][]byte{} // the connects, by shard of time
+		for i, t := range tallies {      // each part's worker details its incidents
 			assignSize += len(byPart[i])
 			var shares map[int][]byte
-			if details[i], shares, err = s.Detail(t, byPart[i]); err != nil {
+			var conns map[int64][]byte
+			if details[i], shares, conns, err = s.Detail(t, byPart[i]); err != nil {
 				b.Fatal(err)
 			}
 			detailSize += len(details[i])
 			for k, sh := range shares {
 				storms[k], stormSize = append(storms[k], sh), stormSize+len(sh)
 			}
+			for k, c := range conns {
+				connects[k], connSize = append(connects[k], c), connSize+len(c)
+			}
 		}
+		var peaks [][]byte
+		for _, shard := range connects { // each shard's worker finds its busiest windows
+			pk, err := s.Peaks(shard)
+			if err != nil {
+				b.Fatal(err)
+			}
+			peaks = append(peaks, pk)
+		}
+		connects = nil
 		byPart, tallies = nil, nil
 		var judged [][]byte
 		for _, shares := range storms { // each incident's worker judges its return
@@ -188,7 +202,7 @@ func BenchmarkSplit(b *testing.B) {
 		}
 		figures = nil
 		t5 := time.Now()
-		in = &finishInput{Inference: s.Inference(), Partials: encoded, Kept: kept, Named: named, Recovered: recovered, Details: details, Judged: judged, Figures: merged}
+		in = &finishInput{Inference: s.Inference(), Peaks: peaks, Partials: encoded, Kept: kept, Named: named, Recovered: recovered, Details: details, Judged: judged, Figures: merged}
 		if res, err = finishWorker(s, in, inMemory(encoded), nil); err != nil {
 			b.Fatal(err)
 		}
@@ -213,6 +227,7 @@ func BenchmarkSplit(b *testing.B) {
 	b.ReportMetric(float64(figSize)/recs, "figures-B/record")
 	b.ReportMetric(float64(namesSize)/recs, "names-B/record")
 	b.ReportMetric(float64(namedSize)/recs, "named-B/record")
+	b.ReportMetric(float64(connSize)/recs, "connects-B/record")
 	b.ReportMetric(float64(size)/recs, "partial-B/record")
 	b.ReportMetric(float64(fireSize)/recs, "fires-B/record")
 	b.ReportMetric(float64(keptSize)/recs, "kept-B/record")

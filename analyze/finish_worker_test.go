@@ -25,7 +25,7 @@ import (
 type finishInput struct {
 	Inference                 *Inference // the driver's: the worker does not read the dataset
 	Partials                  [][]byte
-	Kept, Judged              [][]byte
+	Kept, Judged, Peaks       [][]byte
 	Named, Recovered, Details [][]byte // by part, nil where none
 	Figures                   []byte
 }
@@ -74,6 +74,11 @@ func putBack(p *Partial, in *finishInput) error {
 		}
 		for _, j := range in.Judged {
 			if err := p.PutStorm(j); err != nil {
+				return err
+			}
+		}
+		for _, pk := range in.Peaks {
+			if err := p.PutPeaks(pk); err != nil {
 				return err
 			}
 		}

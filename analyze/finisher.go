@@ -122,6 +122,11 @@ func (f *Finisher) finish(kept []shardFire) (*Result, error) {
 	if err := k.namesHeld(); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.dir, err)
 	}
+	if inf := k.fc.Inc.Inferred; inf != nil {
+		if err := k.fc.Inc.peaksHeld(len(inf.Incidents)); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.dir, err)
+		}
+	}
 	k.changedLogs, k.unlisted = s.k.changedLogs, s.k.unlisted
 	res := k.finish(s.dir, s.man, first.sources)
 	for _, file := range s.man.Files {

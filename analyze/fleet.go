@@ -229,6 +229,7 @@ func (fc *fleetCounter) stats() *FleetStats {
 		for k := range st.Incidents {
 			st.Incidents[k].setDetail(fc.Inc.Details[k])
 		}
+		fc.Inc.setPeaks(st.Incidents) // checked before (Finisher.finish: peaksHeld)
 		fc.Inc.Inferred, fc.Inc.Details = nil, nil
 	} else {
 		st.Incidents, st.ClockOffsets, members = fc.Inc.incidents(wit != nil)

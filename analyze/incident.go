@@ -150,6 +150,12 @@ type incidentCounter struct {
 	// be judged apart (Split.JudgeStorm), Verdicts those judged and put
 	// back (Partial.PutStorm)
 	Returns, Verdicts []int32
+	// PeakShards are the shards of connects the parts sent theirs to
+	// (Split.Detail), PeaksOf those whose busiest windows, Peaks, were
+	// put back (Partial.PutPeaks)
+	PeakShards, PeaksOf []int64
+	Peaks               []incidentPeak
+	moves               []connectMove // how the rounds of corrections moved connects (shift)
 
 	keepalive time.Duration // the declared keepalive, 0 if none: set before incidents
 	moved     []movedLoss   // the losses the audit's offsets moved

@@ -27,13 +27,11 @@ import (
 
 // incidentCore is what TakeIncidents takes of one part.
 type incidentCore struct {
-	Part     int
-	End      int64 // the part's last record
-	Devices  int32
-	Known    int
-	Losses   []lossEvent // MetAt: into the part's own tallies
-	Connects []int64
-	ConnDevs []int32
+	Part    int
+	End     int64 // the part's last record
+	Devices int32
+	Known   int
+	Losses  []lossEvent // MetAt: into the part's own tallies
 }
 
 // incidentTallies is what details one part's incidents: its tallies of
@@ -44,6 +42,10 @@ type incidentTallies struct {
 	Names   []string
 	Met     []metCount
 	Last    []lastState
+	// Connects are every connected record of the session stage, of the
+	// devices ConnDevs: their busiest windows are found by time (peaks.go)
+	Connects []int64
+	ConnDevs []int32
 	// Storm holds recovery-storm's losses when the rule runs (Storms),
 	// Flushes and Recovered backlog's when it does (Backlogs)
 	Storms, Backlogs bool
@@ -60,6 +62,7 @@ type incidentDetails struct {
 	Summary *inferredSummary // part 0's only
 	Details []incidentDetail
 	Returns []int32 // the incidents whose return the part sent a share of (returnShares)
+	Shards  []int64 // the shards of connects the part sent its to
 	// Named holds the ids of the part's devices that a clock offset
 	// names, by the part's ordinal: Infer finds the offsets without ids
 	Named map[int32]string
@@ -84,8 +87,9 @@ type incidentAssign struct {
 	// device the part's own ordinal
 	Losses []assignedLoss
 	// Offsets are the clock offsets of the part's devices, with the
-	// part's own ordinals
+	// part's own ordinals, and Moves how their connects moved
 	Offsets []offsetWire
+	Moves   []connectMove
 }
 
 // assignedLoss is a loss and the incident that holds it.
@@ -141,9 +145,8 @@ func (p *Partial) TakeIncidents() (core, tallies []byte, err error) {
 		return nil, nil, nil
 	}
 	ic := &fc.Inc
-	c := incidentCore{Part: p.part, End: p.k.c.End, Devices: ic.Devices, Known: ic.Known,
-		Losses: ic.Losses, Connects: ic.Connects, ConnDevs: ic.ConnDevs}
-	t := incidentTallies{Part: p.part, Devices: ic.Devices, Names: fc.Names, Met: ic.Met, Last: ic.Last}
+	c := incidentCore{Part: p.part, End: p.k.c.End, Devices: ic.Devices, Known: ic.Known, Losses: ic.Losses}
+	t := incidentTallies{Part: p.part, Devices: ic.Devices, Names: fc.Names, Met: ic.Met, Last: ic.Last, Connects: ic.Connects, ConnDevs: ic.ConnDevs}
 	rs, bl := p.k.recoveryStorm(), p.k.backlog()
 	if rs != nil {
 		t.Storms, t.Storm = true, rs.Losses
@@ -210,8 +213,8 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 		}
 		bases[i] = ic.Devices
 		// no tallies here: each loss's MetAt stays its part's own
-		ic.merge(&incidentCounter{Losses: c.Losses, Connects: c.Connects, ConnDevs: c.ConnDevs, Devices: c.Devices, Known: c.Known})
-		c.Losses, c.Connects, c.ConnDevs = nil, nil, nil // merged: held once
+		ic.merge(&incidentCounter{Losses: c.Losses, Devices: c.Devices, Known: c.Known})
+		c.Losses = nil // merged: held once
 		ic.end = max(ic.end, c.End)
 	}
 	bases[len(cs)] = ic.Devices
@@ -229,6 +232,12 @@ func (s *Split) Infer(cores [][]byte) (map[int][]byte, error) {
 	for i := range cs {
 		a := incidentAssign{Part: i, Base: bases[i], End: ic.end, Spans: spansOf(incs),
 			Offsets: wireOffsets(offs, func(d int32) (int32, bool) { return d - bases[i], partOf(d) == i })}
+		for _, m := range ic.moves {
+			if partOf(m.Dev) == i {
+				m.Dev -= bases[i]
+				a.Moves = append(a.Moves, m)
+			}
+		}
 		for k, sp := range spans {
 			for _, l := range ic.Losses[sp[0]:sp[1]] {
 				if partOf(l.Dev) == i {
@@ -270,17 +279,12 @@ func spanOf(in *Incident) incidentSpan {
 
 // valid checks that c names every device by an ordinal below its count.
 func (c *incidentCore) valid() error {
-	if c.Devices < 0 || len(c.Connects) != len(c.ConnDevs) {
-		return fmt.Errorf("%d devices, %d connects of %d devices", c.Devices, len(c.Connects), len(c.ConnDevs))
+	if c.Devices < 0 {
+		return fmt.Errorf("%d devices", c.Devices)
 	}
 	for _, l := range c.Losses {
 		if l.Dev < 0 || l.Dev >= c.Devices {
 			return fmt.Errorf("a loss names device %d of %d", l.Dev, c.Devices)
-		}
-	}
-	for _, d := range c.ConnDevs {
-		if d < 0 || d >= c.Devices {
-			return fmt.Errorf("a connect names device %d of %d", d, c.Devices)
 		}
 	}
 	return nil
@@ -289,23 +293,33 @@ func (c *incidentCore) valid() error {
 // Detail reduces one part's tallies (what TakeIncidents took) against
 // what Infer returned for the part to each incident's detail over the
 // part's devices, and returns them with the incidents, encoded, for the
-// part's partial (PutIncidents); and, by incident, what the part tells
-// of its return (recovery-storm's losses, backlog's flushes), for
-// JudgeStorm.
-func (s *Split) Detail(tallies, assign []byte) ([]byte, map[int][]byte, error) {
-	details, t, a, ic, err := s.detail(tallies, assign)
+// part's partial (PutIncidents); by incident, what the part tells of its
+// return (recovery-storm's losses, backlog's flushes), for JudgeStorm;
+// and by shard of time, its connects on the fleet's clock, for Peaks.
+func (s *Split) Detail(tallies, assign []byte) (details []byte, storms map[int][]byte, connects map[int64][]byte, err error) {
+	d, t, a, ic, err := s.detail(tallies, assign)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	storms, err := s.returnShares(&t, &a, &ic, &details)
-	if err != nil {
-		return nil, nil, err
+	if storms, err = s.returnShares(&t, &a, &ic, &d); err != nil {
+		return nil, nil, nil, err
 	}
-	b, err := encode(&details)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
+	moveConnects(t.Connects, t.ConnDevs, a.Moves)
+	from := make([]int64, len(a.Spans))
+	for k, sp := range a.Spans {
+		from[k] = sp.LostAt
 	}
-	return b, storms, nil
+	if connects, err = connectShards(t.Connects, from); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: connects of part %d: %w", s.dir, t.Part, err)
+	}
+	for k := range connects {
+		d.Shards = append(d.Shards, k)
+	}
+	slices.Sort(d.Shards)
+	if details, err = encode(&d); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: incidents of part %d: %w", s.dir, t.Part, err)
+	}
+	return details, storms, connects, nil
 }
 
 // detail is Detail's reduction of the tallies to the incidents' details.
@@ -324,6 +338,9 @@ func (s *Split) detail(tallies, assign []byte) (incidentDetails, incidentTallies
 		return d, t, a, ic, fmt.Errorf("%s: the incidents of part %d against the tallies of part %d", s.dir, a.Part, t.Part)
 	}
 	ic = incidentCounter{Devices: t.Devices, Met: t.Met, Last: t.Last, end: a.End, names: t.Names}
+	if err := t.validConnects(&a); err != nil {
+		return d, t, a, ic, fmt.Errorf("%s: incidents' tallies of part %d: %w", s.dir, t.Part, err)
+	}
 	if err := ic.validTallies(); err != nil {
 		return d, t, a, ic, fmt.Errorf("%s: incidents' tallies of part %d: %w", s.dir, t.Part, err)
 	}
@@ -354,6 +371,25 @@ func (s *Split) detail(tallies, assign []byte) (incidentDetails, incidentTallies
 		d.Details[k] = ic.detailOf(ls, ix, 0, 1)
 	}
 	return d, t, a, ic, nil
+}
+
+// validConnects checks that t's connects and a's moves of them name
+// devices of the part.
+func (t *incidentTallies) validConnects(a *incidentAssign) error {
+	if len(t.Connects) != len(t.ConnDevs) {
+		return fmt.Errorf("%d connects of %d devices", len(t.Connects), len(t.ConnDevs))
+	}
+	for _, d := range t.ConnDevs {
+		if d < 0 || d >= t.Devices {
+			return fmt.Errorf("a connect names device %d of %d", d, t.Devices)
+		}
+	}
+	for _, m := range a.Moves {
+		if m.Dev < 0 || m.Dev >= t.Devices {
+			return fmt.Errorf("a move of connects names device %d of %d", m.Dev, t.Devices)
+		}
+	}
+	return nil
 }
 
 // validTallies checks that the last states name devices below the count,
@@ -393,6 +429,6 @@ func (p *Partial) PutIncidents(b []byte) error {
 			fc.Named[dev] = id
 		}
 	}
-	ic.Inferred, ic.Details, ic.Returns, ic.Detailed = d.Summary, d.Details, d.Returns, true
+	ic.Inferred, ic.Details, ic.Returns, ic.Detailed, ic.PeakShards = d.Summary, d.Details, d.Returns, true, d.Shards
 	return nil
 }

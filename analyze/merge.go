@@ -99,6 +99,7 @@ func (ic *incidentCounter) merge(next *incidentCounter) {
 		ic.Inferred = next.Inferred
 	}
 	ic.Returns, ic.Verdicts = append(ic.Returns, next.Returns...), append(ic.Verdicts, next.Verdicts...)
+	ic.PeakShards, ic.PeaksOf, ic.Peaks = append(ic.PeakShards, next.PeakShards...), append(ic.PeaksOf, next.PeaksOf...), append(ic.Peaks, next.Peaks...)
 	ic.Detailed = ic.Detailed && next.Detailed
 	if len(ic.Details) == 0 {
 		ic.Details = next.Details

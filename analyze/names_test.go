@@ -152,8 +152,9 @@ func putIncidents(t *testing.T, s *Split, parts []*Partial, cores, tallies [][]b
 		t.Fatal(err)
 	}
 	storms := map[int][][]byte{}
+	connects := map[int64][][]byte{}
 	for i, p := range parts {
-		details, shares, err := s.Detail(tallies[i], byPart[i])
+		details, shares, conns, err := s.Detail(tallies[i], byPart[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +164,11 @@ func putIncidents(t *testing.T, s *Split, parts []*Partial, cores, tallies [][]b
 		for k, sh := range shares {
 			storms[k] = append(storms[k], sh)
 		}
+		for k, c := range conns {
+			connects[k] = append(connects[k], c)
+		}
 	}
+	putPeaks(t, s, parts[0], connects)
 	for _, shares := range storms {
 		j, err := s.JudgeStorm(shares)
 		if err != nil {

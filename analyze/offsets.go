@@ -199,14 +199,10 @@ func (ic *incidentCounter) shift(ref, grp map[int32]int64, sp [2]int) []ClockOff
 		}
 		ic.moved = append(ic.moved, movedLoss{dev: l.Dev, at: l.At})
 	}
-	for i, dev := range ic.ConnDevs {
-		for _, w := range windows[dev] {
-			if c := ic.Connects[i]; c >= w[0] && c <= w[1] {
-				ic.Connects[i] -= grp[dev] - mRef
-				break
-			}
-		}
+	for _, o := range out { // in order of id: the same in any driver
+		ic.moves = append(ic.moves, connectMove{Dev: o.dev, Windows: windows[o.dev], By: grp[o.dev] - mRef})
 	}
+	moveConnects(ic.Connects, ic.ConnDevs, ic.moves[len(ic.moves)-len(out):])
 	return out
 }
 

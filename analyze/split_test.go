@@ -87,13 +87,14 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 		if err != nil {
 			t.Fatal(err)
 		}
-		storms := map[int][][]byte{} // recovery-storm's shares, by incident
+		storms := map[int][][]byte{}     // recovery-storm's shares, by incident
+		connects := map[int64][][]byte{} // the connects, by shard of time
 		for _, p := range parts {
 			w, err := NewSplit(dir, opts) // the part's worker
 			if err != nil {
 				t.Fatal(err)
 			}
-			details, shares, err := w.Detail(tallies[p.Index()], byPart[p.Index()])
+			details, shares, conns, err := w.Detail(tallies[p.Index()], byPart[p.Index()])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,8 +104,12 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 			for k, sh := range shares {
 				storms[k] = append(storms[k], sh)
 			}
+			for k, c := range conns {
+				connects[k] = append(connects[k], c)
+			}
 		}
-		for _, shares := range storms { // an incident's worker
+		putPeaks(t, s, parts[len(parts)/2], connects) // a shard's worker, each
+		for _, shares := range storms {               // an incident's worker
 			w, err := NewSplit(dir, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -362,6 +367,9 @@ func TestSplitSameAsCheck(t *testing.T) {
 		if found[kind] == 0 {
 			t.Errorf("no %s in the simulated fleets: its return judged apart is not tested", kind)
 		}
+	}
+	if peakShards == 0 {
+		t.Error("no split check found the busiest windows of connects apart (Peaks): the split checks do not test them")
 	}
 	if namedSplits == 0 {
 		t.Error("no split check took its device ids apart (TakeNames): the split checks do not test them")
@@ -657,10 +665,10 @@ func TestIncidentsMustComeBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Detail(tallies[0], byPart[1]); err == nil || !strings.Contains(err.Error(), "of part 1") {
+	if _, _, _, err := s.Detail(tallies[0], byPart[1]); err == nil || !strings.Contains(err.Error(), "of part 1") {
 		t.Errorf("another part's incidents: err = %v", err)
 	}
-	if _, _, err := s.Detail(tallies[0], []byte("garbage")); err == nil {
+	if _, _, _, err := s.Detail(tallies[0], []byte("garbage")); err == nil {
 		t.Error("garbage detailed: no error")
 	}
 	for _, bad := range []assignedLoss{{Inc: 0, Loss: lossEvent{Dev: 1 << 20}}, {Inc: 99, Loss: lossEvent{}}, {Inc: 0, Loss: lossEvent{MetAt: 1 << 30, MetN: 3}}} {
@@ -668,20 +676,24 @@ func TestIncidentsMustComeBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.Detail(tallies[0], a); err == nil {
+		if _, _, _, err := s.Detail(tallies[0], a); err == nil {
 			t.Errorf("a loss %+v detailed: no error", bad)
 		}
 	}
 	var details [][]byte
 	storms := map[int][][]byte{}
+	connects := map[int64][][]byte{}
 	for i := range parts {
-		d, shares, err := s.Detail(tallies[i], byPart[i])
+		d, shares, conns, err := s.Detail(tallies[i], byPart[i])
 		if err != nil {
 			t.Fatal(err)
 		}
 		details = append(details, d)
 		for k, sh := range shares {
 			storms[k] = append(storms[k], sh)
+		}
+		for k, c := range conns {
+			connects[k] = append(connects[k], c)
 		}
 	}
 	if len(storms) == 0 {
@@ -704,6 +716,7 @@ func TestIncidentsMustComeBack(t *testing.T) {
 	if _, err := s.Finish(parts); err == nil || !strings.Contains(err.Error(), "not judged") {
 		t.Errorf("recovery-storm's incidents not judged: err = %v", err)
 	}
+	putPeaks(t, s, parts[0], connects)
 	for k, shares := range storms {
 		if _, err := s.JudgeStorm(append(shares, shares[0])); err == nil {
 			t.Errorf("incident %d: a part's losses judged twice: no error", k)
@@ -752,3 +765,23 @@ func throughBytes(t *testing.T, s *Split, p *Partial) *Partial {
 	}
 	return p
 }
+
+// putPeaks finds the busiest windows of each shard of connects (Peaks)
+// and puts them into p, as stormaudit-beam does; it requires a shard.
+func putPeaks(t *testing.T, s *Split, p *Partial, connects map[int64][][]byte) {
+	t.Helper()
+	for _, shard := range connects {
+		b, err := s.Peaks(shard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.PutPeaks(b); err != nil {
+			t.Fatal(err)
+		}
+		peakShards++
+	}
+}
+
+// peakShards counts the shards of connects the split checks found the
+// busiest windows of apart: the tests require some.
+var peakShards int

@@ -292,8 +292,9 @@ func (f *inferFn) ProcessElement(ctx context.Context, _ []byte, cores func(*int,
 
 // detailFn reduces one part's tallies of what its devices met and their
 // last states against the incidents (analyze.Split.Detail), in parallel
-// over the parts, and emits the part's incidents' details, and by
-// incident what its losses tell recovery-storm.
+// over the parts, and emits the part's incidents' details, by incident
+// what its losses tell recovery-storm, and by shard of time its
+// connects.
 type detailFn struct {
 	Config Config
 	split  *analyze.Split
@@ -305,12 +306,12 @@ func (f *detailFn) Setup() error {
 	return err
 }
 
-func (f *detailFn) ProcessElement(ctx context.Context, part int, tallies func(*[]byte) bool, assigned func(*[]byte) bool, emit func(int, []byte), emitStorm func(int, []byte)) error {
+func (f *detailFn) ProcessElement(ctx context.Context, part int, tallies func(*[]byte) bool, assigned func(*[]byte) bool, emit func(int, []byte), emitStorm func(int, []byte), emitConnects func(int64, []byte)) error {
 	var t, a []byte
 	if !tallies(&t) || !assigned(&a) {
 		return fmt.Errorf("part %d: its incidents' tallies, or what was found of them, are missing", part)
 	}
-	b, storms, err := f.split.Detail(t, a)
+	b, storms, connects, err := f.split.Detail(t, a)
 	if err != nil {
 		return err
 	}
@@ -318,6 +319,37 @@ func (f *detailFn) ProcessElement(ctx context.Context, part int, tallies func(*[
 	for k, s := range storms {
 		emitStorm(k, s)
 	}
+	for k, c := range connects {
+		emitConnects(k, c)
+	}
+	return nil
+}
+
+// peakFn finds, of the connects every part sent to one shard of time,
+// each incident's busiest window starting in it (analyze.Split.Peaks),
+// in parallel over the shards.
+type peakFn struct {
+	Config Config
+	split  *analyze.Split
+}
+
+func (f *peakFn) Setup() error {
+	var err error
+	f.split, err = f.Config.split()
+	return err
+}
+
+func (f *peakFn) ProcessElement(ctx context.Context, _ int64, connects func(*[]byte) bool, emit func([]byte)) error {
+	var all [][]byte
+	var b []byte
+	for connects(&b) {
+		all = append(all, b)
+	}
+	p, err := f.split.Peaks(all)
+	if err != nil {
+		return err
+	}
+	emit(p)
 	return nil
 }
 
@@ -359,7 +391,8 @@ func (figuresFn) MergeAccumulators(a, b []byte) ([]byte, error) { return analyze
 // finishFn runs stage 2, once: with every part's partial, the fires
 // kept, the recovered devices kept, the incidents' details,
 // recovery-storm's verdicts, the figures merged and the device ids the
-// kept fires name as side inputs it merges the partials in part order,
+// kept fires name and the shards' busiest windows of connects as side
+// inputs it merges the partials in part order,
 // reading them again for each window of parts (analyze.FinishInPasses)
 // so that it holds no more than a window's decoded at once, runs the
 // rules' Finish and writes the result in each format, and the exit
@@ -368,13 +401,16 @@ type finishFn struct {
 	Config Config
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func() func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool, storms func(*[]byte) bool, figures func(*[]byte) bool, named func(*int, *[]byte) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func() func(*int, *[]byte) bool, fires func(*[]byte) bool, recovered func(*int, *[]byte) bool, details func(*int, *[]byte) bool, storms func(*[]byte) bool, figures func(*[]byte) bool, named func(*int, *[]byte) bool, peaks func(*[]byte) bool) error {
 	s, err := f.Config.split()
 	if err != nil {
 		return err
 	}
-	var kept, judged, merged [][]byte
+	var kept, judged, merged, busiest [][]byte
 	var b []byte
+	for peaks(&b) {
+		busiest = append(busiest, b)
+	}
 	for fires(&b) {
 		kept = append(kept, b)
 	}
@@ -422,6 +458,11 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func()
 		}
 		for _, m := range merged {
 			if err := p.PutFigures(m); err != nil {
+				return err
+			}
+		}
+		for _, pk := range busiest {
+			if err := p.PutPeaks(pk); err != nil {
 				return err
 			}
 		}
@@ -493,15 +534,17 @@ func init() {
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&nameFn{})
 	register.Combiner1[[]byte](&figuresFn{})
 	register.DoFn4x1[context.Context, []byte, func(*int, *[]byte) bool, func(int, []byte), error](&inferFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&detailFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int64, []byte), error](&detailFn{})
+	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func([]byte), error](&peakFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&stormFn{})
 	register.DoFn5x1[context.Context, int, []byte, func(*int64) bool, func(int, []byte), error](&keepRecoveredFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&keepFn{})
-	register.DoFn9x1[context.Context, []byte, func() func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, error](&finishFn{})
+	register.DoFn10x1[context.Context, []byte, func() func(*int, *[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*int, *[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*int, *[]byte) bool, func(*[]byte) bool, error](&finishFn{})
 	register.Emitter1[[]byte]()
 	register.Emitter1[int64]()
 	register.Iter1[int64]()
 	register.Emitter2[int, []byte]()
+	register.Emitter2[int64, []byte]()
 	register.Iter1[[]byte]()
 	register.Iter2[int, []byte]()
 }
@@ -513,7 +556,8 @@ func init() {
 // and filtered (keepFn), the recovered devices filtered by the least
 // median (keepRecoveredFn), the incidents found once (inferFn), each
 // part's tallies reduced to their details (detailFn) and each incident's
-// return judged for recovery-storm (stormFn), the figures merged
+// return judged for recovery-storm (stormFn), each incident's busiest
+// window of connects found by shard of time (peakFn), the figures merged
 // (figuresFn), and the ids of the devices the kept fires name given
 // from their parts' (wantFn, nameFn); stage 2 merges the partials, what
 // was kept, the details, the verdicts, the figures and those ids, and
@@ -531,9 +575,10 @@ func Build(s beam.Scope, c Config, parts int) {
 	named := beam.ParDo(s, &nameFn{Config: c}, beam.CoGroupByKey(s, names, beam.ParDo(s, &wantFn{Config: c}, kept)))
 	keptRecovered := beam.ParDo(s, &keepRecoveredFn{Config: c}, recovered, beam.SideInput{Input: medians})
 	assigned := beam.ParDo(s, &inferFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: incidents})
-	details, storms := beam.ParDo2(s, &detailFn{Config: c}, beam.CoGroupByKey(s, tallies, assigned))
+	details, storms, connects := beam.ParDo3(s, &detailFn{Config: c}, beam.CoGroupByKey(s, tallies, assigned))
+	peaks := beam.ParDo(s, &peakFn{Config: c}, beam.GroupByKey(s, connects))
 	judged := beam.ParDo(s, &stormFn{Config: c}, beam.GroupByKey(s, storms))
 	beam.ParDo0(s, &finishFn{Config: c}, beam.Impulse(s), beam.SideInput{Input: partials}, beam.SideInput{Input: kept}, beam.SideInput{Input: keptRecovered},
 		beam.SideInput{Input: details}, beam.SideInput{Input: judged}, beam.SideInput{Input: beam.Combine(s, &figuresFn{}, figures)},
-		beam.SideInput{Input: named})
+		beam.SideInput{Input: named}, beam.SideInput{Input: peaks})
 }
