@@ -145,8 +145,14 @@ func partsTo(n int) []int {
 }
 
 // FinishWindow is the window of parts FinishInPasses decodes in a pass
-// that stormaudit-beam's finishing worker uses.
-const FinishWindow = 8
+// that stormaudit-beam's finishing worker uses, and FinishPasses the
+// most passes it makes: with more than FinishWindow × FinishPasses parts
+// the window widens, so that the side input is read at most
+// FinishPasses times (and a pass holds at most 1/FinishPasses of it).
+const (
+	FinishWindow = 8
+	FinishPasses = 8
+)
 
 // FinishInPasses finishes a split check whose partials it reads from a
 // source it can read again, as a finishing worker reads a side input
@@ -154,10 +160,11 @@ const FinishWindow = 8
 // with each one's part and bytes, in any order, and stops on an error of
 // yield), decodes only those of the next window parts, puts back what
 // was taken from them (put) and merges them, so that no more than window
-// decoded partials are held at once, in ⌈parts/window⌉ passes. fires is
-// what KeepFires kept of every shard, if the fires were taken.
+// decoded partials are held at once, in ⌈parts/window⌉ passes, at most
+// FinishPasses (the window widens to keep to that). fires is what
+// KeepFires kept of every shard, if the fires were taken.
 func (s *Split) FinishInPasses(window int, each func(yield func(part int, data []byte) error) error, put func(*Partial) error, fires ...[]byte) (*Result, error) {
-	window = max(window, 1)
+	window = max(window, 1, (s.Parts()+FinishPasses-1)/FinishPasses)
 	f := s.NewFinisher()
 	for f.next < s.Parts() {
 		lo, hi := f.next, min(f.next+window, s.Parts())

@@ -57,3 +57,49 @@ func TestFinisherWantsEveryPartOnce(t *testing.T) {
 		t.Errorf("finished in any order:%s\ncheck:%s", g, w)
 	}
 }
+
+// FinishInPasses reads its source at most FinishPasses times, whatever
+// the window asked for, and finishes as Check does.
+func TestFinishInPassesBoundsPasses(t *testing.T) {
+	dir := bucketed(t, 17, "testdata/rules/starvation/positive.ndjson")
+	s, err := NewSplit(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts [][]byte
+	for i := range s.Parts() {
+		p, err := s.Part(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, b)
+	}
+	passes := 0
+	each := func(yield func(int, []byte) error) error {
+		passes++
+		for i := len(parts) - 1; i >= 0; i-- { // the last part first
+			if err := yield(i, parts[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	got, err := s.FinishInPasses(1, each, func(*Partial) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if passes > FinishPasses || s.Parts() <= FinishPasses {
+		t.Errorf("%d parts read in %d passes: want more than %d parts, in at most %d passes", s.Parts(), passes, FinishPasses, FinishPasses)
+	}
+	want, err := Check(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := describe(got.Findings), describe(want.Findings); g != w {
+		t.Errorf("finished in passes:%s\ncheck:%s", g, w)
+	}
+}
