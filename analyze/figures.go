@@ -92,13 +92,15 @@ func (p *Partial) PutFigures(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("partial of part %d: %w", p.part, err)
 	}
-	p.k.fc.St.TTR.Merge(&f.TTR)
-	if r := p.starvation(); r != nil {
-		r.Waits.Merge(&f.Waits)
-	} else if f.Waits.Len() > 0 {
+	r := p.starvation()
+	if r == nil && f.Waits.Len() > 0 {
 		return fmt.Errorf("partial of part %d: starvation's waits, and starvation does not run", p.part)
 	}
-	p.figuresOf, p.k.fc.ids = f.Parts, f.IDs // nil: beyond MaxIDs, or no device
+	p.k.fc.St.TTR.Merge(&f.TTR)
+	if r != nil {
+		r.Waits.Merge(&f.Waits)
+	}
+	p.figuresOf, p.figuresDevices, p.k.fc.ids = f.Parts, f.Devices, f.IDs // ids nil: beyond MaxIDs, or no device
 	return nil
 }
 

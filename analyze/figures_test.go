@@ -71,6 +71,25 @@ func TestFiguresMustComeBack(t *testing.T) {
 	if _, err := s.Finish([]*Partial{p, ps[1], ps[2]}); err == nil || !strings.Contains(err.Error(), "figures of part 1 were taken and those of part 0 were not") {
 		t.Errorf("figures taken from some parts: err = %v", err)
 	}
+	var bad figuresPart // every part's, but a device more than the parts read
+	if err := decode(merged(fs[2], fs[0], fs[1]), &bad); err != nil {
+		t.Fatal(err)
+	}
+	bad.Devices, bad.IDs = bad.Devices+1, append(bad.IDs, "zz-not-read")
+	b, err := encode(&bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ps[1].PutFigures(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps[1].MarshalBinary(); err == nil {
+		t.Error("a partial with the figures put back encoded: no error")
+	}
+	if _, err := s.Finish(ps); err == nil || !strings.Contains(err.Error(), "devices put back, and the parts read") {
+		t.Errorf("figures of a device more: err = %v", err)
+	}
+	ps, fs = parts()
 	if err := ps[2].PutFigures(merged(fs[2], fs[0], fs[1])); err != nil {
 		t.Fatal(err)
 	}

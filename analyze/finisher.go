@@ -19,6 +19,7 @@ type Finisher struct {
 	early     map[int]*Partial
 	counts    []int32 // each merged part's devices, which resync's fires name
 	figuresOf []int   // the parts whose figures were put into a partial merged
+	figuresN  int64   // and their devices
 }
 
 // NewFinisher returns a Finisher of s's partials.
@@ -61,7 +62,7 @@ func (f *Finisher) merge(p *Partial) error {
 		if f.figuresOf != nil {
 			return fmt.Errorf("%s: figures put into two partials", f.s.dir)
 		}
-		f.figuresOf = p.figuresOf
+		f.figuresOf, f.figuresN = p.figuresOf, p.figuresDevices
 	}
 	if r := p.resync(); r != nil {
 		f.counts = append(f.counts, r.Devices)
@@ -114,6 +115,9 @@ func (f *Finisher) finish(kept []shardFire) (*Result, error) {
 	}
 	if all := partsTo(f.next); first.figuresTaken && !slices.Equal(f.figuresOf, all) {
 		return nil, fmt.Errorf("%s: figures of parts %v put back, expected those of parts %v (MergeFigures, PutFigures)", s.dir, f.figuresOf, all)
+	}
+	if first.figuresTaken && f.figuresN != int64(first.k.fc.St.Devices) {
+		return nil, fmt.Errorf("%s: figures of %d devices put back, and the parts read %d", s.dir, f.figuresN, first.k.fc.St.Devices)
 	}
 	k := first.k
 	if first.firesTaken {
@@ -169,6 +173,9 @@ func (s *Split) FinishInPasses(window int, each func(yield func(part int, data [
 	for f.next < s.Parts() {
 		lo, hi := f.next, min(f.next+window, s.Parts())
 		err := each(func(part int, data []byte) error {
+			if part < 0 || part >= s.Parts() {
+				return fmt.Errorf("%s: a partial of part %d, of %d parts", s.dir, part, s.Parts())
+			}
 			if part < lo || part >= hi {
 				return nil // another pass's
 			}

@@ -10,17 +10,20 @@ import (
 // The incidents found apart from the one place that finishes. A
 // distributed driver need not ship every loss, connect and tally of what
 // the devices met to the worker that finishes: Partial.TakeIncidents
-// takes out of each partial what finds the incidents (its losses, its
-// connects, its device ids) and what details them (its tallies of what
-// the devices met while down, their last states); Split.Infer, once, over
-// every part's, finds the incidents and clock offsets as the finishing
-// step would, and returns for each part the losses its incidents hold,
-// on the fleet's clock; Split.Detail, in each part's worker, reduces
-// the part's tallies against them to each incident's detail (what its
-// devices met, who never came back, their service: incidentDetail),
-// which merges by device; Partial.PutIncidents gives the partial those,
-// and Split.Finish then takes the incidents as Infer found them, with
-// their details merged, instead of finding them. The result is the one
+// takes out of each partial what finds the incidents (its losses) and
+// what details them (its tallies of what the devices met while down,
+// their last states, its connects and its device ids); Split.Infer,
+// once, over every part's losses, finds the incidents and clock offsets
+// (by device ordinal) as the finishing step would, and returns for each
+// part the losses its incidents hold, on the fleet's clock, and its
+// devices' offsets and how they moved its connects; Split.Detail, in
+// each part's worker, reduces the part's tallies against them to each
+// incident's detail (what its devices met, who never came back, their
+// service: incidentDetail), which merges by device, names its devices'
+// offsets, and sends its connects by shard of time for each incident's
+// busiest second (peaks.go); Partial.PutIncidents gives the partial
+// those, and Split.Finish then takes the incidents as Infer found them,
+// with their details merged, instead of finding them. The result is the one
 // Check gives. With a broker's log the finishing step finds the
 // incidents itself (the broker's account is set against each incident's
 // devices): TakeIncidents takes nothing then.
@@ -421,13 +424,14 @@ func (p *Partial) PutIncidents(b []byte) error {
 		return fmt.Errorf("partial of part %d: the incidents of part %d (%d details)", p.part, d.Part, len(d.Details))
 	}
 	fc := p.k.fc
-	for dev, id := range d.Named {
+	for dev, id := range d.Named { // kept whether or not the ids were taken yet (TakeNames keeps them)
 		if dev < 0 || int64(dev) >= int64(fc.St.Devices) {
 			return fmt.Errorf("partial of part %d: the id of device %d of %d", p.part, dev, fc.St.Devices)
 		}
-		if fc.NamesTaken {
-			fc.Named[dev] = id
+		if fc.Named == nil {
+			fc.Named = map[int32]string{}
 		}
+		fc.Named[dev] = id
 	}
 	ic.Inferred, ic.Details, ic.Returns, ic.Detailed, ic.PeakShards = d.Summary, d.Details, d.Returns, true, d.Shards
 	return nil

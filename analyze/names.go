@@ -9,8 +9,9 @@ import (
 // (fleetCounter.Names) for the findings that name them. Once the
 // incidents and resync's fires have gone apart (they carry the ids they
 // need, or their ordinals), the finishing step needs the ids of only the
-// few devices a finding will name: starvation's and those of the fires
-// KeepFires kept. So a distributed driver need not ship every id to it:
+// few devices a finding will name: starvation's, those of the fires
+// KeepFires kept, and those with a clock offset (each part's Detail names
+// its own, PutIncidents puts them). So a distributed driver need not ship every id to it:
 // Partial.TakeNames takes them out of each partial, keeping those of the
 // devices the partial still names; Split.Wanted says which devices the
 // kept fires of a shard name, by part; Split.Name gives those of one
@@ -58,13 +59,15 @@ func (p *Partial) TakeNames() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("partial of part %d: device ids: %w", p.part, err)
 	}
-	named := map[int32]string{}
+	if fc.Named == nil {
+		fc.Named = map[int32]string{} // it may hold clock offsets' ids already (PutIncidents)
+	}
 	if r := p.starvation(); r != nil {
 		for _, d := range r.Devs {
-			named[d.Dev] = fc.Names[d.Dev]
+			fc.Named[d.Dev] = fc.Names[d.Dev]
 		}
 	}
-	fc.Names, fc.Named, fc.NamesTaken = nil, named, true
+	fc.Names, fc.NamesTaken = nil, true
 	return b, nil
 }
 

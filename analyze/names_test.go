@@ -179,3 +179,45 @@ func putIncidents(t *testing.T, s *Split, parts []*Partial, cores, tallies [][]b
 		}
 	}
 }
+
+// A partial whose ids were taken and that comes through bytes with no
+// map of the ids it names (a hostile one: gob sends no nil map) takes
+// the ids put back all the same, and does not panic.
+func TestNamesTakenNoneNamed(t *testing.T) {
+	dir := bucketed(t, 2, "testdata/rules/resync/positive.ndjson")
+	s, err := NewSplit(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Part(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.TakeFires(3)
+	if _, _, err := p.TakeIncidents(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.TakeFigures(); err != nil {
+		t.Fatal(err)
+	}
+	names, err := p.TakeNames()
+	if err != nil || names == nil {
+		t.Fatalf("ids %v, %v", names, err)
+	}
+	p.k.fc.Named = nil // no map at all
+	p = throughBytes(t, s, p)
+	w, err := encode(&wantedPart{Part: 0, Devs: []int32{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Name(names, [][]byte{w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.PutNames(b); err != nil {
+		t.Fatal(err)
+	}
+	if p.k.fc.id(0) == "" {
+		t.Error("the id put back is not there")
+	}
+}

@@ -174,7 +174,7 @@ func (ic *incidentCounter) shift(ref, grp map[int32]int64, sp [2]int) []ClockOff
 	for dev, at := range grp {
 		out = append(out, ClockOffset{Offset: time.Duration(at - mRef), Resolution: res, LostAt: mRef, Basis: BasisAudit,
 			From: NoTime, Until: NoTime, dev: dev, at: at})
-		if ic.names != nil { // else named, and put in order, where the ids are (FleetStats.nameOffsets)
+		if ic.names != nil { // else named, and put in order, where the ids are (fleetCounter.named)
 			out[len(out)-1].Device = ic.names[dev]
 		}
 	}

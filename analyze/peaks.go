@@ -39,20 +39,20 @@ type connectMove struct {
 }
 
 // moveConnects moves the connects ts, of the devices devs, as moves (in
-// round order) say.
+// round order) say: each connect by each of its device's moves in turn.
 func moveConnects(ts []int64, devs []int32, moves []connectMove) {
 	if len(moves) == 0 {
 		return
 	}
-	byDev := map[int32][]int{}
-	for i, d := range devs {
-		byDev[d] = append(byDev[d], i)
+	byDev := map[int32][]int{} // each device's moves, in order
+	for k, m := range moves {
+		byDev[m.Dev] = append(byDev[m.Dev], k)
 	}
-	for _, m := range moves {
-		for _, i := range byDev[m.Dev] {
-			for _, w := range m.Windows {
+	for i, d := range devs {
+		for _, k := range byDev[d] {
+			for _, w := range moves[k].Windows {
 				if ts[i] >= w[0] && ts[i] <= w[1] {
-					ts[i] -= m.By
+					ts[i] -= moves[k].By
 					break
 				}
 			}
@@ -60,11 +60,19 @@ func moveConnects(ts []int64, devs []int32, moves []connectMove) {
 	}
 }
 
-// connectShard is what Detail sends of one part's connects to a shard.
+// connectShard is what Detail sends of one part's connects to a shard:
+// them, and the incidents whose stretch meets the shard's.
 type connectShard struct {
 	Shard int64
-	From  []int64 // each incident's first loss: its connects count from there to the next's
+	Incs  []incidentRange
 	Times []int64
+}
+
+// incidentRange is an incident's stretch of connects: from its first
+// loss to the next incident's (To NoTime for the last).
+type incidentRange struct {
+	Inc      int32
+	From, To int64
 }
 
 // peaksOf is what Peaks returns of a shard: the busiest window of each
@@ -81,26 +89,43 @@ type incidentPeak struct {
 	At  int64
 }
 
-// connectShards returns the connects ts (on the fleet's clock) from the
-// first of the incidents' first losses from on, by shard, encoded.
+// connectShards returns the connects ts (on the fleet's clock) by shard,
+// encoded, with the incidents whose stretch meets each shard's; from
+// holds each incident's first loss, in the incidents' order (an estimate
+// may put one before the one before it). A connect no incident's
+// windows can start at or reach goes nowhere.
 func connectShards(ts []int64, from []int64) (map[int64][]byte, error) {
 	if len(from) == 0 {
 		return nil, nil
 	}
+	first := slices.Min(from)
 	by := map[int64][]int64{}
 	for _, t := range ts {
-		if t < from[0] {
+		if t < first {
 			continue // before every incident: no window counts it
 		}
 		k := floorDiv(t, connectShardSpan)
 		by[k] = append(by[k], t)
-		if t-k*connectShardSpan < peakWindow && k*connectShardSpan > from[0] {
+		if t-k*connectShardSpan < peakWindow && k*connectShardSpan > first {
 			by[k-1] = append(by[k-1], t) // the last windows of the shard before reach it
 		}
 	}
 	out := map[int64][]byte{}
 	for k, times := range by {
-		b, err := encode(&connectShard{Shard: k, From: from, Times: times})
+		c := connectShard{Shard: k, Times: times}
+		for i, f := range from {
+			r := incidentRange{Inc: int32(i), From: f, To: NoTime}
+			if i+1 < len(from) {
+				r.To = from[i+1]
+			}
+			if r.lo(k) < r.hi(k) {
+				c.Incs = append(c.Incs, r)
+			}
+		}
+		if len(c.Incs) == 0 {
+			continue // an overlap only, of a shard no incident's windows start in
+		}
+		b, err := encode(&c)
 		if err != nil {
 			return nil, err
 		}
@@ -109,35 +134,37 @@ func connectShards(ts []int64, from []int64) (map[int64][]byte, error) {
 	return out, nil
 }
 
+// lo and hi bound the starts of r's windows in shard k: [lo, hi).
+func (r incidentRange) lo(k int64) int64 { return max(r.From, k*connectShardSpan) }
+
+func (r incidentRange) hi(k int64) int64 {
+	if r.To == NoTime {
+		return (k + 1) * connectShardSpan
+	}
+	return min(r.To, (k+1)*connectShardSpan)
+}
+
 // Peaks finds, of the connects every part sent to one shard (Detail),
 // the busiest window of each incident that starts in the shard's
 // stretch, and returns them, encoded, for PutPeaks.
 func (s *Split) Peaks(shard [][]byte) ([]byte, error) {
-	var ts, from []int64
-	k := int64(0)
+	var ts []int64
+	var c connectShard
 	for i, b := range shard {
-		var c connectShard
-		if err := decode(b, &c); err != nil {
+		var next connectShard
+		if err := decode(b, &next); err != nil {
 			return nil, fmt.Errorf("%s: connects of a shard: %w", s.dir, err)
 		}
-		if i > 0 && (c.Shard != k || !slices.Equal(c.From, from)) {
-			return nil, fmt.Errorf("%s: connects of shards %d and %d, or of other incidents, in one shard", s.dir, k, c.Shard)
+		if i > 0 && (next.Shard != c.Shard || !slices.Equal(next.Incs, c.Incs)) {
+			return nil, fmt.Errorf("%s: connects of shards %d and %d, or of other incidents, in one shard", s.dir, c.Shard, next.Shard)
 		}
-		k, from, ts = c.Shard, c.From, append(ts, c.Times...)
+		c, ts = next, append(ts, next.Times...)
 	}
 	slices.Sort(ts)
-	start, end := k*connectShardSpan, (k+1)*connectShardSpan
-	out := peaksOf{Shard: k}
-	for i, lo := range from {
-		hi := end
-		if i+1 < len(from) {
-			hi = min(hi, from[i+1])
-		}
-		if lo = max(lo, start); lo >= hi {
-			continue
-		}
-		if n, at := peakPerWindow(ts, lo, hi, peakWindow); n > 0 {
-			out.Peaks = append(out.Peaks, incidentPeak{Inc: int32(i), N: n, At: at})
+	out := peaksOf{Shard: c.Shard}
+	for _, r := range c.Incs {
+		if n, at := peakPerWindow(ts, r.lo(c.Shard), r.hi(c.Shard), peakWindow); n > 0 {
+			out.Peaks = append(out.Peaks, incidentPeak{Inc: r.Inc, N: n, At: at})
 		}
 	}
 	return encode(&out)

@@ -191,6 +191,7 @@ type Partial struct {
 	incidentsTaken bool
 	figuresTaken   bool  // TakeFigures took the fleet's figures
 	figuresOf      []int // the parts whose figures PutFigures put in, nil if none
+	figuresDevices int64 // and their devices
 }
 
 // Index returns the part the partial holds (see Split.Part).
@@ -228,9 +229,12 @@ func (s *Split) run(i int, files []int) (*Partial, error) {
 // Finish merges the partials of every part, in part order, runs every
 // rule's Finish and returns the result. parts holds each part once, in
 // any order; when their resync fires were taken (TakeFires), fires holds
-// what KeepFires kept of every shard. Finish checks the partials before
-// it merges any: on an error found then they are as they were; once it
-// merges, they are used up. (A Finisher takes them one at a time.)
+// what KeepFires kept of every shard. Finish checks each partial, the
+// incidents' returns judged and the parts whose figures were put back
+// before it merges any: on an error found then they are as they were.
+// What only the merged state shows (every id a finding names put back,
+// every shard's busiest windows, the figures' devices) is checked after,
+// and the partials are used up then. (A Finisher takes them one at a time.)
 func (s *Split) Finish(parts []*Partial, fires ...[]byte) (*Result, error) {
 	parts, err := s.inOrder(parts)
 	if err != nil {
@@ -361,6 +365,9 @@ type contextState struct {
 // MarshalBinary encodes the partial (with encoding/gob): its head, then
 // the state of every rule that merges, in catalogue order.
 func (p *Partial) MarshalBinary() ([]byte, error) {
+	if p.figuresOf != nil {
+		return nil, fmt.Errorf("partial of part %d: the fleet's figures were put back into it: it is the finishing step's, and does not encode", p.part)
+	}
 	k := p.k
 	h := partialHead{Part: p.part, Options: p.fingerprint, FiresTaken: p.firesTaken, RecoveredTaken: p.recoveredTaken, IncidentsTaken: p.incidentsTaken, FiguresTaken: p.figuresTaken, Sources: p.sources, End: k.c.End, Outside: k.win.left(), Moved: k.moved, MovedDevices: k.movedDevices, MovedGap: k.movedGap, Fleet: k.fc}
 	for _, c := range k.ctxs {
@@ -433,6 +440,9 @@ func (k *checker) validOrdinals() error {
 	n := int32(len(k.fc.Names))
 	ic := &k.fc.Inc
 	if k.fc.NamesTaken {
+		if k.fc.Named == nil {
+			k.fc.Named = map[int32]string{} // a partial that sent none: the puts add to it
+		}
 		n = int32(k.fc.St.Devices)
 		for dev := range k.fc.Named {
 			if dev < 0 || dev >= n {

@@ -215,7 +215,7 @@ func (f *nameFn) ProcessElement(ctx context.Context, part int, names func(*[]byt
 	}
 	var ids []byte
 	if !names(&ids) {
-		return fmt.Errorf("part %d: devices wanted of its ids, which it did not take apart", part)
+		return nil // the part kept its ids (a broker's log): the finishing step checks they are there
 	}
 	named, err := f.split.Name(ids, wants)
 	if err != nil {
@@ -257,11 +257,10 @@ func (f *keepRecoveredFn) ProcessElement(ctx context.Context, part int, b []byte
 	return nil
 }
 
-// inferFn finds the incidents, once, from what every part's partial
-// had of them (analyze.Split.Infer), and emits, by part, the losses of
-// it that the incidents hold: the one worker that does holds every
-// loss and connect of the fleet and its device ids, not the rest of the
-// partials.
+// inferFn finds the incidents, once, from every part's losses
+// (analyze.Split.Infer), and emits, by part, the losses of it that the
+// incidents hold: the one worker that does holds every loss of the
+// fleet, not the rest of the partials.
 type inferFn struct {
 	Config Config
 }
