@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -350,6 +352,15 @@ func TestSplitSameAsCheck(t *testing.T) {
 				found[f.Kind]++
 			}
 		}
+	}
+	// a fleet with outboxes a quarter of whose clocks run 4 s ahead: the
+	// flushes a split sends apart are moved onto the fleet's clock too
+	flat, _ := simDataset(t, sims[0].cfg)
+	skewed := skewClocks(t, filepath.Join(filepath.Dir(flat), "sim.ndjson"), 4*time.Second)
+	res := sameResult(t, bucketed(t, 5, skewed), sims[0].opts)
+	if st := res.Summary.Fleet; len(st.ClockOffsets) < 50 || res.Summary.ByRule["backlog"] == 0 || st.FlushPeak == 0 {
+		t.Errorf("a skewed fleet with outboxes: %d clock offsets, %d backlog findings, flush peak %d: the flushes' moves are not tested",
+			len(st.ClockOffsets), res.Summary.ByRule["backlog"], st.FlushPeak)
 	}
 	var missing []string
 	for _, r := range Rules() {
@@ -785,3 +796,35 @@ func putPeaks(t *testing.T, s *Split, p *Partial, connects map[int64][][]byte) {
 // peakShards counts the shards of connects the split checks found the
 // busiest windows of apart: the tests require some.
 var peakShards int
+
+// skewClocks writes a copy of the simulated log src in which every fourth
+// device's clock runs by ahead, and returns its path.
+func skewClocks(t *testing.T, src string, by time.Duration) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := regexp.MustCompile(`"recorded_at":"([^"]+)"`)
+	dev := regexp.MustCompile(`"client_id":"dev-(\d+)"`)
+	var out []byte
+	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+		if m := dev.FindSubmatch(line); m != nil {
+			if n, _ := strconv.Atoi(string(m[1])); n%4 == 0 {
+				line = at.ReplaceAllFunc(line, func(f []byte) []byte {
+					ts, err := time.Parse(time.RFC3339Nano, string(at.FindSubmatch(f)[1]))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return []byte(`"recorded_at":"` + ts.Add(by).Format(time.RFC3339Nano) + `"`)
+				})
+			}
+		}
+		out = append(out, line...)
+	}
+	dst := filepath.Join(t.TempDir(), "skewed.ndjson")
+	if err := os.WriteFile(dst, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
