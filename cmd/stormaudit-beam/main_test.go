@@ -697,3 +697,15 @@ func TestConfigNotTaken(t *testing.T) {
 		t.Errorf("annotations and max-rejects: exit %d %q, want 0", code, stderr)
 	}
 }
+
+// What is put back for a part no partial holds is an error, named.
+func TestPutBacksLeftOver(t *testing.T) {
+	pb := putBacks{details: map[int][]byte{}, recovered: map[int][]byte{7: {1}}, named: map[int][]byte{}}
+	if err := pb.left(); err == nil || !strings.Contains(err.Error(), "recovered devices of parts [7]") {
+		t.Errorf("recovered devices of part 7, no partial: err = %v", err)
+	}
+	delete(pb.recovered, 7)
+	if err := pb.left(); err != nil {
+		t.Errorf("nothing left: err = %v", err)
+	}
+}

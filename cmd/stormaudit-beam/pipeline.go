@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -405,68 +407,9 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func()
 	if err != nil {
 		return err
 	}
-	var kept, judged, merged, busiest [][]byte
+	pb := putBacks{details: byPart(details), recovered: byPart(recovered), named: byPart(named),
+		judged: all(storms), figures: all(figures), peaks: all(peaks)}
 	var b []byte
-	for peaks(&b) {
-		busiest = append(busiest, b)
-	}
-	for fires(&b) {
-		kept = append(kept, b)
-	}
-	for storms(&b) {
-		judged = append(judged, b)
-	}
-	for figures(&b) {
-		merged = append(merged, b)
-	}
-	back := map[string]map[int][]byte{} // what each part gets back, by what
-	for what, iter := range map[string]func(*int, *[]byte) bool{"recovered devices": recovered, "incidents' details": details, "device ids": named} {
-		back[what] = map[int][]byte{}
-		var i int
-		for iter(&i, &b) {
-			back[what][i] = b
-		}
-	}
-	put := func(p *analyze.Partial) error {
-		k := p.Index()
-		if b, ok := back["incidents' details"][k]; ok {
-			if err := p.PutIncidents(b); err != nil {
-				return err
-			}
-		}
-		if b, ok := back["recovered devices"][k]; ok {
-			if err := p.PutRecovered(b); err != nil {
-				return err
-			}
-		}
-		if b, ok := back["device ids"][k]; ok {
-			if err := p.PutNames(b); err != nil {
-				return err
-			}
-		}
-		for what := range back {
-			delete(back[what], k)
-		}
-		if k != 0 {
-			return nil
-		}
-		for _, j := range judged {
-			if err := p.PutStorm(j); err != nil {
-				return err
-			}
-		}
-		for _, m := range merged {
-			if err := p.PutFigures(m); err != nil {
-				return err
-			}
-		}
-		for _, pk := range busiest {
-			if err := p.PutPeaks(pk); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	each := func(yield func(int, []byte) error) error { // the side input, read again in each pass
 		var i int
 		for iter := partials(); iter(&i, &b); {
@@ -476,14 +419,12 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func()
 		}
 		return nil
 	}
-	res, err := s.FinishInPasses(analyze.FinishWindow, each, put, kept...)
+	res, err := s.FinishInPasses(analyze.FinishWindow, each, pb.put, all(fires)...)
 	if err != nil {
 		return err
 	}
-	for what, left := range back {
-		for i := range left {
-			return fmt.Errorf("%s of part %d, which no partial holds", what, i)
-		}
+	if err := pb.left(); err != nil {
+		return err
 	}
 	res.Dataset = f.Config.Name // as check names it
 	for i, file := range s.Manifest().Files {
@@ -491,6 +432,79 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, partials func()
 	}
 	front.RelativeSources(res, f.Config.WorkingDir)
 	return f.Config.write(res)
+}
+
+// putBacks is what the finishing stage puts back into the partials: by
+// part, its incidents' details, its recovered devices kept and the ids
+// its kept fires name; into part 0, the returns judged, the figures
+// merged and the shards' busiest windows of connects.
+type putBacks struct {
+	details, recovered, named map[int][]byte
+	judged, figures, peaks    [][]byte
+}
+
+// put puts into p what is its own, and forgets it.
+func (pb *putBacks) put(p *analyze.Partial) error {
+	k := p.Index()
+	for _, back := range []struct {
+		of  map[int][]byte
+		put func([]byte) error
+	}{{pb.details, p.PutIncidents}, {pb.recovered, p.PutRecovered}, {pb.named, p.PutNames}} {
+		if b, ok := back.of[k]; ok {
+			if err := back.put(b); err != nil {
+				return err
+			}
+			delete(back.of, k)
+		}
+	}
+	if k != 0 {
+		return nil
+	}
+	for _, back := range []struct {
+		all [][]byte
+		put func([]byte) error
+	}{{pb.judged, p.PutStorm}, {pb.figures, p.PutFigures}, {pb.peaks, p.PutPeaks}} {
+		for _, b := range back.all {
+			if err := back.put(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// left reports an error if anything was for a part no partial holds.
+func (pb *putBacks) left() error {
+	for _, back := range []struct {
+		what string
+		of   map[int][]byte
+	}{{"incidents' details", pb.details}, {"recovered devices", pb.recovered}, {"device ids", pb.named}} {
+		if len(back.of) > 0 {
+			return fmt.Errorf("%s of parts %v, which no partial holds", back.what, slices.Sorted(maps.Keys(back.of)))
+		}
+	}
+	return nil
+}
+
+// byPart returns what iter yields, by part.
+func byPart(iter func(*int, *[]byte) bool) map[int][]byte {
+	out := map[int][]byte{}
+	var i int
+	var b []byte
+	for iter(&i, &b) {
+		out[i] = b
+	}
+	return out
+}
+
+// all returns what iter yields.
+func all(iter func(*[]byte) bool) [][]byte {
+	var out [][]byte
+	var b []byte
+	for iter(&b) {
+		out = append(out, b)
+	}
+	return out
 }
 
 // write renders res in each output's format and writes the exit status.
