@@ -57,8 +57,9 @@ func BenchmarkSplit(b *testing.B) {
 	}
 	var parts, keep, prune, inferring, detail, finish time.Duration
 	var size, fireSize, keptSize, recSize, recKeptSize, coreSize, tallySize, assignSize, detailSize, stormSize, figSize, namesSize, namedSize, connSize int
-	var in *finishInput    // what the finishing worker was given, last time
-	var lastCores [][]byte // what the inferring worker was given, last time
+	var in *finishInput       // what the finishing worker was given, last time
+	var lastCores [][]byte    // what the inferring worker was given, last time
+	var lastShares [][][]byte // what each incident's judging worker was given, last time
 	var res *Result
 	for b.Loop() {
 		t0 := time.Now()
@@ -186,7 +187,9 @@ func BenchmarkSplit(b *testing.B) {
 		connects = nil
 		byPart, tallies = nil, nil
 		var judged [][]byte
+		lastShares = nil
 		for _, shares := range storms { // each incident's worker judges its return
+			lastShares = append(lastShares, slices.Clone(shares)) // JudgeStorm drops what it decodes
 			j, err := s.JudgeStorm(shares)
 			if err != nil {
 				b.Fatal(err)
@@ -239,9 +242,18 @@ func BenchmarkSplit(b *testing.B) {
 		b.Fatalf("the finishing worker checked %d records, the benchmark %d", checked, res.Summary.Records)
 	}
 	b.ReportMetric(float64(held)/recs, "finish-worker-heap-B/record")
-	inferHeld, err := inferWorkerHeap(dir, s.Inference(), lastCores)
+	inferHeld, err := blobsWorkerHeap("TestInferWorker", dir, s.Inference(), lastCores)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(inferHeld)/recs, "infer-worker-heap-B/record")
+	var judgeHeld uint64 // the largest incident's judging worker's
+	for _, shares := range lastShares {
+		h, err := blobsWorkerHeap("TestJudgeWorker", dir, s.Inference(), shares)
+		if err != nil {
+			b.Fatal(err)
+		}
+		judgeHeld = max(judgeHeld, h)
+	}
+	b.ReportMetric(float64(judgeHeld)/recs, "judge-worker-heap-B/record")
 }

@@ -144,12 +144,12 @@ func runWorker(test, tmp, dir string) (held uint64, n int64, err error) {
 	return held, n, nil
 }
 
-// inferWorkerHeap runs Infer on every part's cores in a process of its
-// own, as the one inferring worker, which is given them all, and returns
-// the most heap it held: at the end of the inference, the cores
-// decoded and merged, and their bytes.
-func inferWorkerHeap(dir string, in *Inference, cores [][]byte) (uint64, error) {
-	tmp, err := os.MkdirTemp("", "stormaudit-infer-")
+// blobsWorkerHeap runs test, the worker of a step given every one of
+// blobs at once (Infer, every part's cores; JudgeStorm, an incident's
+// shares), in a process of its own, and returns the most heap it held
+// (at its probe: everything decoded and merged).
+func blobsWorkerHeap(test, dir string, in *Inference, blobs [][]byte) (uint64, error) {
+	tmp, err := os.MkdirTemp("", "stormaudit-worker-")
 	if err != nil {
 		return 0, err
 	}
@@ -162,41 +162,65 @@ func inferWorkerHeap(dir string, in *Inference, cores [][]byte) (uint64, error) 
 		return 0, err
 	}
 	var stream []byte
-	for i, b := range cores {
+	for i, b := range blobs {
 		stream = binary.AppendUvarint(binary.AppendUvarint(stream, uint64(i)), uint64(len(b)))
 		stream = append(stream, b...)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "partials"), stream, 0o600); err != nil {
 		return 0, err
 	}
-	held, _, err := runWorker("TestInferWorker", tmp, dir)
+	held, _, err := runWorker(test, tmp, dir)
 	return held, err
 }
 
-// TestInferWorker is the process inferWorkerHeap starts (BenchmarkSplit):
-// it runs only when STORMAUDIT_WORKER_INPUT names a directory of input.
+// TestInferWorker is the process blobsWorkerHeap starts for Infer
+// (BenchmarkSplit): it runs only when STORMAUDIT_WORKER_INPUT names a
+// directory of input.
 func TestInferWorker(t *testing.T) {
-	s, _, tmp := workerInput(t)
-	var cores [][]byte
-	if err := fromDisk(filepath.Join(tmp, "partials"))(func(_ int, b []byte) error {
-		cores = append(cores, b)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	s, _, blobs := blobsInput(t)
 	var held uint64
-	inferProbe = func() {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		held = ms.HeapAlloc
-	}
+	inferProbe = func() { held = heapNow() }
 	defer func() { inferProbe = nil }()
-	byPart, err := s.Infer(cores)
+	byPart, err := s.Infer(blobs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fmt.Printf("worker: held %d bytes, %d parts\n", held, len(byPart))
+}
+
+// TestJudgeWorker is the process blobsWorkerHeap starts for JudgeStorm
+// (BenchmarkSplit): it runs only when STORMAUDIT_WORKER_INPUT names a
+// directory of input.
+func TestJudgeWorker(t *testing.T) {
+	s, _, blobs := blobsInput(t)
+	var held uint64
+	judgeProbe = func() { held = heapNow() }
+	defer func() { judgeProbe = nil }()
+	if _, err := s.JudgeStorm(blobs); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("worker: held %d bytes, %d shares\n", held, len(blobs))
+}
+
+// blobsInput returns a blobs worker's Split, input and blobs.
+func blobsInput(t *testing.T) (*Split, *finishInput, [][]byte) {
+	s, in, tmp := workerInput(t)
+	var blobs [][]byte
+	if err := fromDisk(filepath.Join(tmp, "partials"))(func(_ int, b []byte) error {
+		blobs = append(blobs, b)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s, in, blobs
+}
+
+// heapNow returns the heap in use after a collection.
+func heapNow() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
 
 // workerInput returns the Split and the input of a worker's process,

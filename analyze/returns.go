@@ -111,7 +111,9 @@ func (s *Split) returnShares(t *incidentTallies, a *incidentAssign, ic *incident
 // JudgeStorm judges one incident's return, for recovery-storm and for
 // backlog, from what every part tells of it (Detail's shares for that
 // incident, in any order), and returns the verdicts, encoded, for the
-// finishing step (PutStorm).
+// finishing step (PutStorm). It drops each of shares (sets it to nil)
+// once decoded, and each part's once merged, so as not to hold them
+// twice.
 func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
 	if len(shares) == 0 {
 		return nil, fmt.Errorf("%s: an incident's return: no part's share to judge", s.dir)
@@ -121,6 +123,7 @@ func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
 		if err := decode(b, &ss[i]); err != nil {
 			return nil, fmt.Errorf("%s: an incident's return: %w", s.dir, err)
 		}
+		shares[i] = nil
 		if sp := ss[i].Storm; sp != nil && sp.MaxHi < ss[i].Back {
 			return nil, fmt.Errorf("%s: part %d's share of the return of incident %d: its draws end at %d, before the return at %d", s.dir, ss[i].Part, ss[i].Inc+1, sp.MaxHi, ss[i].Back)
 		}
@@ -140,6 +143,10 @@ func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
 		if first.Flush != nil {
 			first.Flush.merge(ss[i].Flush)
 		}
+		ss[i].Storm, ss[i].Flush = nil, nil // merged: held once
+	}
+	if judgeProbe != nil {
+		judgeProbe()
 	}
 	j := returnJudged{Inc: int32(first.Inc)}
 	if first.Storm != nil {
@@ -156,6 +163,11 @@ func (s *Split) JudgeStorm(shares [][]byte) ([]byte, error) {
 	}
 	return encode(&j)
 }
+
+// judgeProbe, when a benchmark sets it, is called once JudgeStorm has
+// merged an incident's shares, with everything it holds still held
+// (BenchmarkSplit's judging worker).
+var judgeProbe func()
 
 // PutStorm gives the partial one incident's verdicts, as JudgeStorm
 // returned them: the finishing step takes each from the partial it was
