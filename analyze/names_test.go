@@ -60,7 +60,7 @@ func takeNamesApart(t *testing.T, s *Split) namedApart {
 		n.parts, n.names = append(n.parts, p), append(n.names, names)
 		figures, cores, tallies, recovered = append(figures, f), append(cores, core), append(tallies, tally), append(recovered, rec)
 	}
-	putIncidents(t, s, n.parts, cores, tallies)
+	putIncidents(t, func() *Split { return s }, n.parts, cores, func(part int) []byte { return tallies[part] })
 	for i, p := range n.parts {
 		kept, err := s.KeepRecovered(recovered[i], least)
 		if err != nil {
@@ -144,17 +144,18 @@ func TestNamesMustComeBack(t *testing.T) {
 }
 
 // putIncidents finds the incidents of parts apart and puts them back, as
-// stormaudit-beam does.
-func putIncidents(t *testing.T, s *Split, parts []*Partial, cores, tallies [][]byte) {
+// stormaudit-beam does, each step in a worker's Split (worker), the
+// part's tallies those of tally; it returns the returns judged.
+func putIncidents(t *testing.T, worker func() *Split, parts []*Partial, cores [][]byte, tally func(part int) []byte) int {
 	t.Helper()
-	byPart, err := s.Infer(cores)
+	byPart, err := worker().Infer(cores)
 	if err != nil {
 		t.Fatal(err)
 	}
-	storms := map[int][][]byte{}
-	connects := map[int64][][]byte{}
-	for i, p := range parts {
-		details, shares, conns, err := s.Detail(tallies[i], byPart[i])
+	storms := map[int][][]byte{}     // recovery-storm's shares, by incident
+	connects := map[int64][][]byte{} // the connects, by shard of time
+	for _, p := range parts {
+		details, shares, conns, err := worker().Detail(tally(p.Index()), byPart[p.Index()])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,16 +169,17 @@ func putIncidents(t *testing.T, s *Split, parts []*Partial, cores, tallies [][]b
 			connects[k] = append(connects[k], c)
 		}
 	}
-	putPeaks(t, s, parts[0], connects)
-	for _, shares := range storms {
-		j, err := s.JudgeStorm(shares)
+	putPeaks(t, worker(), parts[len(parts)/2], connects) // a shard's worker, each
+	for _, shares := range storms {                      // an incident's worker
+		j, err := worker().JudgeStorm(shares)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := parts[0].PutStorm(j); err != nil {
+		if err := parts[len(parts)-1].PutStorm(j); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return len(storms)
 }
 
 // A partial whose ids were taken and that comes through bytes with no

@@ -85,46 +85,14 @@ func splitCheck(t *testing.T, dir string, opts Options, shards int) *Result {
 		parts = append(parts, p)
 	}
 	if len(cores) > 0 { // as stormaudit-beam does: the incidents found apart, detailed in each part's worker
-		byPart, err := s.Infer(cores)
-		if err != nil {
-			t.Fatal(err)
-		}
-		storms := map[int][][]byte{}     // recovery-storm's shares, by incident
-		connects := map[int64][][]byte{} // the connects, by shard of time
-		for _, p := range parts {
-			w, err := NewSplit(dir, opts) // the part's worker
-			if err != nil {
-				t.Fatal(err)
-			}
-			details, shares, conns, err := w.Detail(tallies[p.Index()], byPart[p.Index()])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.PutIncidents(details); err != nil {
-				t.Fatal(err)
-			}
-			for k, sh := range shares {
-				storms[k] = append(storms[k], sh)
-			}
-			for k, c := range conns {
-				connects[k] = append(connects[k], c)
-			}
-		}
-		putPeaks(t, s, parts[len(parts)/2], connects) // a shard's worker, each
-		for _, shares := range storms {               // an incident's worker
+		worker := func() *Split { // a worker of its own for each step
 			w, err := NewSplit(dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			j, err := w.JudgeStorm(shares)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := parts[len(parts)-1].PutStorm(j); err != nil {
-				t.Fatal(err)
-			}
-			judgedStorms++
+			return w
 		}
+		judgedStorms += putIncidents(t, worker, parts, cores, func(part int) []byte { return tallies[part] })
 		inferredSplits++
 	}
 	if shards > 0 { // as stormaudit-beam does: starvation's recovered devices kept past the least median
