@@ -125,6 +125,7 @@ type eventRow struct {
 
 type replayView struct {
 	Plans []string
+	Cols  int // the table's columns: the names, and a plan's each
 	Rows  []replayRow
 	Waves []chartView // with queued messages: each replay's connect and redelivery waves
 }
@@ -132,6 +133,10 @@ type replayView struct {
 type replayRow struct {
 	Name   string
 	Values []string
+	// Side heads the rows from this one on when it is not the row
+	// before's (replay.SideBroker, replay.SideReplay): the broker's
+	// doing apart from the replay's own
+	Side string
 }
 
 // build makes the page of rep.
@@ -349,12 +354,16 @@ func replayOf(rep *Report) (*replayView, error) {
 	if len(rep.Replay) == 0 {
 		return nil, nil
 	}
-	v := &replayView{}
+	v := &replayView{Cols: 1 + len(rep.Replay)}
 	for _, r := range rep.Replay {
 		v.Plans = append(v.Plans, r.Plan)
 	}
+	side := ""
 	for _, row := range replay.RowsOf(rep.Replay...) {
 		rr := replayRow{Name: row.Name}
+		if row.Side != side {
+			rr.Side, side = row.Side, row.Side
+		}
 		for _, r := range rep.Replay {
 			rr.Values = append(rr.Values, row.Value(r))
 		}

@@ -63,11 +63,11 @@ func hostileReport(t testing.TB) (string, *Report) {
 	}
 	rep.Title, rep.Generated, rep.Version = "Sample incident", time.Unix(1e9, 0), "test"
 	rep.Replay = []*replay.Report{
-		{Plan: `recorded <b>bold</b>`, Broker: "embedded", Protocol: "3.1.1", Devices: 48, ConnectsAccepted: 48, Held: true, Verdict: "held",
+		{Plan: `recorded <b>bold</b>`, Broker: "embedded", Protocol: "3.1.1", Devices: 48, BrokerDid: replay.BrokerDid{ConnectsAccepted: 48}, Held: true, Verdict: "held",
 			Redelivery: replay.Redelivery{Queued: 5, QueuedQoS: 1, Published: 240, Redelivered: 240, RedeliveryPeakPerS: 200, RedeliveryPeakAtS: 1,
 				Waves: &replay.Waves{Connects: []int{0, 48, 0}, Redelivered: []int{0, 200, 40}}}},
-		{Plan: "what-if full-jitter", Broker: "embedded", Protocol: "3.1.1", Devices: 48, ConnectsAccepted: 47, ConnectsRefused: 1,
-			RefusedByCode: map[string]int{"0x9f": 1}, Verdict: "refused 1"},
+		{Plan: "what-if full-jitter", Broker: "embedded", Protocol: "3.1.1", Devices: 48,
+			BrokerDid: replay.BrokerDid{ConnectsAccepted: 47, ConnectsRefused: 1, RefusedByCode: map[string]int{"0x9f": 1}}, Verdict: "refused 1"},
 	}
 	out := filepath.Join(dir, "report.html")
 	f, err := os.Create(out)
@@ -133,6 +133,12 @@ func TestReportEscapes(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), `recorded <b>bold</b>`) {
 		t.Errorf("the page's text lacks the replay plan's name")
+	}
+	// the broker's doing and the replay's own are headed apart, the
+	// broker's first
+	b1, b2 := strings.Index(text.String(), replay.SideBroker), strings.Index(text.String(), replay.SideReplay)
+	if b1 < 0 || b2 < b1 || strings.Count(text.String(), replay.SideBroker) != 1 {
+		t.Errorf("the replay's table heads the broker's rows at %d and the replay's at %d", b1, b2)
 	}
 }
 

@@ -66,6 +66,9 @@ type Embedded struct {
 	accepted atomic.Int64  // connects accepted, refused by the capacity
 	refused  atomic.Int64
 	wills    atomic.Int64 // wills sent
+	// acceptErrs counts the connections the listener could not accept
+	// for a reason of this machine
+	acceptErrs acceptErrors
 }
 
 // StartEmbedded starts an embedded broker on a free 127.0.0.1 port.
@@ -107,6 +110,12 @@ func (b *Embedded) Addr() string { return b.addr }
 // the capacity.
 func (b *Embedded) Accepted() int64 { return b.accepted.Load() }
 func (b *Embedded) Refused() int64  { return b.refused.Load() }
+
+// AcceptErrors counts, by error, the connections the broker's listener
+// could not accept for a reason of this machine (no descriptor, no
+// buffer): a replay in the same process that asked more of it than it
+// has (Options.AcceptErrors).
+func (b *Embedded) AcceptErrors() map[string]int64 { return b.acceptErrs.counts() }
 
 // Wills counts the wills the broker sent.
 func (b *Embedded) Wills() int64 { return b.wills.Load() }

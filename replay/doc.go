@@ -50,6 +50,6 @@
 //	b, _ := replay.StartEmbedded(replay.BrokerOptions{Capacity: 100})
 //	defer b.Close()
 //	rep, _ := replay.Run(ctx, plan, replay.Options{Broker: b.Addr(), Wills: b.Wills})
-//	rep.Judge(replay.DefaultConnackSLO)
+//	rep.Judge(replay.DefaultConnackSLO, replay.DefaultMaxLateness)
 //	replay.WriteText(os.Stdout, rep)
 package replay

@@ -70,6 +70,11 @@ type Options struct {
 	// every device's status topic and counts them, as a client of any
 	// broker would.
 	Wills func() int64
+	// AcceptErrors, when set, counts by error the connections the
+	// broker's listener could not accept for a reason of this machine
+	// (the embedded broker's AcceptErrors): the replay's failure, not the
+	// broker's.
+	AcceptErrors func() map[string]int64
 	// Service, when set, has every accepted connect ask for its first
 	// useful service, as a device does: it subscribes to its command
 	// topic (ServiceTopic) at QoS 1, and the audit records the SUBACK as
@@ -153,6 +158,7 @@ type result struct {
 	connack   time.Duration // socket-open to CONNACK
 	at        time.Duration // when it was accepted, from the start (wall)
 	attempted bool
+	errno     string // a local failure's error (localErrno)
 }
 
 // The outcomes of a connect.
@@ -164,6 +170,7 @@ const (
 	failed   // the socket could not be opened, or the connection ended before a CONNACK
 	linkDown // due while Options.LinkDown held the link down: no socket was opened
 	protocol // the broker's answer broke the protocol (errProtocol)
+	local    // failed for a reason of this machine (localErrno)
 )
 
 // live is a device's state during a replay.
@@ -318,7 +325,7 @@ func (r *run) schedule(wg *sync.WaitGroup) bool {
 	defer close(jobs)
 	for i := range r.plan.Connects {
 		c := &r.plan.Connects[i]
-		due := r.start.Add(time.Duration(float64(c.At) / r.opts.Speed))
+		due := r.start.Add(dueAt(c.At, r.opts.Speed))
 		if !sleepUntil(r.ctx, due.Add(-lead)) {
 			return false
 		}
@@ -424,6 +431,9 @@ func (r *run) attempt(i int, due time.Time) {
 		res.kind = failed
 		if timedOut(err) {
 			res.kind = timedOutKind
+		}
+		if name := localErrno(err); name != "" {
+			res.kind, res.errno = local, name
 		}
 		r.audit.record(dev, d, auditfmt.AttemptFailed, c.Attempt+1, wait.Seconds(), time.Now(), func(rec *auditfmt.Record) {
 			rec.FailureClass = auditfmt.FailTransient

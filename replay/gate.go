@@ -8,18 +8,20 @@ import (
 	"github.com/mochi-mqtt/server/v2/packets"
 )
 
-// listener returns the embedded broker's listener: mochi's own TCP one,
-// or, with BrokerOptions.MaxInflight, one whose connections hold the
-// broker to that many unacknowledged QoS 1 and 2 messages.
+// listener returns the embedded broker's listener: one that rides out
+// this machine's failures to accept (steadyListener), and, with
+// BrokerOptions.MaxInflight, whose connections hold the broker to that
+// many unacknowledged QoS 1 and 2 messages.
 func (b *Embedded) listener() (listeners.Listener, error) {
-	if b.opts.MaxInflight <= 0 {
-		return listeners.NewTCP(listeners.Config{ID: "tcp", Address: b.addr}), nil
-	}
 	l, err := net.Listen("tcp", b.addr)
 	if err != nil {
 		return nil, err
 	}
-	return listeners.NewNet("tcp", gatedListener{l, b.opts.MaxInflight}), nil
+	l = steadyListener{l, &b.acceptErrs}
+	if b.opts.MaxInflight > 0 {
+		l = gatedListener{l, b.opts.MaxInflight}
+	}
+	return listeners.NewNet("tcp", l), nil
 }
 
 // gatedListener accepts gated connections.

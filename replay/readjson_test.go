@@ -10,8 +10,8 @@ import (
 // TestReadJSON reads back what WriteJSON wrote, one report and a
 // comparison, and names the line of what it cannot read.
 func TestReadJSON(t *testing.T) {
-	a := &Report{Plan: "recorded", Broker: "embedded", Devices: 3, RefusedByCode: map[string]int{"0x9f": 2}}
-	b := &Report{Plan: "what-if (full-jitter)", Broker: "embedded", Devices: 3, RefusedByCode: map[string]int{}}
+	a := &Report{Plan: "recorded", Broker: "embedded", Devices: 3, BrokerDid: BrokerDid{RefusedByCode: map[string]int{"0x9f": 2}}}
+	b := &Report{Plan: "what-if (full-jitter)", Broker: "embedded", Devices: 3, BrokerDid: BrokerDid{RefusedByCode: map[string]int{}}}
 	for _, reps := range [][]*Report{{a}, {a, b}} {
 		var buf bytes.Buffer
 		if err := WriteJSON(&buf, reps...); err != nil {

@@ -110,39 +110,40 @@ func (q *queueRun) report(rep *Report, plan *Plan, acceptedAt []time.Duration) {
 
 // redeliveryRows are the lines of Rows that a replay with a queue adds.
 var redeliveryRows = []Row{
-	{Name: "queued", Value: func(r *Report) string {
+	{Side: SideBroker, Name: "queued", Value: func(r *Report) string {
 		return fmt.Sprintf("%d/device QoS %d, %d published", r.Queued, r.QueuedQoS, r.Published)
 	}},
-	{Name: "redelivered", Value: func(r *Report) string { return fmt.Sprint(r.Redelivered) }},
-	{Name: "peak redelivered/s", Value: func(r *Report) string {
+	{Side: SideBroker, Name: "redelivered", Value: func(r *Report) string { return fmt.Sprint(r.Redelivered) }},
+	{Side: SideBroker, Name: "peak redelivered/s", Value: func(r *Report) string {
 		return fmt.Sprintf("%d at +%.0fs", r.RedeliveryPeakPerS, r.RedeliveryPeakAtS)
 	}},
-	{Name: "DUP flagged", Value: func(r *Report) string { return fmt.Sprint(r.DupFlagged) }},
-	{Name: "duplicates", Value: func(r *Report) string { return fmt.Sprint(r.Duplicates) }},
-	{Name: "lost", Value: func(r *Report) string { return fmt.Sprint(r.Lost) }},
-	{Name: "drain p50/p99", Value: func(r *Report) string {
+	{Side: SideBroker, Name: "DUP flagged", Value: func(r *Report) string { return fmt.Sprint(r.DupFlagged) }},
+	{Side: SideBroker, Name: "duplicates", Value: func(r *Report) string { return fmt.Sprint(r.Duplicates) }},
+	{Side: SideBroker, Name: "lost", Value: func(r *Report) string { return fmt.Sprint(r.Lost) }},
+	{Side: SideBroker, Name: "drain p50/p99", Value: func(r *Report) string {
 		return fmt.Sprintf("%.3f / %.3f s (%d drained)", r.DrainP50S, r.DrainP99S, r.Drained)
 	}},
 }
 
 // linkDownRow is the line of Rows that a replay with a link outage adds.
-var linkDownRow = Row{Name: "failed (link down)", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsLinkDown) }}
+var linkDownRow = Row{Name: "failed (link down)", Side: SideReplay, Value: func(r *Report) string { return fmt.Sprint(r.ConnectsLinkDown) }}
 
-// RowsOf returns the lines of reps: Rows, with the link outage's after
-// the failed connects when one of them held the link down, and the
-// redelivery's before the result when one of them replayed a queue.
+// RowsOf returns the lines of reps: Rows, with the redelivery's after
+// the broker's own when one of them replayed a queue, and the link
+// outage's after the connects that failed on this machine when one of
+// them held the link down.
 func RowsOf(reps ...*Report) []Row {
 	var link, queue bool
 	for _, r := range reps {
 		link, queue = link || r.LinkDownScheduled, queue || r.Queued > 0
 	}
 	var rows []Row
-	for i, row := range Rows {
-		if queue && i == len(Rows)-1 { // the result stays last
+	for _, row := range Rows {
+		rows = append(rows, row)
+		if queue && row.Name == "wills delivered" {
 			rows = append(rows, redeliveryRows...)
 		}
-		rows = append(rows, row)
-		if link && row.Name == "failed (no broker)" {
+		if link && row.Name == "failed here" {
 			rows = append(rows, linkDownRow)
 		}
 	}

@@ -16,7 +16,10 @@ import (
 	"github.com/stormaudit/stormaudit/internal/safe"
 )
 
-// Report says what a replay did to the broker.
+// Report says what a replay did: what the broker did (BrokerDid) apart
+// from what the replay itself did as the load generator (ReplayDid), and
+// the verdict on the broker, which is given only when the replay kept
+// its schedule (Judge).
 type Report struct {
 	Plan        string  `json:"plan"`
 	Broker      string  `json:"broker"`   // "embedded", or its URL without credentials
@@ -26,51 +29,9 @@ type Report struct {
 
 	Devices           int `json:"devices"`
 	ConnectsScheduled int `json:"connects_scheduled"`
-	ConnectsAttempted int `json:"connects_attempted"`
-	ConnectsAccepted  int `json:"connects_accepted"`
-	ConnectsRefused   int `json:"connects_refused"`
-	ConnectsTimedOut  int `json:"connects_timed_out"`
-	// ConnectsFailed counts the connects whose socket could not be
-	// opened or whose connection ended before a CONNACK (a broker down).
-	ConnectsFailed int            `json:"connects_failed"`
-	RefusedByCode  map[string]int `json:"refused_by_code"` // "0x9f" -> count
-	// ConnectsLinkDown counts the connects due while Options.LinkDown
-	// held the devices' link down: they failed without a socket.
-	ConnectsLinkDown int `json:"connects_link_down"`
-	// ProtocolErrors counts the broker's packets that broke the protocol
-	// (a packet over the size the replay reads, MaxConnackSize or
-	// MaxPacketSize, or malformed): as a connect's answer, or on an
-	// accepted connection, which the replay then dropped.
-	ProtocolErrors int `json:"protocol_errors"`
-	// Dropped counts the accepted connections the broker ended before the
-	// replay did (those of ProtocolErrors included).
-	Dropped int `json:"dropped_after_accept"`
 
-	// OpenedS is the wall time from the first socket-open to the last;
-	// ConnectsPerS the socket-opens per second over it: the rate the
-	// replay sustained.
-	OpenedS      float64 `json:"opened_s"`
-	ConnectsPerS float64 `json:"connects_per_s"`
-
-	// PeakConnectsPerS is the most connects accepted in one second of
-	// the replay's wall time, PeakAtS when that second began.
-	PeakConnectsPerS int     `json:"peak_connects_per_s"`
-	PeakAtS          float64 `json:"peak_at_s"`
-
-	LatenessP50Ms float64 `json:"lateness_p50_ms"` // socket-open after its scheduled moment
-	LatenessP99Ms float64 `json:"lateness_p99_ms"`
-	LatenessMaxMs float64 `json:"lateness_max_ms"`
-	ConnackP50Ms  float64 `json:"connack_p50_ms"` // socket-open to CONNACK, of the connects answered
-	ConnackP99Ms  float64 `json:"connack_p99_ms"`
-	ConnackMaxMs  float64 `json:"connack_max_ms"`
-	// RecoverP50S and RecoverP99S are, over the devices accepted at
-	// least once, the plan time from the replay's start to their first
-	// accepted connect; Recovered counts them.
-	Recovered   int     `json:"recovered"`
-	RecoverP50S float64 `json:"recover_p50_s"`
-	RecoverP99S float64 `json:"recover_p99_s"`
-
-	WillsDelivered int `json:"wills_delivered"`
+	BrokerDid `json:"broker_did"`
+	ReplayDid `json:"replay_did"`
 
 	Redelivery
 
@@ -81,12 +42,93 @@ type Report struct {
 	// (Options.LinkDown).
 	LinkDownScheduled bool `json:"link_down_scheduled"`
 
-	// Held says whether the broker held: no refusal, no timeout, no
-	// failed connect unless a restart was scheduled, CONNACK p99 within
-	// ConnackSLO. Verdict says why not, when it did not.
+	// Held says whether the broker held: the replay kept its schedule,
+	// and no refusal, no timeout, no failed connect unless a restart was
+	// scheduled, CONNACK p99 within ConnackSLO. Inconclusive says the
+	// replay did not keep its schedule (see ReplayDid.KeptSchedule), so
+	// that nothing is said of the broker. Verdict says which, and why.
 	Held         bool    `json:"held"`
+	Inconclusive bool    `json:"inconclusive"`
 	ConnackSLOMs float64 `json:"connack_slo_ms"`
 	Verdict      string  `json:"verdict"`
+}
+
+// BrokerDid is what the broker did with the connects the replay made:
+// its answers, their times, and what it did to the connections after.
+type BrokerDid struct {
+	ConnectsAccepted int `json:"connects_accepted"`
+	ConnectsRefused  int `json:"connects_refused"`
+	ConnectsTimedOut int `json:"connects_timed_out"`
+	// ConnectsFailed counts the connects whose socket the broker's side
+	// would not open (refused, reset) or whose connection ended before a
+	// CONNACK: a broker down. A socket this machine could not open is in
+	// ReplayDid.ConnectsFailedLocal instead.
+	ConnectsFailed int            `json:"connects_failed"`
+	RefusedByCode  map[string]int `json:"refused_by_code"` // "0x9f" -> count
+	// ProtocolErrors counts the broker's packets that broke the protocol
+	// (a packet over the size the replay reads, MaxConnackSize or
+	// MaxPacketSize, or malformed): as a connect's answer, or on an
+	// accepted connection, which the replay then dropped.
+	ProtocolErrors int `json:"protocol_errors"`
+	// Dropped counts the accepted connections the broker ended before the
+	// replay did (those of ProtocolErrors included).
+	Dropped int `json:"dropped_after_accept"`
+
+	// PeakConnectsPerS is the most connects accepted in one second of
+	// the replay's wall time, PeakAtS when that second began.
+	PeakConnectsPerS int     `json:"peak_connects_per_s"`
+	PeakAtS          float64 `json:"peak_at_s"`
+
+	ConnackP50Ms float64 `json:"connack_p50_ms"` // socket-open to CONNACK, of the connects answered
+	ConnackP99Ms float64 `json:"connack_p99_ms"`
+	ConnackMaxMs float64 `json:"connack_max_ms"`
+	// RecoverP50S and RecoverP99S are, over the devices accepted at
+	// least once, the plan time from the replay's start to their first
+	// accepted connect; Recovered counts them.
+	Recovered   int     `json:"recovered"`
+	RecoverP50S float64 `json:"recover_p50_s"`
+	RecoverP99S float64 `json:"recover_p99_s"`
+
+	WillsDelivered int `json:"wills_delivered"`
+}
+
+// ReplayDid is what the replay did as the load generator: whether it
+// opened each socket when the plan said, and what failed on this machine
+// rather than at the broker.
+type ReplayDid struct {
+	ConnectsAttempted int `json:"connects_attempted"`
+	// ConnectsLinkDown counts the connects due while Options.LinkDown
+	// held the devices' link down: they failed without a socket.
+	ConnectsLinkDown int `json:"connects_link_down"`
+	// ConnectsFailedLocal counts the connects that failed for a reason
+	// of this machine: no descriptor (EMFILE, ENFILE), no local port
+	// (EADDRNOTAVAIL), no buffer or memory (ENOBUFS, ENOMEM); LocalErrors
+	// counts them by error, and, with the embedded broker, the
+	// connections its listener could not accept for the same reasons
+	// ("accept EMFILE"), which then timed out.
+	ConnectsFailedLocal int            `json:"connects_failed_local"`
+	LocalErrors         map[string]int `json:"local_errors"`
+
+	// OpenedS is the wall time from the first socket-open to the last;
+	// ConnectsPerS the socket-opens per second over it: the rate the
+	// replay sustained.
+	OpenedS      float64 `json:"opened_s"`
+	ConnectsPerS float64 `json:"connects_per_s"`
+
+	LatenessP50Ms float64 `json:"lateness_p50_ms"` // socket-open after its scheduled moment
+	LatenessP99Ms float64 `json:"lateness_p99_ms"`
+	LatenessMaxMs float64 `json:"lateness_max_ms"`
+	// BusiestSeconds counts the plan's busiest seconds (see
+	// busiestSeconds), and LatenessBusiestP99Ms is the p99 lateness of
+	// the connects due in them: where the storm is, and where a replay
+	// falls behind first.
+	BusiestSeconds       int     `json:"busiest_seconds"`
+	LatenessBusiestP99Ms float64 `json:"lateness_busiest_p99_ms"`
+	// MaxLatenessMs is the bound Judge held the lateness to, and
+	// KeptSchedule whether the replay kept within it (both p99s) with no
+	// local failure.
+	MaxLatenessMs float64 `json:"max_lateness_ms"`
+	KeptSchedule  bool    `json:"kept_schedule"`
 }
 
 // DefaultConnackSLO is the CONNACK p99 a broker must keep to hold.
@@ -95,9 +137,10 @@ const DefaultConnackSLO = time.Second
 // report sums the run up.
 func (r *run) report(interrupted bool) *Report {
 	rep := &Report{Plan: r.plan.Name, Speed: r.opts.Speed, Interrupted: interrupted, Devices: len(r.plan.Devices),
-		ConnectsScheduled: len(r.plan.Connects), RefusedByCode: map[string]int{}, WillsDelivered: int(r.wills.Load()),
-		RestartScheduled: r.opts.Restart != nil, LinkDownScheduled: r.opts.LinkDown != nil,
-		ProtocolErrors: int(r.broke.Load()), Dropped: int(r.dropped.Load())}
+		ConnectsScheduled: len(r.plan.Connects), RestartScheduled: r.opts.Restart != nil, LinkDownScheduled: r.opts.LinkDown != nil,
+		BrokerDid: BrokerDid{RefusedByCode: map[string]int{}, WillsDelivered: int(r.wills.Load()),
+			ProtocolErrors: int(r.broke.Load()), Dropped: int(r.dropped.Load())},
+		ReplayDid: ReplayDid{LocalErrors: map[string]int{}}}
 	rep.Protocol = "3.1.1"
 	if r.opts.Protocol == MQTT5 {
 		rep.Protocol = "5"
@@ -137,8 +180,24 @@ func (r *run) report(interrupted bool) *Report {
 			rep.ProtocolErrors++
 		case linkDown:
 			rep.ConnectsLinkDown++
+		case local:
+			rep.ConnectsFailedLocal++
+			rep.LocalErrors[res.errno]++
 		}
 	}
+	if r.opts.AcceptErrors != nil {
+		for name, n := range r.opts.AcceptErrors() {
+			rep.LocalErrors["accept "+name] += int(n)
+		}
+	}
+	busiest := busiestSeconds(r.plan, r.opts.Speed)
+	var lateBusiest []time.Duration
+	for i := range r.results {
+		if res := &r.results[i]; res.attempted && busiest[r.due(i)/time.Second] {
+			lateBusiest = append(lateBusiest, res.lateness)
+		}
+	}
+	rep.BusiestSeconds, rep.LatenessBusiestP99Ms = len(busiest), ms(rank(lateBusiest, 0.99))
 	rep.LatenessP50Ms, rep.LatenessP99Ms, rep.LatenessMaxMs = ms(rank(late, 0.5)), ms(rank(late, 0.99)), ms(rank(late, 1))
 	if rep.ConnectsAttempted > 1 && last0 > first0 {
 		rep.OpenedS = (last0 - first0).Seconds()
@@ -161,9 +220,25 @@ func (r *run) report(interrupted bool) *Report {
 	return rep
 }
 
-// Judge fills in Held and Verdict against the CONNACK SLO.
-func (rep *Report) Judge(slo time.Duration) {
-	rep.ConnackSLOMs = ms(slo)
+// DefaultMaxLateness is the lateness (p99, overall and in the busiest
+// seconds) within which a replay kept its schedule: a tenth of the
+// second that storms are counted in, so that the busiest second's load
+// is within about a tenth of the plan's.
+const DefaultMaxLateness = 100 * time.Millisecond
+
+// Judge fills in KeptSchedule, Held, Inconclusive and Verdict: the
+// replay kept its schedule when no connect failed on this machine and
+// its p99 lateness, overall and in its busiest seconds, is within
+// maxLateness; only then does it judge the broker, against the CONNACK
+// SLO, and otherwise the result is inconclusive.
+func (rep *Report) Judge(slo, maxLateness time.Duration) {
+	rep.ConnackSLOMs, rep.MaxLatenessMs = ms(slo), ms(maxLateness)
+	if why := rep.behind(); len(why) > 0 {
+		rep.KeptSchedule, rep.Held, rep.Inconclusive = false, false, true
+		rep.Verdict = "inconclusive: " + strings.Join(why, "; ") + ", so the figures do not say what the broker can take"
+		return
+	}
+	rep.KeptSchedule, rep.Inconclusive = true, false
 	var why []string
 	if rep.ConnectsRefused > 0 {
 		why = append(why, fmt.Sprintf("%d connects refused", rep.ConnectsRefused))
@@ -191,6 +266,89 @@ func (rep *Report) Judge(slo time.Duration) {
 	if !rep.Held {
 		rep.Verdict = "the broker did not hold: " + strings.Join(why, ", ")
 	}
+}
+
+// behind says how the replay did not keep its schedule: its lateness
+// beyond MaxLatenessMs, and what failed on this machine; nil when it kept
+// it.
+func (rep *Report) behind() []string {
+	var why []string
+	if late := max(rep.LatenessP99Ms, rep.LatenessBusiestP99Ms); late > rep.MaxLatenessMs {
+		why = append(why, fmt.Sprintf("the replay fell behind its schedule by %s ms at p99 in its %s (%s ms overall), beyond the bound of %s ms",
+			fmtMs(rep.LatenessBusiestP99Ms), nOf(rep.BusiestSeconds, "busiest second"), fmtMs(rep.LatenessP99Ms), fmtMs(rep.MaxLatenessMs)))
+	}
+	if rep.ConnectsFailedLocal > 0 {
+		why = append(why, fmt.Sprintf("%d connects failed on this machine, not at the broker (%s)", rep.ConnectsFailedLocal, localText(rep.LocalErrors, false)))
+	}
+	if accepts := localText(rep.LocalErrors, true); accepts != "" {
+		why = append(why, "the embedded broker, in this process, could not accept connections ("+accepts+")")
+	}
+	return why
+}
+
+// localText lists the local errors errs, by count: those of the
+// embedded broker's listener ("accept ...") when accepts is true, the
+// connects' otherwise; "" when there are none.
+func localText(errs map[string]int, accepts bool) string {
+	type kv struct {
+		name string
+		n    int
+	}
+	var list []kv
+	for name, n := range errs {
+		if rest, ok := strings.CutPrefix(name, "accept "); ok == accepts && n > 0 {
+			list = append(list, kv{rest, n})
+		}
+	}
+	slices.SortFunc(list, func(a, b kv) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.name, b.name)) })
+	var parts []string
+	for _, e := range list {
+		parts = append(parts, fmt.Sprintf("%d × %s", e.n, e.name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fmtMs writes a figure in ms as the report does: whole above 10 ms, to
+// a tenth below.
+func fmtMs(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+// nOf says n things: "1 busiest second", "12 busiest seconds".
+func nOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// busiestSeconds returns the plan's busiest seconds of wall time from
+// the replay's start (at speed): those in which at least half as many
+// connects are due as in the busiest one.
+func busiestSeconds(p *Plan, speed float64) map[time.Duration]bool {
+	per := map[time.Duration]int{}
+	peak := 0
+	for i := range p.Connects {
+		sec := dueAt(p.Connects[i].At, speed) / time.Second
+		per[sec]++
+		peak = max(peak, per[sec])
+	}
+	out := map[time.Duration]bool{}
+	for sec, n := range per {
+		if 2*n >= peak {
+			out[sec] = true
+		}
+	}
+	return out
+}
+
+// dueAt is when a connect at plan time at is due, from the replay's
+// start, at speed.
+func dueAt(at time.Duration, speed float64) time.Duration {
+	return time.Duration(float64(at) / speed)
 }
 
 // rank returns the nearest-rank p-quantile of xs (which it sorts), 0 if
@@ -233,11 +391,20 @@ func WriteJSON(w io.Writer, reps ...*Report) error {
 	return enc.Encode(map[string]*Report{"recorded": reps[0], "what_if": reps[1]})
 }
 
-// Row is one line of a report: its name and its value in a report.
+// Row is one line of a report: its name, its value in a report, and
+// whose doing it says: the broker's (SideBroker), the replay's own
+// (SideReplay), or neither (the plan, and the result).
 type Row struct {
 	Name  string
 	Value func(*Report) string
+	Side  string
 }
+
+// The sides a Row is on, as the reports head them.
+const (
+	SideBroker = "what the broker did"
+	SideReplay = "what the replay did (the load generator)"
+)
 
 // Rows are the lines WriteText writes, in order: a comparison shows each
 // with the value of every report beside it.
@@ -245,39 +412,54 @@ var Rows = []Row{
 	{Name: "broker", Value: func(r *Report) string { return r.Broker + " (MQTT " + r.Protocol + ")" }},
 	{Name: "devices", Value: func(r *Report) string { return fmt.Sprint(r.Devices) }},
 	{Name: "connects scheduled", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsScheduled) }},
-	{Name: "connects attempted", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsAttempted) }},
-	{Name: "accepted", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsAccepted) }},
-	{Name: "refused", Value: func(r *Report) string { return refusedText(r) }},
-	{Name: "timed out", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsTimedOut) }},
-	{Name: "failed (no broker)", Value: func(r *Report) string { return fmt.Sprint(r.ConnectsFailed) }},
-	{Name: "protocol errors, dropped", Value: func(r *Report) string { return fmt.Sprintf("%d, %d", r.ProtocolErrors, r.Dropped) }},
-	{Name: "peak accepted/s", Value: func(r *Report) string { return fmt.Sprintf("%d at +%.1fs", r.PeakConnectsPerS, r.PeakAtS) }},
-	{Name: "lateness p50/p99", Value: func(r *Report) string { return fmt.Sprintf("%.2f / %.2f ms", r.LatenessP50Ms, r.LatenessP99Ms) }},
-	{Name: "CONNACK p50/p99/max", Value: func(r *Report) string {
+	{Name: "accepted", Side: SideBroker, Value: func(r *Report) string { return fmt.Sprint(r.ConnectsAccepted) }},
+	{Name: "refused", Side: SideBroker, Value: func(r *Report) string { return refusedText(r) }},
+	{Name: "timed out", Side: SideBroker, Value: func(r *Report) string { return fmt.Sprint(r.ConnectsTimedOut) }},
+	{Name: "failed (no broker)", Side: SideBroker, Value: func(r *Report) string { return fmt.Sprint(r.ConnectsFailed) }},
+	{Name: "protocol errors, dropped", Side: SideBroker, Value: func(r *Report) string { return fmt.Sprintf("%d, %d", r.ProtocolErrors, r.Dropped) }},
+	{Name: "peak accepted/s", Side: SideBroker, Value: func(r *Report) string { return fmt.Sprintf("%d at +%.1fs", r.PeakConnectsPerS, r.PeakAtS) }},
+	{Name: "CONNACK p50/p99/max", Side: SideBroker, Value: func(r *Report) string {
 		return fmt.Sprintf("%.1f / %.1f / %.1f ms", r.ConnackP50Ms, r.ConnackP99Ms, r.ConnackMaxMs)
 	}},
-	{Name: "recovered", Value: func(r *Report) string {
+	{Name: "recovered", Side: SideBroker, Value: func(r *Report) string {
 		return fmt.Sprintf("%d of %d, p50 %.1fs, p99 %.1fs", r.Recovered, r.Devices, r.RecoverP50S, r.RecoverP99S)
 	}},
-	{Name: "wills delivered", Value: func(r *Report) string { return fmt.Sprint(r.WillsDelivered) }},
+	{Name: "wills delivered", Side: SideBroker, Value: func(r *Report) string { return fmt.Sprint(r.WillsDelivered) }},
+	{Name: "connects attempted", Side: SideReplay, Value: func(r *Report) string { return fmt.Sprint(r.ConnectsAttempted) }},
+	{Name: "sustained", Side: SideReplay, Value: func(r *Report) string { return fmt.Sprintf("%.0f socket-opens/s", r.ConnectsPerS) }},
+	{Name: "lateness p50/p99", Side: SideReplay, Value: func(r *Report) string { return fmt.Sprintf("%.2f / %.2f ms", r.LatenessP50Ms, r.LatenessP99Ms) }},
+	{Name: "lateness, busiest s", Side: SideReplay, Value: func(r *Report) string {
+		return fmt.Sprintf("p99 %.2f ms over %s (bound %s ms)", r.LatenessBusiestP99Ms, nOf(r.BusiestSeconds, "second"), fmtMs(r.MaxLatenessMs))
+	}},
+	{Name: "failed here", Side: SideReplay, Value: func(r *Report) string { return failedHereText(r) }},
 	{Name: "result", Value: func(r *Report) string { return r.Verdict + interruptedText(r) }},
 }
 
 // WriteText writes the reports for a terminal, side by side when there
-// are two.
+// are two, the broker's lines apart from the replay's own under their
+// headings.
 func WriteText(w io.Writer, reps ...*Report) error {
 	var b strings.Builder
 	if len(reps) > 1 {
-		fmt.Fprintf(&b, "%-20s", "")
+		fmt.Fprintf(&b, "%-22s", "")
 		for _, r := range reps {
 			fmt.Fprintf(&b, "  %-34s", safe.Text(r.Plan))
 		}
 		b.WriteString("\n")
 	} else {
-		fmt.Fprintf(&b, "%-20s  %s (speed %gx)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed)
+		fmt.Fprintf(&b, "%-22s  %s (speed %gx)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed)
 	}
+	side := ""
 	for _, row := range RowsOf(reps...) {
-		fmt.Fprintf(&b, "%-20s", row.Name+":")
+		indent := ""
+		if row.Side != "" {
+			indent = "  "
+		}
+		if row.Side != side && row.Side != "" {
+			fmt.Fprintf(&b, "%s:\n", row.Side)
+		}
+		side = row.Side
+		fmt.Fprintf(&b, "%-22s", indent+row.Name+":")
 		for _, r := range reps {
 			fmt.Fprintf(&b, "  %-34s", row.Value(r))
 		}
@@ -293,6 +475,19 @@ func WriteText(w io.Writer, reps ...*Report) error {
 	}
 	_, err := io.WriteString(w, out.String())
 	return err
+}
+
+// failedHereText says the connects that failed on this machine, and the
+// embedded broker's connections it could not accept.
+func failedHereText(r *Report) string {
+	s := fmt.Sprint(r.ConnectsFailedLocal)
+	if t := localText(r.LocalErrors, false); t != "" {
+		s += " (" + t + ")"
+	}
+	if t := localText(r.LocalErrors, true); t != "" {
+		s += "; the embedded broker could not accept: " + t
+	}
+	return s
 }
 
 func refusedText(r *Report) string {

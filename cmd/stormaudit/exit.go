@@ -12,6 +12,8 @@ import (
 //   - failed: 2, an input the command could not read or cannot use, or
 //     an output it could not write;
 //   - verdict: 1, the command's answer is no;
+//   - inconclusive: 3, the command could not answer: a replay that fell
+//     behind its own schedule says nothing of the broker;
 //   - interrupted: 130, the command stopped because its context ended.
 //
 // An error that carries no status exits 2 too; the outermost exitError
@@ -50,6 +52,13 @@ func failed(what string, err error) error {
 // that does not verify, a plan the broker did not hold.
 func verdict(err error) error {
 	return &exitError{code: 1, err: err}
+}
+
+// inconclusive returns err with exit status 3: the command ran and
+// cannot answer yes or no, as a replay that did not keep its schedule
+// (or failed on this machine) cannot say whether the broker held.
+func inconclusive(err error) error {
+	return &exitError{code: 3, err: err}
 }
 
 // interrupted returns err with exit status 130, Ctrl-C's, for a command

@@ -26,6 +26,7 @@ func TestExitStatuses(t *testing.T) {
 		{"failed", failed("demo: keygen", io.ErrShortWrite), 2, "demo: keygen: short write"},
 		{"failed without what", failed("", errors.New("replay: protocol 3: expected 4 (3.1.1) or 5")), 2, "replay: protocol 3: expected 4 (3.1.1) or 5"},
 		{"verdict", verdict(errors.New("verify: chain broken")), 1, "verify: chain broken"},
+		{"inconclusive", inconclusive(errors.New("replay: fell behind")), 3, "replay: fell behind"},
 		{"interrupted", interrupted(errors.New("browse: interrupted")), 130, "browse: interrupted"},
 		{"failed around a verdict", failed("demo: what-if", verdict(errors.New("no"))), 2, "demo: what-if: no"},
 	} {
@@ -45,7 +46,7 @@ func TestExitStatuses(t *testing.T) {
 }
 
 // exitConstructors are the only functions that may build an exitError.
-var exitConstructors = []string{"usageErr", "failed", "verdict", "interrupted"}
+var exitConstructors = []string{"usageErr", "failed", "verdict", "inconclusive", "interrupted"}
 
 // TestExitErrorOnlyFromConstructors fails on an exitError built by hand
 // (&exitError{code: 2, ...}, new(exitError), x.code = ...) outside the

@@ -49,9 +49,19 @@ STORMAUDIT_MQTT_USERNAME and STORMAUDIT_MQTT_PASSWORD or --credentials FILE
 (a username line and a password line), never the command line.
 docs/replay.md describes the mapping from records to connects.
 
+Before the first connect it checks what the replay needs of this machine
+(descriptors: one a device, two with the embedded broker; local ports;
+memory) and refuses a plan that cannot be driven, saying the --devices that
+fits. The report keeps what the broker did apart from what the replay did:
+a replay whose own lateness (p99, overall and in the plan's busiest seconds)
+exceeds --max-lateness, or whose connects failed on this machine, says
+nothing of the broker, and its result is inconclusive.
+
 Exit status: 0 the broker held; 1 it did not (a refusal, a timeout, or
-CONNACK p99 above --connack-slo); 2 usage, input or I/O errors; 130 when
-interrupted (the partial report is still printed).`,
+CONNACK p99 above --connack-slo); 3 inconclusive (the replay fell behind its
+schedule, or failed on this machine); 2 usage, input or I/O errors, a plan
+this machine cannot drive; 130 when interrupted (the partial report is still
+printed).`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "replay the socket-opens from this instant, RFC 3339 (default: the start of the first incident check infers)"},
@@ -79,6 +89,7 @@ interrupted (the partial report is still printed).`,
 			&cli.DurationFlag{Name: "connect-timeout", Value: replay.DefaultConnectTimeout, Usage: "socket-open to CONNACK, at most"},
 			&cli.BoolFlag{Name: "service", Usage: "after each accepted connect, subscribe to the device's command topic and record the SUBACK as its first useful service (the service stage) in --audit"},
 			&cli.DurationFlag{Name: "connack-slo", Value: replay.DefaultConnackSLO, Usage: "the CONNACK p99 the broker must keep to hold"},
+			&cli.DurationFlag{Name: "max-lateness", Value: replay.DefaultMaxLateness, Usage: "the replay's own p99 lateness (overall and in the busiest seconds) within which it kept its schedule; beyond, the result is inconclusive"},
 			&cli.StringFlag{Name: "audit", Usage: "write the replay's own audit log (a collector log, chained per device) to this file"},
 			&cli.StringFlag{Name: "key", Usage: "with --audit: sign its checkpoints with this key (NAME.key)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
@@ -148,8 +159,13 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 		return interrupted(errors.New("replay: interrupted; the report above is partial"))
 	}
 	for _, rep := range reps {
-		if !rep.Held {
+		if !rep.Held && !rep.Inconclusive {
 			return verdict(fmt.Errorf("replay: %s: %s", rep.Plan, rep.Verdict))
+		}
+	}
+	for _, rep := range reps {
+		if rep.Inconclusive {
+			return inconclusive(fmt.Errorf("replay: %s: %s", rep.Plan, rep.Verdict))
 		}
 	}
 	return nil
@@ -163,13 +179,14 @@ type replaySettings struct {
 	restart  *replay.Restart // At and Down; Stop and Start are the embedded broker's
 	audit    string
 	slo      time.Duration
+	lateness time.Duration // --max-lateness
 	// fromIncident: the plans start at an incident's loss
 	fromIncident bool
 }
 
 // replaySetup reads the broker's flags.
 func replaySetup(cmd *cli.Command) (*replaySettings, error) {
-	s := &replaySettings{slo: cmd.Duration("connack-slo"), audit: cmd.String("audit")}
+	s := &replaySettings{slo: cmd.Duration("connack-slo"), lateness: cmd.Duration("max-lateness"), audit: cmd.String("audit")}
 	o := &s.opts
 	o.Speed, o.ConnectTimeout, o.Service = cmd.Float64("speed"), cmd.Duration("connect-timeout"), cmd.Bool("service")
 	// time compressed or stretched beyond a million-fold would overflow
@@ -191,6 +208,9 @@ func replaySetup(cmd *cli.Command) (*replaySettings, error) {
 	}
 	if slo := cmd.Duration("connack-slo"); slo <= 0 {
 		return nil, usageErr("replay: --connack-slo: expected a duration > 0, found %v", slo)
+	}
+	if late := cmd.Duration("max-lateness"); late <= 0 {
+		return nil, usageErr("replay: --max-lateness: expected a duration > 0, found %v", late)
 	}
 	switch cmd.String("protocol") {
 	case "3.1.1", "4":
@@ -422,13 +442,24 @@ func planOptions(cmd *cli.Command) (replay.PlanOptions, error) {
 // is no other.
 func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *replay.Plan) (*replay.Report, error) {
 	o := s.opts
+	addr := o.Broker
+	if s.embedded {
+		addr = "127.0.0.1:0"
+	}
+	need := replay.PlanBudget(p, replay.Load{Speed: o.Speed, Addr: addr, Embedded: s.embedded, Seed: cmd.Uint64("seed")}, replay.ThisMachine())
+	if err := need.Err(); err != nil {
+		return nil, usageErr("replay: %s: %v", p.Name, err)
+	}
+	if !cmd.Bool("quiet") {
+		fmt.Fprintf(cmd.Root().ErrWriter, "stormaudit: replay: %s: %s\n", p.Name, need)
+	}
 	if s.embedded {
 		b, err := replay.StartEmbedded(s.broker)
 		if err != nil {
 			return nil, failed("replay: embedded broker", err)
 		}
 		defer b.Close()
-		o.Broker, o.BrokerName, o.Wills, o.Setup = b.Addr(), "embedded", b.Wills, b.Setup
+		o.Broker, o.BrokerName, o.Wills, o.Setup, o.AcceptErrors = b.Addr(), "embedded", b.Wills, b.Setup, b.AcceptErrors
 		if s.restart != nil {
 			o.Restart = &replay.Restart{At: s.restart.At, Down: s.restart.Down, Stop: b.Stop, Start: b.Start}
 		}
@@ -450,7 +481,7 @@ func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *repl
 		return nil, failed("", err) // its errors say "replay: "
 	}
 	rep.Broker = o.BrokerName
-	rep.Judge(s.slo)
+	rep.Judge(s.slo, s.lateness)
 	return rep, nil
 }
 

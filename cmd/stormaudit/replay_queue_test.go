@@ -15,7 +15,7 @@ import (
 // the schedule loses its queue; and the failed attempts of the outage are
 // the link's, not the broker's.
 func TestReplayQueuedRealClients(t *testing.T) {
-	code, out, stderr := runArgs(t, "replay", "-q", "--speed", "5", "--connack-slo", "1m", "--queued", "20", "--link-down", "incident",
+	code, out, stderr := runArgs(t, "replay", "-q", "--speed", "5", "--connack-slo", "1m", "--max-lateness", "1m", "--queued", "20", "--link-down", "incident",
 		"--format", "json", "../../testdata/realclients/paho-go/clients.ndjson")
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
