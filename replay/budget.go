@@ -15,8 +15,8 @@ type Machine struct {
 	Descriptors int
 	// Ports is the size of the ephemeral port range
 	// (net.ipv4.ip_local_port_range): the local ports a process has for
-	// connections to one broker address.
-	Ports int
+	// connections to one broker address; PortsFrom is its first.
+	Ports, PortsFrom int
 	// TimeWaitReuse is net.ipv4.tcp_tw_reuse: 1 lets a new connection
 	// take a port still in TIME_WAIT, 2 (the default) only over
 	// loopback, 0 never; -1 unknown.

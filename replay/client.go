@@ -313,7 +313,7 @@ func (c *client) disconnect() {
 // no TIME_WAIT.
 func (c *client) drop() {
 	if c.stop() {
-		if tc, ok := c.nc.(*net.TCPConn); ok {
+		if tc, ok := c.nc.(interface{ SetLinger(int) error }); ok {
 			tc.SetLinger(0)
 		}
 		c.nc.Close()

@@ -194,7 +194,8 @@ type run struct {
 	// protocol, dropped the accepted connections the broker ended
 	broke, dropped atomic.Int64
 	ctx            context.Context
-	queue          *queueRun // nil without Options.Queue
+	queue          *queueRun   // nil without Options.Queue
+	ports          *localPorts // the devices' local ports; nil: connect() chooses
 }
 
 // Run plays the plan against the broker: one connection per scheduled
@@ -235,6 +236,9 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 		wills0 = opts.Wills()
 	}
 	growFDTable(2*len(plan.Devices) + 256) // each device's end and the embedded broker's
+	if m := ThisMachine(); m.PortsFrom > 0 && chooseLocalPorts {
+		r.ports = newLocalPorts(m.PortsFrom, m.PortsFrom+m.Ports-1)
+	}
 	if err := r.setUp(); err != nil {
 		stopObserver()
 		<-observerDone
@@ -387,7 +391,7 @@ func (r *run) attempt(i int, due time.Time) {
 		return
 	}
 	deadline := started.Add(r.opts.ConnectTimeout)
-	nc, err := dial(r.ctx, r.opts.Broker, r.opts.TLS, deadline)
+	nc, err := r.ports.dial(r.ctx, r.opts.Broker, r.opts.TLS, deadline)
 	var cl *client
 	var present bool
 	if err == nil {

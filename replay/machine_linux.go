@@ -18,7 +18,7 @@ func ThisMachine() Machine {
 		m.Descriptors = int(min(lim.Cur, 1<<30))
 	}
 	if f := procInts("/proc/sys/net/ipv4/ip_local_port_range"); len(f) == 2 && f[1] >= f[0] {
-		m.Ports = f[1] - f[0] + 1
+		m.Ports, m.PortsFrom = f[1]-f[0]+1, f[0]
 	}
 	if f := procInts("/proc/sys/net/ipv4/tcp_tw_reuse"); len(f) == 1 {
 		m.TimeWaitReuse = f[0]

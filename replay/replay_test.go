@@ -254,7 +254,7 @@ const mosquitto = "/usr/sbin/mosquitto"
 // startMosquitto starts Mosquitto with realcorpus.MosquittoConf and the
 // lines of extra after it (a later line wins), its log to logBuf; it
 // skips the test when Mosquitto is not installed, except under CI.
-func startMosquitto(t *testing.T, extra string, logBuf *bytes.Buffer) *mosquittoBroker {
+func startMosquitto(t testing.TB, extra string, logBuf *bytes.Buffer) *mosquittoBroker {
 	t.Helper()
 	if _, err := exec.LookPath(mosquitto); err != nil {
 		if os.Getenv("CI") != "" {

@@ -114,6 +114,9 @@ func StartBroker(mosquitto, conf string, log *StampedLog) (*Broker, error) {
 	}
 }
 
+// Pid returns the broker's process id.
+func (b *Broker) Pid() int { return b.cmd.Process.Pid }
+
 // Kill kills the broker with SIGKILL and waits for it.
 func (b *Broker) Kill() { b.signal(syscall.SIGKILL) }
 

@@ -1,0 +1,64 @@
+package replay
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestLocalPorts: the devices' connections take the range's ports in
+// turn, pass over a port bound elsewhere, give theirs back when closed,
+// and say EADDRNOTAVAIL, a failure of this machine, when none is left.
+func TestLocalPorts(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	// three ports of the range: the first is bound elsewhere
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	lo := busy.Addr().(*net.TCPAddr).Port
+	p := newLocalPorts(lo, lo+2)
+	deadline := time.Now().Add(5 * time.Second)
+	var conns []net.Conn
+	for range 2 {
+		c, err := p.dial(context.Background(), l.Addr().String(), nil, deadline)
+		if err != nil {
+			t.Skipf("a port next to %d is taken on this machine: %v", lo, err)
+		}
+		conns = append(conns, c)
+	}
+	for k, c := range conns {
+		if got := c.LocalAddr().(*net.TCPAddr).Port; got != lo+1+k {
+			t.Errorf("connection %d from port %d, want %d", k, got, lo+1+k)
+		}
+	}
+	if _, err := p.dial(context.Background(), l.Addr().String(), nil, deadline); localErrno(err) == "" {
+		t.Errorf("no port left: %v, want a failure of this machine", err)
+	}
+	conns[0].(*portConn).SetLinger(0) // as a drop does: no TIME_WAIT
+	conns[0].Close()
+	c, err := p.dial(context.Background(), l.Addr().String(), nil, deadline)
+	if err != nil || c.LocalAddr().(*net.TCPAddr).Port != lo+1 {
+		t.Fatalf("after a close: %v, want port %d again", err, lo+1)
+	}
+	c.Close()
+	conns[1].Close()
+	if newLocalPorts(0, 10) != nil || newLocalPorts(10, 9) != nil {
+		t.Error("an empty range gives ports")
+	}
+}
