@@ -70,6 +70,13 @@ type Options struct {
 	// every device's status topic and counts them, as a client of any
 	// broker would.
 	Wills func() int64
+	// Shard, when set, says the plan is one shard of a replay several
+	// processes make together (Plan.Shard): the report carries its
+	// Samples, for Merge, and the wills counted are its devices' alone.
+	Shard *Shard
+	// StartAt, when set, is the replay's start, which shards share: the
+	// plan's time 0. Run waits for it; it must not have passed.
+	StartAt time.Time
 	// AcceptErrors, when set, counts by error the connections the
 	// broker's listener could not accept for a reason of this machine
 	// (the embedded broker's AcceptErrors): the replay's failure, not the
@@ -196,6 +203,8 @@ type run struct {
 	ctx            context.Context
 	queue          *queueRun   // nil without Options.Queue
 	ports          *localPorts // the devices' local ports; nil: connect() chooses
+	idsOnce        sync.Once
+	ids            map[string]bool // the status topics of a shard's devices (ours)
 }
 
 // Run plays the plan against the broker: one connection per scheduled
@@ -245,6 +254,14 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	r.start = time.Now()
+	if !opts.StartAt.IsZero() {
+		if !sleepUntil(ctx, opts.StartAt) {
+			stopObserver()
+			<-observerDone
+			return nil, fmt.Errorf("replay: interrupted before the start at %s", opts.StartAt.Format(time.RFC3339Nano))
+		}
+		r.start = opts.StartAt
+	}
 	if r.queue != nil {
 		r.queue.last.Store(r.start.UnixNano())
 		r.queue.pub = startPublisher(r, r.queue)
@@ -625,6 +642,22 @@ func (r *run) progress() func() {
 	}
 }
 
+// ours reports whether the status topic is one of the plan's devices':
+// every device's, unless the plan is a shard (Options.Shard), whose
+// observer sees the other shards' wills too.
+func (r *run) ours(topic string) bool {
+	if r.opts.Shard == nil {
+		return true
+	}
+	r.idsOnce.Do(func() {
+		r.ids = make(map[string]bool, len(r.plan.Devices))
+		for _, d := range r.plan.Devices {
+			r.ids[StatusTopic(d.ID)] = true
+		}
+	})
+	return r.ids[topic]
+}
+
 // observerPrefix begins the client id of the replay's observer.
 const observerPrefix = "stormaudit-obs-"
 
@@ -655,7 +688,7 @@ func (r *run) observe(done chan struct{}) func() {
 			}
 			ended := make(chan struct{})
 			cl.keep(30, func(error) { close(ended) }, func(fh packets.FixedHeader, body []byte) {
-				if pk, ok := cl.decodePublish(fh, body); ok && !pk.FixedHeader.Retain && string(pk.Payload) == "offline" {
+				if pk, ok := cl.decodePublish(fh, body); ok && !pk.FixedHeader.Retain && string(pk.Payload) == "offline" && r.ours(pk.TopicName) {
 					r.wills.Add(1)
 				}
 			})

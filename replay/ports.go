@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"syscall"
@@ -35,12 +36,15 @@ var chooseLocalPorts = true
 // range where every port is bound elsewhere, or in TIME_WAIT.
 const portTries = 64
 
-// newLocalPorts returns the range lo to hi; nil when it is empty.
+// newLocalPorts returns the range lo to hi, handed out from a point of
+// it chosen at random (so that shards replaying on one machine do not
+// walk it in step, each losing to the others the ports it tries); nil
+// when it is empty.
 func newLocalPorts(lo, hi int) *localPorts {
 	if lo <= 0 || hi < lo || hi > 65535 {
 		return nil
 	}
-	return &localPorts{lo: lo, ours: make([]bool, hi-lo+1)}
+	return &localPorts{lo: lo, ours: make([]bool, hi-lo+1), next: rand.IntN(hi - lo + 1)}
 }
 
 // take returns the next port none of the replay's connections holds,
@@ -69,12 +73,12 @@ func (p *localPorts) give(port int) {
 // dial opens the socket to addr (TLS when tlsConf is set) before
 // deadline from a port of p's, the next that is free: a port bound
 // elsewhere (another process's, or one of the replay's own in TIME_WAIT)
-// is passed over. Without p, connect() chooses (dial).
+// is passed over, and after portTries of them connect() chooses. Without
+// p, connect() chooses (dial).
 func (p *localPorts) dial(ctx context.Context, addr string, tlsConf *tls.Config, deadline time.Time) (net.Conn, error) {
 	if p == nil {
 		return dial(ctx, addr, tlsConf, deadline)
 	}
-	var err error
 	for range portTries {
 		port, ok := p.take()
 		if !ok {
@@ -82,6 +86,7 @@ func (p *localPorts) dial(ctx context.Context, addr string, tlsConf *tls.Config,
 		}
 		d := net.Dialer{Deadline: deadline, LocalAddr: &net.TCPAddr{Port: port}}
 		var nc net.Conn
+		var err error
 		if tlsConf != nil {
 			td := tls.Dialer{NetDialer: &d, Config: tlsConf}
 			nc, err = td.DialContext(ctx, "tcp", addr)
@@ -96,7 +101,7 @@ func (p *localPorts) dial(ctx context.Context, addr string, tlsConf *tls.Config,
 			return nil, err
 		}
 	}
-	return nil, err
+	return dial(ctx, addr, tlsConf, deadline)
 }
 
 // portConn is a connection from a port of localPorts, which it gives

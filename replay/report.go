@@ -29,6 +29,11 @@ type Report struct {
 
 	Devices           int `json:"devices"`
 	ConnectsScheduled int `json:"connects_scheduled"`
+	// Shards is how many shards' reports Merge made this one of (0: one
+	// process replayed the whole plan); Samples are a shard's outcomes,
+	// for Merge (Options.Shard), nil otherwise.
+	Shards  int      `json:"shards,omitempty"`
+	Samples *Samples `json:"samples,omitempty"`
 
 	BrokerDid `json:"broker_did"`
 	ReplayDid `json:"replay_did"`
@@ -145,15 +150,45 @@ func (r *run) report(interrupted bool) *Report {
 	if r.opts.Protocol == MQTT5 {
 		rep.Protocol = "5"
 	}
+	if r.opts.AcceptErrors != nil {
+		for name, n := range r.opts.AcceptErrors() {
+			rep.LocalErrors["accept "+name] += int(n)
+		}
+	}
+	outs := make([]outcome, len(r.results))
+	for i := range r.results {
+		outs[i] = outcome{result: r.results[i], due: r.due(i), device: r.plan.Connects[i].Device}
+	}
+	if r.opts.Shard != nil {
+		rep.Samples = r.samples(rep, outs)
+	}
+	acceptedAt := rep.sum(outs, len(r.plan.Devices))
+	if r.queue != nil {
+		r.queue.report(rep, r.plan, acceptedAt)
+	}
+	return rep
+}
+
+// outcome is what became of one scheduled connect, with when it was
+// due (from the start, wall) and its device.
+type outcome struct {
+	result
+	due    time.Duration
+	device int32
+}
+
+// sum fills in rep's figures from the outcomes of the connects of its
+// devices (device indices below devices), adding to the counts it has;
+// it returns the accepted connects' wall times from the start.
+func (rep *Report) sum(outs []outcome, devices int) (acceptedAt []time.Duration) {
 	var late, ack []time.Duration
 	first0, last0 := time.Duration(math.MaxInt64), time.Duration(0)
-	var acceptedAt []time.Duration
-	first := make([]time.Duration, len(r.plan.Devices))
+	first := make([]time.Duration, devices)
 	for i := range first {
 		first[i] = -1
 	}
-	for i := range r.results {
-		res := &r.results[i]
+	for i := range outs {
+		res := &outs[i]
 		if !res.attempted {
 			continue
 		}
@@ -165,8 +200,8 @@ func (r *run) report(interrupted bool) *Report {
 			rep.ConnectsAccepted++
 			ack = append(ack, res.connack)
 			acceptedAt = append(acceptedAt, res.at)
-			if d := r.plan.Connects[i].Device; first[d] < 0 {
-				first[d] = time.Duration(float64(res.at) * r.opts.Speed)
+			if d := res.device; first[d] < 0 {
+				first[d] = time.Duration(float64(res.at) * rep.Speed)
 			}
 		case refused:
 			rep.ConnectsRefused++
@@ -185,15 +220,10 @@ func (r *run) report(interrupted bool) *Report {
 			rep.LocalErrors[res.errno]++
 		}
 	}
-	if r.opts.AcceptErrors != nil {
-		for name, n := range r.opts.AcceptErrors() {
-			rep.LocalErrors["accept "+name] += int(n)
-		}
-	}
-	busiest := busiestSeconds(r.plan, r.opts.Speed)
+	busiest := busiestSeconds(outs)
 	var lateBusiest []time.Duration
-	for i := range r.results {
-		if res := &r.results[i]; res.attempted && busiest[r.due(i)/time.Second] {
+	for i := range outs {
+		if res := &outs[i]; res.attempted && busiest[res.due/time.Second] {
 			lateBusiest = append(lateBusiest, res.lateness)
 		}
 	}
@@ -212,12 +242,9 @@ func (r *run) report(interrupted bool) *Report {
 	}
 	rep.Recovered = len(rec)
 	rep.RecoverP50S, rep.RecoverP99S = rank(rec, 0.5).Seconds(), rank(rec, 0.99).Seconds()
-	if r.queue != nil {
-		r.queue.report(rep, r.plan, acceptedAt)
-	}
-	n, at := peakPerSecond(acceptedAt)
+	n, at := peakPerSecond(slices.Clone(acceptedAt))
 	rep.PeakConnectsPerS, rep.PeakAtS = n, at.Seconds()
-	return rep
+	return acceptedAt
 }
 
 // DefaultMaxLateness is the lateness (p99, overall and in the busiest
@@ -326,13 +353,13 @@ func nOf(n int, what string) string {
 }
 
 // busiestSeconds returns the plan's busiest seconds of wall time from
-// the replay's start (at speed): those in which at least half as many
-// connects are due as in the busiest one.
-func busiestSeconds(p *Plan, speed float64) map[time.Duration]bool {
+// the replay's start, of the connects outs: those in which at least half
+// as many connects are due as in the busiest one.
+func busiestSeconds(outs []outcome) map[time.Duration]bool {
 	per := map[time.Duration]int{}
 	peak := 0
-	for i := range p.Connects {
-		sec := dueAt(p.Connects[i].At, speed) / time.Second
+	for i := range outs {
+		sec := outs[i].due / time.Second
 		per[sec]++
 		peak = max(peak, per[sec])
 	}
@@ -447,7 +474,7 @@ func WriteText(w io.Writer, reps ...*Report) error {
 		}
 		b.WriteString("\n")
 	} else {
-		fmt.Fprintf(&b, "%-22s  %s (speed %gx)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed)
+		fmt.Fprintf(&b, "%-22s  %s (speed %gx%s)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed, shardText(reps[0]))
 	}
 	side := ""
 	for _, row := range RowsOf(reps...) {
@@ -475,6 +502,18 @@ func WriteText(w io.Writer, reps ...*Report) error {
 	}
 	_, err := io.WriteString(w, out.String())
 	return err
+}
+
+// shardText says, for the header, which shard r is, or how many shards
+// it merges; "" for a whole replay.
+func shardText(r *Report) string {
+	switch {
+	case r.Samples != nil:
+		return fmt.Sprintf(", shard %d/%d", r.Samples.Shard, r.Samples.Shards)
+	case r.Shards > 0:
+		return fmt.Sprintf(", %d shards merged", r.Shards)
+	}
+	return ""
 }
 
 // failedHereText says the connects that failed on this machine, and the

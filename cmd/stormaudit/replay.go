@@ -92,6 +92,9 @@ printed).`,
 			&cli.DurationFlag{Name: "max-lateness", Value: replay.DefaultMaxLateness, Usage: "the replay's own p99 lateness (overall and in the busiest seconds) within which it kept its schedule; beyond, the result is inconclusive"},
 			&cli.StringFlag{Name: "audit", Usage: "write the replay's own audit log (a collector log, chained per device) to this file"},
 			&cli.StringFlag{Name: "key", Usage: "with --audit: sign its checkpoints with this key (NAME.key)", Sources: cli.EnvVars("STORMAUDIT_KEY")},
+			&cli.StringFlag{Name: "shard", Usage: "replay shard I of N (I/N): the devices k with k mod N = I, from --start-at, against --broker; --merge makes one report of the shards'"},
+			&cli.StringFlag{Name: "start-at", Usage: "start the plan at this instant, RFC 3339 (the same for every shard)"},
+			&cli.BoolFlag{Name: "merge", Usage: "INPUT... are the shards' reports (--shard I/N --format json): merge them into one report"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no ingest summary and no progress", Sources: boolEnv("STORMAUDIT_QUIET")},
 		},
@@ -103,6 +106,9 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 	format := cmd.String("format")
 	if format != "text" && format != "json" {
 		return usageErr("replay: --format: expected text or json, found %q", format)
+	}
+	if cmd.Bool("merge") {
+		return runReplayMerge(cmd, format)
 	}
 	setup, err := replaySetup(cmd)
 	if err != nil {
@@ -146,7 +152,19 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 			break
 		}
 	}
+	if err := writeReplay(cmd, format, reps); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return interrupted(errors.New("replay: interrupted; the report above is partial"))
+	}
+	return replayResult(reps)
+}
+
+// writeReplay writes the reports in the format asked.
+func writeReplay(cmd *cli.Command, format string, reps []*replay.Report) error {
 	out := cmd.Root().Writer
+	var err error
 	if format == "json" {
 		err = replay.WriteJSON(out, reps...)
 	} else {
@@ -155,9 +173,12 @@ func runReplay(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return failed("replay", err)
 	}
-	if ctx.Err() != nil {
-		return interrupted(errors.New("replay: interrupted; the report above is partial"))
-	}
+	return nil
+}
+
+// replayResult returns the error whose exit status the reports' results
+// call for: 1 a broker did not hold, 3 inconclusive, nil held.
+func replayResult(reps []*replay.Report) error {
 	for _, rep := range reps {
 		if !rep.Held && !rep.Inconclusive {
 			return verdict(fmt.Errorf("replay: %s: %s", rep.Plan, rep.Verdict))
@@ -221,6 +242,9 @@ func replaySetup(cmd *cli.Command) (*replaySettings, error) {
 		return nil, usageErr("replay: --protocol: expected 3.1.1 or 5, found %q", cmd.String("protocol"))
 	}
 	if err := queueFlags(cmd, s); err != nil {
+		return nil, err
+	}
+	if err := shardFlags(cmd, s); err != nil {
 		return nil, err
 	}
 	user, pass, err := mqttCredentials(cmd.String("credentials"))
@@ -442,6 +466,9 @@ func planOptions(cmd *cli.Command) (replay.PlanOptions, error) {
 // is no other.
 func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *replay.Plan) (*replay.Report, error) {
 	o := s.opts
+	if o.Shard != nil {
+		p = p.Shard(o.Shard.I, o.Shard.N)
+	}
 	addr := o.Broker
 	if s.embedded {
 		addr = "127.0.0.1:0"
