@@ -468,13 +468,13 @@ var Rows = []Row{
 func WriteText(w io.Writer, reps ...*Report) error {
 	var b strings.Builder
 	if len(reps) > 1 {
-		fmt.Fprintf(&b, "%-22s", "")
+		fmt.Fprintf(&b, "%-28s", "")
 		for _, r := range reps {
 			fmt.Fprintf(&b, "  %-34s", safe.Text(r.Plan))
 		}
 		b.WriteString("\n")
 	} else {
-		fmt.Fprintf(&b, "%-22s  %s (speed %gx%s)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed, shardText(reps[0]))
+		fmt.Fprintf(&b, "%-28s  %s (speed %gx%s)\n", "replayed:", safe.Text(reps[0].Plan), reps[0].Speed, shardText(reps[0]))
 	}
 	side := ""
 	for _, row := range RowsOf(reps...) {
@@ -486,7 +486,7 @@ func WriteText(w io.Writer, reps ...*Report) error {
 			fmt.Fprintf(&b, "%s:\n", row.Side)
 		}
 		side = row.Side
-		fmt.Fprintf(&b, "%-22s", indent+row.Name+":")
+		fmt.Fprintf(&b, "%-28s", indent+row.Name+":")
 		for _, r := range reps {
 			fmt.Fprintf(&b, "  %-34s", row.Value(r))
 		}
