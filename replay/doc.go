@@ -33,9 +33,24 @@
 //
 // For every connect Run measures its lateness (its socket-open after its
 // moment), its CONNACK latency and its outcome: accepted, refused (with
-// the CONNACK's code), timed out, or failed (no socket, or a connection
-// that ended before its CONNACK). The Report sums them up; Report.Judge
-// says whether the broker held. Options.Audit receives the replay's own
+// the CONNACK's code), timed out, failed (the broker's side would not
+// open the socket, or ended it before its CONNACK), or failed on this
+// machine (no descriptor, no local port: localErrno). The Report keeps
+// what the broker did (BrokerDid) apart from what the replay did as the
+// load generator (ReplayDid); Report.Judge says whether the replay kept
+// its schedule (its p99 lateness, overall and in the plan's busiest
+// seconds, within a bound, and nothing failed here) and, only then,
+// whether the broker held: otherwise the result is inconclusive.
+//
+// # What one machine can drive
+//
+// PlanBudget reckons the descriptors, local ports and memory a plan needs
+// of this machine (ThisMachine) before the first connect. Run binds each
+// device's socket to a port of the ephemeral range it chooses itself
+// (localPorts: Linux's own choice scans the range for every connect once
+// half of it holds connections to the broker). Beyond one machine, a plan
+// is replayed in shards (Plan.Shard, Options.Shard and StartAt), and
+// Merge makes one report of the shards' reports. Options.Audit receives the replay's own
 // audit records (docs/replay.md says which), chained by a
 // hashchain.Writer.
 //

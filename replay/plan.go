@@ -76,6 +76,12 @@ func (p *Plan) Sample(n int, seed uint64) *Plan {
 	rng := rand.New(rand.NewPCG(seed, 0x73616d706c65))
 	keep := rng.Perm(len(p.Devices))[:n]
 	slices.Sort(keep)
+	return p.subset(keep)
+}
+
+// subset returns the plan of p's devices keep (in ascending order), with
+// all their connects.
+func (p *Plan) subset(keep []int) *Plan {
 	index := make([]int32, len(p.Devices))
 	for i := range index {
 		index[i] = -1

@@ -20,22 +20,11 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
 // in order, with their connects. The devices are dealt in turn, so that
 // each shard has its share of every second of the schedule.
 func (p *Plan) Shard(i, n int) *Plan {
-	s := &Plan{Name: p.Name}
-	index := make([]int32, len(p.Devices))
-	for k := range p.Devices {
-		index[k] = -1
-		if k%n == i {
-			index[k] = int32(len(s.Devices))
-			s.Devices = append(s.Devices, p.Devices[k])
-		}
+	var keep []int
+	for k := i; k < len(p.Devices); k += n {
+		keep = append(keep, k)
 	}
-	for _, c := range p.Connects {
-		if k := index[c.Device]; k >= 0 {
-			c.Device = k
-			s.Connects = append(s.Connects, c)
-		}
-	}
-	return s
+	return p.subset(keep)
 }
 
 // Samples are what a shard's report carries for Merge: the outcome of
