@@ -95,6 +95,12 @@ func compareContent(a, b *Record) int {
 	if c := cmp.Compare(a.InboundDuplicates, b.InboundDuplicates); c != 0 {
 		return c
 	}
+	if c := cmp.Compare(a.OutboxDropped, b.OutboxDropped); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.InboundExpired, b.InboundExpired); c != 0 {
+		return c
+	}
 	if c := strings.Compare(a.HostID, b.HostID); c != 0 {
 		return c
 	}

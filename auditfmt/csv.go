@@ -39,6 +39,8 @@ const (
 	colOutboxFlushed
 	colInboundRedelivered
 	colInboundDuplicates
+	colOutboxDropped
+	colInboundExpired
 	numCSVCols
 )
 
@@ -63,6 +65,8 @@ var csvNames = [numCSVCols]string{
 	colOutboxFlushed:      "outbox_flushed",
 	colInboundRedelivered: "inbound_redelivered",
 	colInboundDuplicates:  "inbound_duplicates",
+	colOutboxDropped:      "outbox_dropped",
+	colInboundExpired:     "inbound_expired",
 }
 
 // csvExpected says what a cell of each column must hold.
@@ -87,6 +91,8 @@ var csvExpected = [numCSVCols]string{
 	colOutboxFlushed:      "an integer >= 0",
 	colInboundRedelivered: "an integer >= 0",
 	colInboundDuplicates:  "an integer >= 0",
+	colOutboxDropped:      "an integer >= 0",
+	colInboundExpired:     "an integer >= 0",
 }
 
 func (k csvCol) required() bool { return k >= colClientID && k <= colRecordedAt }
@@ -116,8 +122,8 @@ func csvColumnKind(name string) csvCol {
 // client_id (or its alias device_id), attempt, backoff_delay_s, outcome,
 // clean_session and recorded_at are required; schema, host_id, stage,
 // attempt_id, record_id, device_seq, failure_class, reason_code, ceiling_s,
-// session_present, outbox_depth, outbox_flushed, inbound_redelivered and
-// inbound_duplicates are optional, and an empty cell in them means the
+// session_present, outbox_depth, outbox_flushed, inbound_redelivered,
+// inbound_duplicates, outbox_dropped and inbound_expired are optional, and an empty cell in them means the
 // field is absent. Columns the schema does not know are kept: their
 // non-empty cells become the record's Extra, a JSON object of strings in
 // header order.
@@ -517,6 +523,12 @@ func setScalar(rec *Record, kind csvCol, cell []byte) (ok bool) {
 	case colInboundDuplicates:
 		rec.InboundDuplicates, ok = parseCSVInt(cell, 0, 1<<63-1)
 		rec.Has |= HasInboundDuplicates
+	case colOutboxDropped:
+		rec.OutboxDropped, ok = parseCSVInt(cell, 0, 1<<63-1)
+		rec.Has |= HasOutboxDropped
+	case colInboundExpired:
+		rec.InboundExpired, ok = parseCSVInt(cell, 0, 1<<63-1)
+		rec.Has |= HasInboundExpired
 	}
 	return ok
 }
@@ -577,7 +589,8 @@ func parseCSVBool(cell []byte) (value, ok bool) {
 func csvDescribe(kind csvCol, cell []byte) string {
 	var err error
 	switch kind {
-	case colAttempt, colSchema, colDeviceSeq, colReasonCode, colOutboxDepth, colOutboxFlushed, colInboundRedelivered, colInboundDuplicates:
+	case colAttempt, colSchema, colDeviceSeq, colReasonCode, colOutboxDepth, colOutboxFlushed, colInboundRedelivered, colInboundDuplicates,
+		colOutboxDropped, colInboundExpired:
 		var v int64
 		if v, err = strconv.ParseInt(string(cell), 10, 64); err == nil {
 			return strconv.FormatInt(v, 10)

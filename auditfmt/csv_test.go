@@ -173,6 +173,10 @@ func TestCSVRowErrors(t *testing.T) {
 		{"text inbound_duplicates", csvHeader + ",inbound_duplicates", "d,1,0.5,connected,true," + ts + ",two", `inbound_duplicates: expected an integer >= 0, found "two"`, "inbound_duplicates"},
 		{"inbound_duplicates beyond inbound_redelivered", csvHeader + ",inbound_redelivered,inbound_duplicates", "d,1,0.5,connected,true," + ts + ",3,4",
 			"inbound_duplicates: expected at most inbound_redelivered (3), found 4", "inbound_duplicates"},
+		{"negative outbox_dropped", csvHeader + ",outbox_dropped", "d,1,0.5,connected,true," + ts + ",-1", "outbox_dropped: expected an integer >= 0, found -1", "outbox_dropped"},
+		{"text inbound_expired", csvHeader + ",inbound_expired", "d,1,0.5,connected,true," + ts + ",old", `inbound_expired: expected an integer >= 0, found "old"`, "inbound_expired"},
+		{"inbound_expired beyond inbound_redelivered", csvHeader + ",inbound_redelivered,inbound_expired", "d,1,0.5,connected,true," + ts + ",3,5",
+			"inbound_expired: expected at most inbound_redelivered (3), found 5", "inbound_expired"},
 		{"first error in header order", "attempt,client_id,backoff_delay_s,outcome,clean_session,recorded_at", "x,,0.5,backoff_wait,true," + ts,
 			`attempt: expected an integer >= 0, found "x"`, "attempt"},
 	}
@@ -453,8 +457,8 @@ func TestCSVWriter(t *testing.T) {
 			Extra: `{"note":"say \"hi\"\nbye","fw":"1.0"}`},
 		{ClientID: "dev2", BackoffDelayS: 1e-9, Outcome: auditfmt.Refused, RecordedAt: ts, OffsetMin: -90, CleanSession: true,
 			Has: auditfmt.HasSchema | auditfmt.HasReasonCode | auditfmt.HasSessionPresent | auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed |
-				auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates,
-			Schema: 1, ReasonCode: 135, OutboxDepth: 250, OutboxFlushed: 31, InboundRedelivered: 40, InboundDuplicates: 2,
+				auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates | auditfmt.HasOutboxDropped | auditfmt.HasInboundExpired,
+			Schema: 1, ReasonCode: 135, OutboxDepth: 250, OutboxFlushed: 31, InboundRedelivered: 40, InboundDuplicates: 2, OutboxDropped: 7, InboundExpired: 3,
 			FailureClass: auditfmt.FailAuth, HostID: "h", AttemptID: "a", RecordID: `r"`, Envelope: `{"levelname":"INFO"}`},
 	}
 	var buf bytes.Buffer
@@ -467,9 +471,9 @@ func TestCSVWriter(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,fw,note\n" +
-		`"dev,1",2,3.0,backoff_wait,false,2026-11-30T14:17:34.979964+00:00,,,link,,,9,,,4.0,,0,,,,1.0,"say ""hi""` + "\nbye\"\n" +
-		`dev2,0,0.000000001,refused,true,2026-11-30T12:47:34.979964-01:30,1,h,,a,"r""",,auth,135,,false,250,31,40,2,,` + "\n"
+	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,outbox_dropped,inbound_expired,fw,note\n" +
+		`"dev,1",2,3.0,backoff_wait,false,2026-11-30T14:17:34.979964+00:00,,,link,,,9,,,4.0,,0,,,,,,1.0,"say ""hi""` + "\nbye\"\n" +
+		`dev2,0,0.000000001,refused,true,2026-11-30T12:47:34.979964-01:30,1,h,,a,"r""",,auth,135,,false,250,31,40,2,7,3,,` + "\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -497,7 +501,7 @@ func TestCSVWriterEmpty(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,\"a,b\"\n"
+	want := "client_id,attempt,backoff_delay_s,outcome,clean_session,recorded_at,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,outbox_dropped,inbound_expired,\"a,b\"\n"
 	if buf.String() != want {
 		t.Errorf("got %q, want %q", buf.String(), want)
 	}

@@ -178,7 +178,9 @@ func appendCSVOptional(b []byte, rec *Record) []byte {
 		b = strconv.AppendInt(b, rec.OutboxFlushed, 10)
 	}
 	b = appendOptInt(append(b, ','), rec.Has&HasInboundRedelivered != 0, rec.InboundRedelivered)
-	return appendOptInt(append(b, ','), rec.Has&HasInboundDuplicates != 0, rec.InboundDuplicates)
+	b = appendOptInt(append(b, ','), rec.Has&HasInboundDuplicates != 0, rec.InboundDuplicates)
+	b = appendOptInt(append(b, ','), rec.Has&HasOutboxDropped != 0, rec.OutboxDropped)
+	return appendOptInt(append(b, ','), rec.Has&HasInboundExpired != 0, rec.InboundExpired)
 }
 
 // appendOptInt appends v when the record has it: an absent field is an

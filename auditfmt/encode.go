@@ -82,6 +82,14 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"inbound_duplicates":`...)
 		dst = strconv.AppendInt(dst, r.InboundDuplicates, 10)
 	}
+	if r.Has&HasOutboxDropped != 0 {
+		dst = append(dst, `,"outbox_dropped":`...)
+		dst = strconv.AppendInt(dst, r.OutboxDropped, 10)
+	}
+	if r.Has&HasInboundExpired != 0 {
+		dst = append(dst, `,"inbound_expired":`...)
+		dst = strconv.AppendInt(dst, r.InboundExpired, 10)
+	}
 	if len(r.Extra) > 2 { // "{...}" with at least one member
 		dst = append(dst, ',')
 		dst = append(dst, r.Extra[1:len(r.Extra)-1]...)

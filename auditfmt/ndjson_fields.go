@@ -36,6 +36,8 @@ const (
 	fieldOutboxFlushed
 	fieldInboundRedelivered
 	fieldInboundDuplicates
+	fieldOutboxDropped
+	fieldInboundExpired
 	fieldAudit   // not a record field: the record an envelope carries
 	fieldUnknown // kept in Extra
 )
@@ -67,6 +69,8 @@ var wireFieldNames = [...]string{
 	fieldOutboxFlushed:      "outbox_flushed",
 	fieldInboundRedelivered: "inbound_redelivered",
 	fieldInboundDuplicates:  "inbound_duplicates",
+	fieldOutboxDropped:      "outbox_dropped",
+	fieldInboundExpired:     "inbound_expired",
 }
 
 // wireFieldExpected says what each field holds, for error messages.
@@ -92,6 +96,8 @@ var wireFieldExpected = [...]string{
 	fieldOutboxFlushed:      "an integer >= 0",
 	fieldInboundRedelivered: "an integer >= 0",
 	fieldInboundDuplicates:  "an integer >= 0",
+	fieldOutboxDropped:      "an integer >= 0",
+	fieldInboundExpired:     "an integer >= 0",
 }
 
 // quotedFieldNames holds the names of the fields as JSON strings.
@@ -109,7 +115,7 @@ var fieldAfter = func() (next [len(wireFieldNames)]wireField) {
 		next[f] = wireField(f + 1)
 	}
 	next[fieldClientID] = fieldAttempt // device_id is an alias
-	next[fieldInboundDuplicates] = fieldClientID
+	next[fieldInboundExpired] = fieldClientID
 	return next
 }()
 
@@ -170,6 +176,10 @@ func wireFieldOf(name []byte) wireField {
 		return fieldInboundRedelivered
 	case "inbound_duplicates":
 		return fieldInboundDuplicates
+	case "outbox_dropped":
+		return fieldOutboxDropped
+	case "inbound_expired":
+		return fieldInboundExpired
 	case "audit":
 		return fieldAudit
 	}
@@ -189,7 +199,7 @@ func (d *Decoder) field(rec *Record, f wireField, name []byte, i int) (int, erro
 	case fieldClientID, fieldDeviceID, fieldHostID, fieldAttemptID, fieldRecordID:
 		return d.stringField(rec, f, name, i)
 	case fieldAttempt, fieldSchema, fieldDeviceSeq, fieldReasonCode, fieldOutboxDepth, fieldOutboxFlushed,
-		fieldInboundRedelivered, fieldInboundDuplicates:
+		fieldInboundRedelivered, fieldInboundDuplicates, fieldOutboxDropped, fieldInboundExpired:
 		return d.intField(rec, f, name, i)
 	case fieldBackoffDelay, fieldCeiling:
 		return d.floatField(rec, f, name, i)
@@ -483,6 +493,12 @@ func (d *Decoder) intField(rec *Record, f wireField, name []byte, i int) (int, e
 	case fieldInboundDuplicates:
 		rec.InboundDuplicates = v
 		rec.Has |= HasInboundDuplicates
+	case fieldOutboxDropped:
+		rec.OutboxDropped = v
+		rec.Has |= HasOutboxDropped
+	case fieldInboundExpired:
+		rec.InboundExpired = v
+		rec.Has |= HasInboundExpired
 	}
 	return end, nil
 }

@@ -394,6 +394,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"inbound_duplicates whole fraction", `{` + required + `,"inbound_duplicates":1.0}`, `inbound_duplicates: expected an integer >= 0, found 1.0`},
 		{"inbound_duplicates too big", `{` + required + `,"inbound_duplicates":99999999999999999999}`, `inbound_duplicates: expected an integer >= 0 that fits in 64 bits, found 99999999999999999999`},
 		{"inbound_duplicates beyond inbound_redelivered", `{` + required + `,"inbound_duplicates":5,"inbound_redelivered":4}`, `inbound_duplicates: expected at most inbound_redelivered (4), found 5`},
+		{"outbox_dropped negative", `{` + required + `,"outbox_dropped":-1}`, `outbox_dropped: expected an integer >= 0, found -1`},
+		{"outbox_dropped text", `{` + required + `,"outbox_dropped":"12"}`, `outbox_dropped: expected an integer >= 0, found a string`},
+		{"inbound_expired fraction", `{` + required + `,"inbound_expired":0.5}`, `inbound_expired: expected an integer >= 0, found 0.5`},
+		{"inbound_expired beyond inbound_redelivered", `{` + required + `,"inbound_expired":5,"inbound_redelivered":4}`, `inbound_expired: expected at most inbound_redelivered (4), found 5`},
 		{"outbox_depth twice", `{` + required + `,"outbox_depth":1,"outbox_depth":2}`, `outbox_depth: expected each member once, found a second "outbox_depth" at byte 169`},
 
 		// Duplicates.
@@ -639,6 +643,41 @@ func TestInboundRoundTrip(t *testing.T) {
 		if rec.Has != tc.has || rec.InboundRedelivered != tc.redel || rec.InboundDuplicates != tc.dups || strings.Contains(rec.Extra, "inbound") {
 			t.Errorf("%s: Has %b, inbound_redelivered %d, inbound_duplicates %d, Extra %s; want %b, %d, %d", tc.members,
 				rec.Has, rec.InboundRedelivered, rec.InboundDuplicates, rec.Extra, tc.has, tc.redel, tc.dups)
+		}
+		out := string(rec.AppendJSON(nil))
+		if want := `{` + required + tc.want + `}`; out != want {
+			t.Errorf("%s: AppendJSON\n got %s\nwant %s", tc.members, out, want)
+		}
+		if again := decode(t, out); *again != *rec {
+			t.Errorf("%s: decoded again\n got %+v\nwant %+v", tc.members, *again, *rec)
+		}
+	}
+}
+
+// TestLostRoundTrip decodes outbox_dropped and inbound_expired, present,
+// absent and at the ends of their range, and checks that AppendJSON
+// writes them back after inbound_duplicates, before the unknown members,
+// that they never land in Extra, and that the expired are at most the
+// redelivered.
+func TestLostRoundTrip(t *testing.T) {
+	tests := []struct {
+		members, want    string // the members after required; AppendJSON's, after its required fields
+		has              Presence
+		dropped, expired int64
+	}{
+		{`,"outbox_dropped":0`, `,"outbox_dropped":0`, HasOutboxDropped, 0, 0},
+		{`,"inbound_expired":4`, `,"inbound_expired":4`, HasInboundExpired, 0, 4},
+		{`,"x":1,"inbound_expired":2,"outbox_dropped":9223372036854775807,"inbound_duplicates":1`,
+			`,"inbound_duplicates":1,"outbox_dropped":9223372036854775807,"inbound_expired":2,"x":1`,
+			HasInboundDuplicates | HasOutboxDropped | HasInboundExpired, math.MaxInt64, 2},
+		{`,"outbox_dropped":null,"inbound_expired":null`, ``, 0, 0, 0},
+	}
+	for _, tc := range tests {
+		rec := decode(t, `{`+required+tc.members+`}`)
+		if rec.Has&^HasInboundDuplicates != tc.has&^HasInboundDuplicates || rec.OutboxDropped != tc.dropped || rec.InboundExpired != tc.expired ||
+			strings.Contains(rec.Extra, "dropped") || strings.Contains(rec.Extra, "expired") {
+			t.Errorf("%s: Has %b, outbox_dropped %d, inbound_expired %d, Extra %s; want %b, %d, %d", tc.members,
+				rec.Has, rec.OutboxDropped, rec.InboundExpired, rec.Extra, tc.has, tc.dropped, tc.expired)
 		}
 		out := string(rec.AppendJSON(nil))
 		if want := `{` + required + tc.want + `}`; out != want {

@@ -151,6 +151,8 @@ const (
 	HasOutboxFlushed
 	HasInboundRedelivered
 	HasInboundDuplicates
+	HasOutboxDropped
+	HasInboundExpired
 )
 
 // Record is one audit record, schema version 1. Field names in comments are
@@ -179,6 +181,8 @@ type Record struct {
 	OutboxFlushed      int64        // outbox_flushed: optional (HasOutboxFlushed); >= 0
 	InboundRedelivered int64        // inbound_redelivered: optional (HasInboundRedelivered); >= 0
 	InboundDuplicates  int64        // inbound_duplicates: optional (HasInboundDuplicates); 0..InboundRedelivered
+	OutboxDropped      int64        // outbox_dropped: optional (HasOutboxDropped); >= 0
+	InboundExpired     int64        // inbound_expired: optional (HasInboundExpired); 0..InboundRedelivered
 	HostID             string       // host_id: optional, non-empty when set
 	AttemptID          string       // attempt_id: optional, non-empty when set
 	RecordID           string       // record_id: optional, non-empty when set
@@ -254,6 +258,13 @@ func (r *Record) Validate() error {
 	case r.Has&HasInboundDuplicates != 0 && r.Has&HasInboundRedelivered != 0 && r.InboundDuplicates > r.InboundRedelivered:
 		return &FieldError{Field: "inbound_duplicates", Expected: fmt.Sprintf("at most inbound_redelivered (%d)", r.InboundRedelivered),
 			Found: fmt.Sprint(r.InboundDuplicates)}
+	case r.Has&HasOutboxDropped != 0 && r.OutboxDropped < 0:
+		return &FieldError{Field: "outbox_dropped", Expected: "an integer >= 0", Found: fmt.Sprint(r.OutboxDropped)}
+	case r.Has&HasInboundExpired != 0 && r.InboundExpired < 0:
+		return &FieldError{Field: "inbound_expired", Expected: "an integer >= 0", Found: fmt.Sprint(r.InboundExpired)}
+	case r.Has&HasInboundExpired != 0 && r.Has&HasInboundRedelivered != 0 && r.InboundExpired > r.InboundRedelivered:
+		return &FieldError{Field: "inbound_expired", Expected: fmt.Sprintf("at most inbound_redelivered (%d)", r.InboundRedelivered),
+			Found: fmt.Sprint(r.InboundExpired)}
 	}
 	return nil
 }

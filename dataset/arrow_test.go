@@ -105,6 +105,8 @@ func wantRow(r *auditfmt.Record, chained bool) []any {
 		opt(auditfmt.HasOutboxFlushed, r.OutboxFlushed),
 		opt(auditfmt.HasInboundRedelivered, r.InboundRedelivered),
 		opt(auditfmt.HasInboundDuplicates, r.InboundDuplicates),
+		opt(auditfmt.HasOutboxDropped, r.OutboxDropped),
+		opt(auditfmt.HasInboundExpired, r.InboundExpired),
 		str(r.Extra),
 		str(r.Envelope),
 		testkit.Sources[r.Source],

@@ -172,6 +172,8 @@ func (b *colBatch) addOptionals(rec *auditfmt.Record) {
 	b.optInt64(colOutboxFlushed, has&auditfmt.HasOutboxFlushed != 0, rec.OutboxFlushed)
 	b.optInt64(colInboundRedelivered, has&auditfmt.HasInboundRedelivered != 0, rec.InboundRedelivered)
 	b.optInt64(colInboundDuplicates, has&auditfmt.HasInboundDuplicates != 0, rec.InboundDuplicates)
+	b.optInt64(colOutboxDropped, has&auditfmt.HasOutboxDropped != 0, rec.OutboxDropped)
+	b.optInt64(colInboundExpired, has&auditfmt.HasInboundExpired != 0, rec.InboundExpired)
 	b.optBytes(colExtra, rec.Extra)
 	b.optBytes(colEnvelope, rec.Envelope)
 }

@@ -50,6 +50,8 @@
 //	outbox_flushed       INT64, optional                     OutboxFlushed (HasOutboxFlushed)
 //	inbound_redelivered  INT64, optional                     InboundRedelivered (HasInboundRedelivered)
 //	inbound_duplicates   INT64, optional                     InboundDuplicates (HasInboundDuplicates)
+//	outbox_dropped       INT64, optional                     OutboxDropped (HasOutboxDropped)
+//	inbound_expired      INT64, optional                     InboundExpired (HasInboundExpired)
 //	extra                BYTE_ARRAY STRING, optional         Extra: unknown members, a JSON object
 //	envelope             BYTE_ARRAY STRING, optional         Envelope: the logging envelope, a JSON object
 //	source               BYTE_ARRAY STRING, required, dict   Source: the input's name as given, "-" for stdin
@@ -111,8 +113,9 @@
 // The readers accept Parquet files written by other programs when they have
 // these columns (found by name, in any order, other columns ignored; the
 // chain columns may be missing altogether, and so may recorded_at_ns,
-// outbox_depth, outbox_flushed, inbound_redelivered and
-// inbound_duplicates, which then read as null: files written before
+// outbox_depth, outbox_flushed, inbound_redelivered, inbound_duplicates,
+// outbox_dropped and inbound_expired, which then read as null: files
+// written before
 // those columns were, by stormaudit or others) with
 // compatible types: a required column may be optional in the file (a null
 // in it is an error for that row), a string column may be STRING, JSON,

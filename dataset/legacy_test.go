@@ -39,6 +39,8 @@ type rowTuned struct {
 	OutboxFlushed      *int64    `parquet:"outbox_flushed,optional"`
 	InboundRedelivered *int64    `parquet:"inbound_redelivered,optional"`
 	InboundDuplicates  *int64    `parquet:"inbound_duplicates,optional"`
+	OutboxDropped      *int64    `parquet:"outbox_dropped,optional"`
+	InboundExpired     *int64    `parquet:"inbound_expired,optional"`
 	Extra              *string   `parquet:"extra,optional"`
 	Envelope           *string   `parquet:"envelope,optional"`
 	Source             string    `parquet:"source,dict"`
@@ -249,6 +251,12 @@ func setOptionals(dst *row, nw *narrowed, rec *auditfmt.Record) error {
 	}
 	if rec.Has&auditfmt.HasInboundDuplicates != 0 {
 		dst.InboundDuplicates = &rec.InboundDuplicates
+	}
+	if rec.Has&auditfmt.HasOutboxDropped != 0 {
+		dst.OutboxDropped = &rec.OutboxDropped
+	}
+	if rec.Has&auditfmt.HasInboundExpired != 0 {
+		dst.InboundExpired = &rec.InboundExpired
 	}
 	return nil
 }

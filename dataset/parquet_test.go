@@ -256,7 +256,7 @@ func TestFileMetadata(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_at_ns,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,extra,envelope,source,line,origin,seq,link" {
+	if got := strings.Join(Columns(), ","); got != "client_id,recorded_at,recorded_at_ns,recorded_offset_min,attempt,backoff_delay_s,outcome,clean_session,schema,host_id,stage,attempt_id,record_id,device_seq,failure_class,reason_code,ceiling_s,session_present,outbox_depth,outbox_flushed,inbound_redelivered,inbound_duplicates,outbox_dropped,inbound_expired,extra,envelope,source,line,origin,seq,link" {
 		t.Errorf("Columns() = %s", got)
 	}
 }
@@ -507,16 +507,19 @@ type beforeOutbox struct {
 
 // TestReadFileWithoutOutboxColumns reads a dataset whose file was written
 // before the outbox columns: both readers give every record with
-// outbox_depth, outbox_flushed, inbound_redelivered and
-// inbound_duplicates absent (null), and the rest as written.
+// outbox_depth, outbox_flushed, inbound_redelivered, inbound_duplicates,
+// outbox_dropped and inbound_expired absent (null), and the rest as
+// written.
 func TestReadFileWithoutOutboxColumns(t *testing.T) {
 	recs := testkit.Records(31, 1500)
 	rows := make([]beforeOutbox, len(recs))
 	nws := make([]narrowed, len(recs))
 	pos := make([]hashchain.Pos, len(recs))
 	for i := range recs {
-		recs[i].Has &^= auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed | auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates
+		recs[i].Has &^= auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed | auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates |
+			auditfmt.HasOutboxDropped | auditfmt.HasInboundExpired
 		recs[i].OutboxDepth, recs[i].OutboxFlushed, recs[i].InboundRedelivered, recs[i].InboundDuplicates = 0, 0, 0, 0
+		recs[i].OutboxDropped, recs[i].InboundExpired = 0, 0
 		pos[i] = chainOf(&recs[i])
 		var r row
 		if err := toRow(&r, &nws[i], &recs[i], &pos[i], testkit.Sources); err != nil {
@@ -543,8 +546,8 @@ func TestReadFileWithoutOutboxColumns(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if fields := parquet.SchemaOf(beforeOutbox{}).Fields(); len(fields) != numColumns-4 {
-		t.Fatalf("beforeOutbox has %d columns, want %d", len(fields), numColumns-4)
+	if fields := parquet.SchemaOf(beforeOutbox{}).Fields(); len(fields) != numColumns-6 {
+		t.Fatalf("beforeOutbox has %d columns, want %d", len(fields), numColumns-6)
 	}
 
 	r, err := OpenFile(filepath.Join(dir, name))

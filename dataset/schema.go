@@ -50,6 +50,8 @@ type row struct {
 	OutboxFlushed      *int64    `parquet:"outbox_flushed,optional"`
 	InboundRedelivered *int64    `parquet:"inbound_redelivered,optional"`
 	InboundDuplicates  *int64    `parquet:"inbound_duplicates,optional"`
+	OutboxDropped      *int64    `parquet:"outbox_dropped,optional"`
+	InboundExpired     *int64    `parquet:"inbound_expired,optional"`
 	Extra              *string   `parquet:"extra,optional"`
 	Envelope           *string   `parquet:"envelope,optional"`
 	Source             string    `parquet:"source,dict"`
@@ -83,6 +85,8 @@ const (
 	colOutboxFlushed
 	colInboundRedelivered
 	colInboundDuplicates
+	colOutboxDropped
+	colInboundExpired
 	colExtra
 	colEnvelope
 	colSource
@@ -101,11 +105,12 @@ func isChainColumn(c int) bool { return c >= colOrigin }
 // as null in it: recorded_at_ns (a file of whole microseconds, or of
 // another writer), and the columns of the fields added to the schema
 // after files had been written without them (outbox_depth,
-// outbox_flushed, inbound_redelivered, inbound_duplicates). The chain
+// outbox_flushed, inbound_redelivered, inbound_duplicates, outbox_dropped,
+// inbound_expired). The chain
 // columns may be missing only all together.
 func mayLack(c int) bool {
 	switch c {
-	case colRecordedAtNs, colOutboxDepth, colOutboxFlushed, colInboundRedelivered, colInboundDuplicates:
+	case colRecordedAtNs, colOutboxDepth, colOutboxFlushed, colInboundRedelivered, colInboundDuplicates, colOutboxDropped, colInboundExpired:
 		return true
 	}
 	return false
@@ -482,6 +487,10 @@ func setOptional(rec *auditfmt.Record, c int, v *parquet.Value) {
 		rec.InboundRedelivered, rec.Has = v.Int64(), rec.Has|auditfmt.HasInboundRedelivered
 	case colInboundDuplicates:
 		rec.InboundDuplicates, rec.Has = v.Int64(), rec.Has|auditfmt.HasInboundDuplicates
+	case colOutboxDropped:
+		rec.OutboxDropped, rec.Has = v.Int64(), rec.Has|auditfmt.HasOutboxDropped
+	case colInboundExpired:
+		rec.InboundExpired, rec.Has = v.Int64(), rec.Has|auditfmt.HasInboundExpired
 	}
 }
 

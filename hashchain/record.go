@@ -232,6 +232,11 @@ func (w *recordWriter) fields(r *auditfmt.Record) error {
 			return err
 		}
 	}
+	if r.Has&auditfmt.HasInboundExpired != 0 {
+		if err := w.int(&keyInboundExpired, r.InboundExpired); err != nil {
+			return err
+		}
+	}
 	if r.Has&auditfmt.HasInboundRedelivered != 0 {
 		if err := w.int(&keyInboundRedelivered, r.InboundRedelivered); err != nil {
 			return err
@@ -239,6 +244,11 @@ func (w *recordWriter) fields(r *auditfmt.Record) error {
 	}
 	if r.Has&auditfmt.HasOutboxDepth != 0 {
 		if err := w.int(&keyOutboxDepth, r.OutboxDepth); err != nil {
+			return err
+		}
+	}
+	if r.Has&auditfmt.HasOutboxDropped != 0 {
+		if err := w.int(&keyOutboxDropped, r.OutboxDropped); err != nil {
 			return err
 		}
 	}
@@ -381,8 +391,10 @@ var (
 	keyFailureClass       = newKey("failure_class")
 	keyHostID             = newKey("host_id")
 	keyInboundDuplicates  = newKey("inbound_duplicates")
+	keyInboundExpired     = newKey("inbound_expired")
 	keyInboundRedelivered = newKey("inbound_redelivered")
 	keyOutboxDepth        = newKey("outbox_depth")
+	keyOutboxDropped      = newKey("outbox_dropped")
 	keyOutboxFlushed      = newKey("outbox_flushed")
 	keyOutcome            = newKey("outcome")
 	keyReasonCode         = newKey("reason_code")
@@ -395,7 +407,7 @@ var (
 	recordKeys = []*fieldKey{
 		&keyAttempt, &keyAttemptID, &keyBackoffDelay, &keyCeiling, &keyCleanSession,
 		&keyClientID, &keyDeviceSeq, &keyFailureClass, &keyHostID, &keyInboundDuplicates,
-		&keyInboundRedelivered, &keyOutboxDepth,
+		&keyInboundExpired, &keyInboundRedelivered, &keyOutboxDepth, &keyOutboxDropped,
 		&keyOutboxFlushed, &keyOutcome, &keyReasonCode, &keyRecordID, &keyRecordedAt,
 		&keySchema, &keySessionPresent, &keyStage,
 	}
@@ -416,6 +428,8 @@ var (
 		{&keyOutboxFlushed, auditfmt.HasOutboxFlushed},
 		{&keyInboundRedelivered, auditfmt.HasInboundRedelivered},
 		{&keyInboundDuplicates, auditfmt.HasInboundDuplicates},
+		{&keyOutboxDropped, auditfmt.HasOutboxDropped},
+		{&keyInboundExpired, auditfmt.HasInboundExpired},
 	}
 )
 

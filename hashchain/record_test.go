@@ -56,6 +56,12 @@ func TestRecordBytes(t *testing.T) {
 	withInbound.InboundRedelivered, withInbound.InboundDuplicates, withInbound.OutboxFlushed = 1<<53, 0, 4
 	withInbound.HostID = "gw-a"
 
+	withLost := baseRecord()
+	withLost.Has = auditfmt.HasOutboxDropped | auditfmt.HasInboundExpired | auditfmt.HasInboundRedelivered |
+		auditfmt.HasInboundDuplicates | auditfmt.HasOutboxDepth | auditfmt.HasOutboxFlushed
+	withLost.OutboxDropped, withLost.InboundExpired, withLost.InboundRedelivered = 1<<53, 0, 7
+	withLost.InboundDuplicates, withLost.OutboxDepth, withLost.OutboxFlushed = 1, 3, 4
+
 	withExtra := baseRecord()
 	withExtra.Extra = `{"zone":"north","attempt_x":[1.50,{"b":true,"a":null}],"Z":"\u00e9","aa":-0}`
 	withExtra.Envelope = `{"message":"mqtt_reconnect","levelname":"INFO"}`
@@ -77,6 +83,10 @@ func TestRecordBytes(t *testing.T) {
 		{"inbound fields", withInbound,
 			`{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","host_id":"gw-a",` +
 				`"inbound_duplicates":0,"inbound_redelivered":9007199254740992,"outbox_flushed":4,"outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00"}}`},
+		{"dropped and expired", withLost,
+			`{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","inbound_duplicates":1,"inbound_expired":0,` +
+				`"inbound_redelivered":7,"outbox_depth":3,"outbox_dropped":9007199254740992,"outbox_flushed":4,"outcome":"backoff_wait",` +
+				`"recorded_at":"2026-11-30T14:17:34.979964+00:00"}}`},
 		{"extra and envelope", withExtra,
 			`{"envelope":{"levelname":"INFO","message":"mqtt_reconnect"},"record":{"Z":"é","aa":0,"attempt":2,"attempt_x":[1.5,{"a":null,"b":true}],` +
 				`"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001","outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00","zone":"north"}}`},
@@ -131,13 +141,15 @@ func randomRecord(rng *rand.Rand) auditfmt.Record {
 		CleanSession:  rng.IntN(2) == 0,
 		RecordedAt:    1795961854979964000 + rng.Int64N(1e12),
 		OffsetMin:     int16(rng.IntN(24*60*2-1) - (24*60 - 1)),
-		Has:           auditfmt.Presence(rng.IntN(128)),
+		Has:           auditfmt.Presence(rng.IntN(2048)),
 		Stage:         auditfmt.Stage(rng.IntN(4)),
 		FailureClass:  auditfmt.FailureClass(rng.IntN(7)),
 		Schema:        1, DeviceSeq: rng.Int64N(1 << 40), ReasonCode: rng.Int64N(256),
 		CeilingS: float64(rng.IntN(300)), SessionPresent: rng.IntN(2) == 0,
 		OutboxDepth: rng.Int64N(1 << 20), OutboxFlushed: rng.Int64N(1<<53 + 1),
+		InboundRedelivered: rng.Int64N(1 << 20), OutboxDropped: rng.Int64N(1<<53 + 1),
 	}
+	r.InboundDuplicates, r.InboundExpired = rng.Int64N(r.InboundRedelivered+1), rng.Int64N(r.InboundRedelivered+1)
 	if rng.IntN(2) == 0 {
 		r.HostID = "gw-\t\"" + strconv.Itoa(rng.IntN(9))
 	}
@@ -175,6 +187,8 @@ func recordAsJSON(t *testing.T, r *auditfmt.Record) []byte {
 		auditfmt.HasOutboxFlushed:      func() { rec["outbox_flushed"] = r.OutboxFlushed },
 		auditfmt.HasInboundRedelivered: func() { rec["inbound_redelivered"] = r.InboundRedelivered },
 		auditfmt.HasInboundDuplicates:  func() { rec["inbound_duplicates"] = r.InboundDuplicates },
+		auditfmt.HasOutboxDropped:      func() { rec["outbox_dropped"] = r.OutboxDropped },
+		auditfmt.HasInboundExpired:     func() { rec["inbound_expired"] = r.InboundExpired },
 	}
 	for bit, set := range optional {
 		if r.Has&bit != 0 {
@@ -219,6 +233,8 @@ func TestRecordBytesErrors(t *testing.T) {
 		{"outbox_flushed beyond 2^53", func(r *auditfmt.Record) { r.Has, r.OutboxFlushed = auditfmt.HasOutboxFlushed, math.MaxInt64 }, "outbox_flushed", "±2^53"},
 		{"inbound_redelivered beyond 2^53", func(r *auditfmt.Record) { r.Has, r.InboundRedelivered = auditfmt.HasInboundRedelivered, 1<<53+1 }, "inbound_redelivered", "±2^53"},
 		{"inbound_duplicates beyond 2^53", func(r *auditfmt.Record) { r.Has, r.InboundDuplicates = auditfmt.HasInboundDuplicates, math.MaxInt64 }, "inbound_duplicates", "±2^53"},
+		{"outbox_dropped beyond 2^53", func(r *auditfmt.Record) { r.Has, r.OutboxDropped = auditfmt.HasOutboxDropped, 1<<53+1 }, "outbox_dropped", "±2^53"},
+		{"inbound_expired beyond 2^53", func(r *auditfmt.Record) { r.Has, r.InboundExpired = auditfmt.HasInboundExpired, math.MaxInt64 }, "inbound_expired", "±2^53"},
 		{"NaN delay", func(r *auditfmt.Record) { r.BackoffDelayS = math.NaN() }, "backoff_delay_s", "finite"},
 		{"infinite ceiling", func(r *auditfmt.Record) { r.Has, r.CeilingS = auditfmt.HasCeiling, math.Inf(1) }, "ceiling_s", "finite"},
 		{"client_id not UTF-8", func(r *auditfmt.Record) { r.ClientID = "dev-\xff" }, "client_id", "UTF-8"},
@@ -239,6 +255,9 @@ func TestRecordBytesErrors(t *testing.T) {
 		{"extra outbox_depth beside the field", func(r *auditfmt.Record) {
 			r.Has, r.OutboxDepth, r.Extra = auditfmt.HasOutboxDepth, 3, `{"outbox_depth":3}`
 		}, "outbox_depth", "named like a field"},
+		{"extra inbound_expired beside the field", func(r *auditfmt.Record) {
+			r.Has, r.InboundExpired, r.Extra = auditfmt.HasInboundExpired, 0, `{"inbound_expired":0}`
+		}, "inbound_expired", "named like a field"},
 		{"extra not an object", func(r *auditfmt.Record) { r.Extra = `[1]` }, "extra", "a JSON object"},
 		{"extra trailing", func(r *auditfmt.Record) { r.Extra = `{"x":1}x` }, "x", "the end"},
 		{"extra syntax", func(r *auditfmt.Record) { r.Extra = `{"x":01}` }, "x", "',' or '}'"},
@@ -329,4 +348,21 @@ func checkAddedFieldsInExtra(t *testing.T, want string, recs map[string]auditfmt
 			}
 		}
 	}
+}
+
+// TestRecordBytesLostInExtra is TestRecordBytesOutboxInExtra for
+// outbox_dropped and inbound_expired, which joined the schema after the
+// inbound fields.
+func TestRecordBytesLostInExtra(t *testing.T) {
+	legacy := baseRecord()
+	legacy.Extra = `{"outbox_dropped":5,"zone":"n","inbound_expired":2}`
+	fields := baseRecord()
+	fields.Extra = `{"zone":"n"}`
+	fields.Has, fields.OutboxDropped, fields.InboundExpired = auditfmt.HasOutboxDropped|auditfmt.HasInboundExpired, 5, 2
+	mixed := baseRecord()
+	mixed.Extra = `{"zone":"n","inbound_expired":2.0}`
+	mixed.Has, mixed.OutboxDropped = auditfmt.HasOutboxDropped, 5
+	const want = `{"record":{"attempt":2,"backoff_delay_s":0.21,"clean_session":false,"client_id":"dev-0001",` +
+		`"inbound_expired":2,"outbox_dropped":5,"outcome":"backoff_wait","recorded_at":"2026-11-30T14:17:34.979964+00:00","zone":"n"}}`
+	checkAddedFieldsInExtra(t, want, map[string]auditfmt.Record{"in extra": legacy, "fields": fields, "one of each": mixed})
 }

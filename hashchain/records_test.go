@@ -47,11 +47,13 @@ func cornerRecord(rng *rand.Rand) auditfmt.Record {
 	case 2: // the ends of int64 nanoseconds, beyond the years the decoder reads
 		r.RecordedAt = []int64{math.MinInt64, math.MaxInt64, math.MinInt64 + 86400e9, math.MaxInt64 - 86400e9}[rng.IntN(4)]
 	}
-	r.Has = auditfmt.Presence(rng.IntN(512))
+	r.Has = auditfmt.Presence(rng.IntN(2048))
 	r.Schema, r.DeviceSeq, r.ReasonCode, r.CeilingS, r.SessionPresent = 1, rng.Int64N(1<<40), rng.Int64N(256), float(), rng.IntN(2) == 0
 	r.OutboxDepth, r.OutboxFlushed = []int64{0, 1, 1 << 53}[rng.IntN(3)], rng.Int64N(1<<53+1)
 	r.InboundRedelivered = rng.Int64N(1<<53 + 1)
 	r.InboundDuplicates = min(r.InboundRedelivered, []int64{0, 1, 1 << 53}[rng.IntN(3)])
+	r.OutboxDropped = []int64{0, 1, 1 << 53, rng.Int64N(1<<53 + 1)}[rng.IntN(4)]
+	r.InboundExpired = min(r.InboundRedelivered, []int64{0, 1, 1 << 53}[rng.IntN(3)])
 	if rng.IntN(3) == 0 {
 		r.Extra = `{"x":1,"y":[true,null,"z"]}`
 	}
@@ -77,6 +79,9 @@ func TestCheckRecordIsAppendRecordBytes(t *testing.T) {
 		func(r *auditfmt.Record) {
 			r.Extra, r.Has = `{"inbound_duplicates": 0}`, r.Has|auditfmt.HasInboundDuplicates
 		},
+		func(r *auditfmt.Record) { r.OutboxDropped, r.Has = math.MaxInt64, r.Has|auditfmt.HasOutboxDropped },
+		func(r *auditfmt.Record) { r.InboundExpired, r.Has = -(1<<53 + 1), r.Has|auditfmt.HasInboundExpired },
+		func(r *auditfmt.Record) { r.Extra, r.Has = `{"outbox_dropped": 1}`, r.Has|auditfmt.HasOutboxDropped },
 		func(r *auditfmt.Record) { r.BackoffDelayS = math.Inf(1) },
 		func(r *auditfmt.Record) { r.CeilingS, r.Has = math.NaN(), r.Has|auditfmt.HasCeiling },
 		func(r *auditfmt.Record) { r.ClientID = "dev\xff" },

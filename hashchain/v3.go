@@ -66,7 +66,8 @@ func IsLeaf3(seq int64, last bool) bool { return last || (seq+1)%SegmentLen == 0
 
 // The flags of B: bit 0 clean_session, then one bit per optional field,
 // in the order their values follow. The inbound fields came after the
-// envelope's bit, so a record without them has the bytes it had before.
+// envelope's bit, and outbox_dropped and inbound_expired after theirs, so
+// a record without them has the bytes it had before.
 const (
 	flagClean uint64 = 1 << iota
 	flagSchema
@@ -85,6 +86,8 @@ const (
 	flagEnvelope
 	flagInboundRedelivered
 	flagInboundDuplicates
+	flagOutboxDropped
+	flagInboundExpired
 )
 
 // AppendRecordBytes3 appends B, the version 3 canonical bytes of r at seq
@@ -154,6 +157,12 @@ func AppendRecordBytes3(dst []byte, r *auditfmt.Record, seq int64, source string
 	if r.Has&auditfmt.HasInboundDuplicates != 0 {
 		dst = binary.AppendUvarint(dst, uint64(r.InboundDuplicates))
 	}
+	if r.Has&auditfmt.HasOutboxDropped != 0 {
+		dst = binary.AppendUvarint(dst, uint64(r.OutboxDropped))
+	}
+	if r.Has&auditfmt.HasInboundExpired != 0 {
+		dst = binary.AppendUvarint(dst, uint64(r.InboundExpired))
+	}
 	dst = appendStr(dst, source)
 	return binary.AppendUvarint(dst, uint64(r.Line))
 }
@@ -183,6 +192,8 @@ func flags3(r *auditfmt.Record) uint64 {
 	set(flagEnvelope, r.Envelope != "")
 	set(flagInboundRedelivered, r.Has&auditfmt.HasInboundRedelivered != 0)
 	set(flagInboundDuplicates, r.Has&auditfmt.HasInboundDuplicates != 0)
+	set(flagOutboxDropped, r.Has&auditfmt.HasOutboxDropped != 0)
+	set(flagInboundExpired, r.Has&auditfmt.HasInboundExpired != 0)
 	return f
 }
 
@@ -398,6 +409,12 @@ func DecodeRecordBytes3(b []byte) (r auditfmt.Record, seq int64, source string, 
 	if has(flagInboundDuplicates, auditfmt.HasInboundDuplicates) {
 		r.InboundDuplicates = int64(d.uvarint())
 	}
+	if has(flagOutboxDropped, auditfmt.HasOutboxDropped) {
+		r.OutboxDropped = int64(d.uvarint())
+	}
+	if has(flagInboundExpired, auditfmt.HasInboundExpired) {
+		r.InboundExpired = int64(d.uvarint())
+	}
 	source = d.str()
 	r.Line = int64(d.uvarint())
 	switch {
@@ -405,7 +422,7 @@ func DecodeRecordBytes3(b []byte) (r auditfmt.Record, seq int64, source string, 
 		return r, seq, source, d.err
 	case len(d.b) > 0:
 		return r, seq, source, fmt.Errorf("record bytes: %d bytes after the line number", len(d.b))
-	case f >= flagInboundDuplicates<<1:
+	case f >= flagInboundExpired<<1:
 		return r, seq, source, fmt.Errorf("record bytes: flags %#x: unknown bits", f)
 	}
 	if err := r.Validate(); err != nil {

@@ -19,6 +19,9 @@ func FuzzDecodeRecordBytes3(f *testing.F) {
 			Extra: `{"rssi": -70}`, Envelope: `{"level":"info"}`, Line: 9},
 		{ClientID: "dev-3", RecordedAt: 1764512250e9 + 2, Outcome: auditfmt.Disconnected, Has: auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates,
 			InboundRedelivered: 1500, InboundDuplicates: 3, Envelope: `{"level":"info"}`, Line: 10},
+		{ClientID: "dev-4", RecordedAt: 1764512250e9 + 3, Outcome: auditfmt.Connected, Has: auditfmt.HasInboundRedelivered | auditfmt.HasInboundDuplicates |
+			auditfmt.HasOutboxDropped | auditfmt.HasInboundExpired, InboundRedelivered: 40, InboundDuplicates: 1, OutboxDropped: 1 << 53,
+			InboundExpired: 2, Line: 11},
 	} {
 		f.Add(AppendRecordBytes3(nil, &r, int64(i), "logs/gw-a.ndjson"))
 	}

@@ -147,6 +147,8 @@ type vector3Columns struct {
 	OutboxFlushed      *int64   `json:"outbox_flushed"`
 	InboundRedelivered *int64   `json:"inbound_redelivered"`
 	InboundDuplicates  *int64   `json:"inbound_duplicates"`
+	OutboxDropped      *int64   `json:"outbox_dropped"`
+	InboundExpired     *int64   `json:"inbound_expired"`
 	Extra              *string  `json:"extra"`
 	Envelope           *string  `json:"envelope"`
 	Source             string   `json:"source"`
@@ -186,6 +188,7 @@ func columnsOf(r *auditfmt.Record, source string) *vector3Columns {
 	c.OutboxDepth, c.OutboxFlushed = num(auditfmt.HasOutboxDepth, r.OutboxDepth), num(auditfmt.HasOutboxFlushed, r.OutboxFlushed)
 	c.InboundRedelivered = num(auditfmt.HasInboundRedelivered, r.InboundRedelivered)
 	c.InboundDuplicates = num(auditfmt.HasInboundDuplicates, r.InboundDuplicates)
+	c.OutboxDropped, c.InboundExpired = num(auditfmt.HasOutboxDropped, r.OutboxDropped), num(auditfmt.HasInboundExpired, r.InboundExpired)
 	if r.Has&auditfmt.HasCeiling != 0 {
 		c.CeilingS = &r.CeilingS
 	}
@@ -233,8 +236,8 @@ type vectors3 struct {
 	Datasets   []vector3Dataset `json:"datasets"`
 }
 
-const vectors3About = "Test vectors of docs/hashchain.md, version 3 (chain_version 3). Three datasets, each its rows in storage order " +
-	"(the input line, where it was read, the dataset's columns for the first and third, the row's origin and seq, B and its link in hex, whether " +
+const vectors3About = "Test vectors of docs/hashchain.md, version 3 (chain_version 3). Four datasets, each its rows in storage order " +
+	"(the input line, where it was read, the dataset's columns for the first, third and fourth, the row's origin and seq, B and its link in hex, whether " +
 	"its link is a leaf of the whole dataset's tree) and the checkpoints of some of its prefixes (SIZE rows; the rows whose links are " +
 	"the leaves; the RFC 6962 root of those leaves in hex; the checkpoint's root in base64; the checkpoint body). check.py recomputes " +
 	"every value from the inputs; checkpoint3.note is the second dataset's last checkpoint signed with the test-only key in test.pub."
@@ -344,6 +347,10 @@ func buildVectors3(t *testing.T) (v vectors3, note []byte) {
 		buildDataset3(t, "A device back from an outage recording the messages its broker had queued for it: inbound_redelivered and "+
 			"inbound_duplicates (flag bits 15 and 16, after the envelope's), alone, together, with the outbox fields, null, at 0 and at 2^53.",
 			inboundInputs(), true, []int64{0, 2, 5}),
+		buildDataset3(t, "Two devices recording what they lost to an outage: outbox_dropped and inbound_expired (flag bits 17 and 18, "+
+			"after the inbound fields'), alone, together, with the outbox and inbound fields, in an envelope, beside an unknown member, null, "+
+			"at 0 and at 2^53.",
+			lostInputs(), true, []int64{0, 3, 4, 6}),
 	}}
 	last := v.Datasets[1].Checkpoints[len(v.Datasets[1].Checkpoints)-1]
 	c, err := ParseCheckpoint([]byte(last.Checkpoint))
@@ -398,7 +405,7 @@ func TestVectors3Cover(t *testing.T) {
 			bigVarint = bigVarint || rec.DeviceSeq >= 1<<53
 		}
 	}
-	if want := flagInboundDuplicates<<1 - 1; flags != want {
+	if want := flagInboundExpired<<1 - 1; flags != want {
 		t.Errorf("flags used %#x, want every bit %#x", flags, want)
 	}
 	if len(outcomes) != 8 || len(stages) != 4 || len(failures) != 7 || !negTime || !negOffset || !bigVarint {
@@ -459,6 +466,12 @@ func TestCheckPyCatches3(t *testing.T) {
 			r["input"] = strings.Replace(r["input"].(string), `"inbound_duplicates": 3`, `"inbound_duplicates": 2`, 1)
 			delete(r, "columns")
 		}, "v3 dev-inbound.ndjson:3: B"},
+		{"lost column", func(v vec) { row(v, 3, 0)["columns"].(vec)["outbox_dropped"] = json.Number("11") }, "v3 dev-lost.ndjson:1: columns"},
+		{"lost input", func(v vec) {
+			r := row(v, 3, 2)
+			r["input"] = strings.Replace(r["input"].(string), `"inbound_expired": 2`, `"inbound_expired": 1`, 1)
+			delete(r, "columns")
+		}, "v3 dev-lost.ndjson:3: B"},
 		{"genesis", func(v vec) {
 			g := ds(v, 1)["genesis"].(vec)
 			for k := range g {
@@ -526,5 +539,22 @@ func inboundInputs() []vector3Input {
 		{src, 3, head + `"attempt": 0, "backoff_delay_s": 1.5, "outcome": "backoff_wait", "recorded_at": "2026-12-01T15:01:27.6Z", "inbound_redelivered": 40, "inbound_duplicates": 3, "fw": "2.1"}`},
 		{src, 4, `{"audit": {"client_id": "dev-0301", "clean_session": false, "attempt": 0, "backoff_delay_s": 0, "outcome": "connected", "recorded_at": "2026-12-01T15:01:29.1Z", "inbound_duplicates": 0, "inbound_redelivered": null}, "logger": "mqtt"}`},
 		{src, 5, head + `"attempt": 0, "backoff_delay_s": 0, "outcome": "stopped", "recorded_at": "2026-12-01T15:02:00Z", "inbound_redelivered": 9007199254740992, "inbound_duplicates": 9007199254740992}`},
+	}
+}
+
+// lostInputs are the lines of the fourth version 3 test dataset: two
+// devices back from an outage, their records saying how many messages
+// each dropped from a full outbox (outbox_dropped) and how many of the
+// broker's queued messages it ignored as expired (inbound_expired).
+func lostInputs() []vector3Input {
+	const src = "dev-lost.ndjson"
+	head := `{"client_id": "dev-0401", "clean_session": false, `
+	return []vector3Input{
+		{src, 1, head + `"attempt": 3, "backoff_delay_s": 4, "outcome": "backoff_wait", "recorded_at": "2026-12-02T09:30:00.25Z", "outbox_depth": 500, "outbox_dropped": 12}`},
+		{src, 2, head + `"attempt": 0, "backoff_delay_s": 0, "outcome": "connected", "recorded_at": "2026-12-02T10:30:04.5+01:00", "session_present": true, "inbound_redelivered": 40, "inbound_duplicates": 1, "inbound_expired": 0, "outbox_flushed": 500, "outbox_dropped": 0}`},
+		{src, 3, `{"level": "info", "audit": {"client_id": "dev-0401", "clean_session": false, "attempt": 0, "backoff_delay_s": 0, "outcome": "disconnected", "recorded_at": "2026-12-02T09:31:00Z", "inbound_expired": 2, "fw": "2.2", "outbox_dropped": null}}`},
+		{src, 4, head + `"attempt": 0, "backoff_delay_s": 0, "outcome": "stopped", "recorded_at": "2026-12-02T09:32:00Z", "outbox_dropped": 9007199254740992, "inbound_redelivered": 9007199254740992, "inbound_expired": 9007199254740992}`},
+		{src, 5, `{"client_id": "dev-0402", "clean_session": true, "attempt": 1, "backoff_delay_s": 0.5, "outcome": "attempt_failed", "recorded_at": "2026-12-02T09:30:01Z", "inbound_expired": 3}`},
+		{src, 6, `{"client_id": "dev-0402", "clean_session": true, "attempt": 0, "backoff_delay_s": 0, "outcome": "connected", "recorded_at": "2026-12-02T09:30:02Z", "inbound_expired": null, "outbox_dropped": 1}`},
 	}
 }

@@ -131,12 +131,14 @@ func appendRun(dst []byte, e *hashed) []byte {
 
 // runInts are the optional integers of r in run encoding order, each
 // written only when r.Has has its bit in runIntBits.
-func runInts(r *auditfmt.Record) [7]*int64 {
-	return [7]*int64{&r.Schema, &r.DeviceSeq, &r.ReasonCode, &r.OutboxDepth, &r.OutboxFlushed, &r.InboundRedelivered, &r.InboundDuplicates}
+func runInts(r *auditfmt.Record) [9]*int64 {
+	return [9]*int64{&r.Schema, &r.DeviceSeq, &r.ReasonCode, &r.OutboxDepth, &r.OutboxFlushed, &r.InboundRedelivered, &r.InboundDuplicates,
+		&r.OutboxDropped, &r.InboundExpired}
 }
 
-var runIntBits = [7]auditfmt.Presence{auditfmt.HasSchema, auditfmt.HasDeviceSeq, auditfmt.HasReasonCode,
-	auditfmt.HasOutboxDepth, auditfmt.HasOutboxFlushed, auditfmt.HasInboundRedelivered, auditfmt.HasInboundDuplicates}
+var runIntBits = [9]auditfmt.Presence{auditfmt.HasSchema, auditfmt.HasDeviceSeq, auditfmt.HasReasonCode,
+	auditfmt.HasOutboxDepth, auditfmt.HasOutboxFlushed, auditfmt.HasInboundRedelivered, auditfmt.HasInboundDuplicates,
+	auditfmt.HasOutboxDropped, auditfmt.HasInboundExpired}
 
 // runStrings are the optional strings of r in run encoding order, each
 // written only when not empty, as a byte of bits before them says.

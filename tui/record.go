@@ -90,6 +90,8 @@ func (v *recordView) details() []string {
 		field("outbox_flushed", opt(auditfmt.HasOutboxFlushed, strconv.FormatInt(r.OutboxFlushed, 10))),
 		field("inbound_redelivered", opt(auditfmt.HasInboundRedelivered, strconv.FormatInt(r.InboundRedelivered, 10))),
 		field("inbound_duplicates", opt(auditfmt.HasInboundDuplicates, strconv.FormatInt(r.InboundDuplicates, 10))),
+		field("outbox_dropped", opt(auditfmt.HasOutboxDropped, strconv.FormatInt(r.OutboxDropped, 10))),
+		field("inbound_expired", opt(auditfmt.HasInboundExpired, strconv.FormatInt(r.InboundExpired, 10))),
 		field("host_id", str(r.HostID)),
 		field("attempt_id", str(r.AttemptID)),
 		field("record_id", str(r.RecordID)),

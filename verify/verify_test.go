@@ -110,7 +110,7 @@ func rewrite(t *testing.T, dir string, edit func(recs []auditfmt.Record, pos []h
 func TestVerifyNamesEditedRowInEveryColumn(t *testing.T) {
 	lines := []string{
 		`{"client_id": "dev-1", "attempt": 0, "backoff_delay_s": 0.5, "outcome": "backoff_wait", "clean_session": false, "recorded_at": "2026-11-30T14:17:30.1+00:00"}`,
-		`{"message": "m", "audit": {"client_id": "dev-1", "attempt": 1, "backoff_delay_s": 0.5, "outcome": "attempt_failed", "clean_session": true, "recorded_at": "2026-11-30T14:17:31.2+00:00", "schema": 1, "host_id": "gw-1", "stage": "session", "attempt_id": "a1", "record_id": "r1", "device_seq": 7, "failure_class": "auth", "reason_code": 5, "ceiling_s": 1.0, "session_present": false, "outbox_depth": 3, "outbox_flushed": 0, "inbound_redelivered": 40, "inbound_duplicates": 1, "fw": "1.2"}}`,
+		`{"message": "m", "audit": {"client_id": "dev-1", "attempt": 1, "backoff_delay_s": 0.5, "outcome": "attempt_failed", "clean_session": true, "recorded_at": "2026-11-30T14:17:31.2+00:00", "schema": 1, "host_id": "gw-1", "stage": "session", "attempt_id": "a1", "record_id": "r1", "device_seq": 7, "failure_class": "auth", "reason_code": 5, "ceiling_s": 1.0, "session_present": false, "outbox_depth": 3, "outbox_flushed": 0, "inbound_redelivered": 40, "inbound_duplicates": 1, "outbox_dropped": 37, "inbound_expired": 2, "fw": "1.2"}}`,
 		`{"client_id": "dev-1", "attempt": 0, "backoff_delay_s": 0.0, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:35.3+00:00"}`,
 		`{"client_id": "dev-2", "attempt": 0, "backoff_delay_s": 0.25, "outcome": "connected", "clean_session": false, "recorded_at": "2026-11-30T14:17:33+00:00"}`,
 	}
@@ -154,6 +154,11 @@ func TestVerifyNamesEditedRowInEveryColumn(t *testing.T) {
 		"inbound_redelivered": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.InboundRedelivered = 41; return s },
 		"inbound_duplicates": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string {
 			r.Has &^= auditfmt.HasInboundDuplicates
+			return s
+		},
+		"outbox_dropped": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.OutboxDropped = 36; return s },
+		"inbound_expired": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string {
+			r.Has &^= auditfmt.HasInboundExpired
 			return s
 		},
 		"extra": func(r *auditfmt.Record, p *hashchain.Pos, s []string) []string { r.Extra = `{"fw":"1.3"}`; return s },

@@ -76,25 +76,31 @@ func TestInboundFieldsEndToEnd(t *testing.T) {
 // inboundByLine returns inbound_redelivered and inbound_duplicates of
 // each line of an NDJSON log, -1 for absent, by line number.
 func inboundByLine(t *testing.T, path string) map[int64][2]int64 {
+	return countsByLine(t, path, "inbound_redelivered", "inbound_duplicates")
+}
+
+// countsByLine returns the integer members a and b of each line of an
+// NDJSON log, -1 for absent, by line number.
+func countsByLine(t *testing.T, path, a, b string) map[int64][2]int64 {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[int64][2]int64{}
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	for line := int64(1); dec.More(); line++ {
-		var r struct {
-			Redelivered *int64 `json:"inbound_redelivered"`
-			Duplicates  *int64 `json:"inbound_duplicates"`
-		}
+		var r map[string]any
 		if err := dec.Decode(&r); err != nil {
 			t.Fatal(err)
 		}
 		v := [2]int64{-1, -1}
-		for i, p := range []*int64{r.Redelivered, r.Duplicates} {
-			if p != nil {
-				v[i] = *p
+		for i, name := range []string{a, b} {
+			if n, ok := r[name].(json.Number); ok {
+				if v[i], err = n.Int64(); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		out[line] = v
@@ -104,6 +110,12 @@ func inboundByLine(t *testing.T, path string) map[int64][2]int64 {
 
 // arrowInbound reads the inbound columns of an Arrow export, by line.
 func arrowInbound(t *testing.T, path string) map[int64][2]int64 {
+	return arrowCounts(t, path, "inbound_redelivered", "inbound_duplicates")
+}
+
+// arrowCounts reads the integer columns a and b of an Arrow export, -1
+// for null, by line.
+func arrowCounts(t *testing.T, path, a, b string) map[int64][2]int64 {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -122,7 +134,7 @@ func arrowInbound(t *testing.T, path string) map[int64][2]int64 {
 		}
 		return idx[0]
 	}
-	redel, dups, line := col("inbound_redelivered"), col("inbound_duplicates"), col("line")
+	redel, dups, line := col(a), col(b), col("line")
 	out := map[int64][2]int64{}
 	for i := range fr.NumRecords() {
 		rec, err := fr.RecordBatch(i)

@@ -5,7 +5,7 @@ import base64, datetime, hashlib, json, os, re, struct, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIELDS = {"client_id", "attempt", "backoff_delay_s", "outcome", "clean_session", "recorded_at", "schema", "host_id",
           "stage", "attempt_id", "record_id", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present",
-          "outbox_depth", "outbox_flushed", "inbound_redelivered", "inbound_duplicates"}
+          "outbox_depth", "outbox_flushed", "inbound_redelivered", "inbound_duplicates", "outbox_dropped", "inbound_expired"}
 
 
 def es6(x):  # ECMAScript Number.prototype.toString, as RFC 8785 writes numbers
@@ -156,7 +156,8 @@ OPTIONAL = [  # in flag order: bit 1 << (i + 1) of the flags says that OPTIONAL[
     ("session_present", lambda v: bytes([v])), ("outbox_depth", uvarint), ("outbox_flushed", uvarint), ("host_id", string),
     ("stage", lambda v: code(STAGES, v)), ("attempt_id", string), ("record_id", string),
     ("failure_class", lambda v: code(FAILURES, v)), ("extra", string), ("envelope", string),
-    ("inbound_redelivered", uvarint), ("inbound_duplicates", uvarint)]  # the last two joined after envelope: older B keeps its bytes
+    ("inbound_redelivered", uvarint), ("inbound_duplicates", uvarint),  # these joined after envelope: older B keeps its bytes
+    ("outbox_dropped", uvarint), ("inbound_expired", uvarint)]  # and these after them
 
 
 def record_bytes3(c, seq):  # B of the row whose columns are c (None for null) at seq of its chain

@@ -73,6 +73,7 @@ func Records(seed uint64, n int) []auditfmt.Record {
 	// records' other values are what they were before those fields
 	outbox := rand.New(rand.NewPCG(seed, 2))
 	inbound := rand.New(rand.NewPCG(seed, 3)) // so too the inbound fields
+	lost := rand.New(rand.NewPCG(seed, 4))    // and what was dropped and expired
 	recs := make([]auditfmt.Record, n)
 	base := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC).UnixNano()
 	for i := range recs {
@@ -93,6 +94,7 @@ func Records(seed uint64, n int) []auditfmt.Record {
 		genOptionals(rng, r)
 		genOutbox(outbox, r)
 		genInbound(inbound, r)
+		genLost(lost, r)
 	}
 	return recs
 }
@@ -107,6 +109,22 @@ func genOutbox(rng *rand.Rand, r *auditfmt.Record) {
 		r.Has |= auditfmt.HasOutboxFlushed
 		if rng.IntN(3) > 0 { // else zero
 			r.OutboxFlushed = rng.Int64N(1<<53 + 1) // up to 2^53, the most canonical bytes hold
+		}
+	}
+}
+
+// genLost sets outbox_dropped and inbound_expired on some records, the
+// expired at most the redeliveries when both are set.
+func genLost(rng *rand.Rand, r *auditfmt.Record) {
+	if rng.IntN(3) == 0 {
+		r.Has |= auditfmt.HasOutboxDropped
+		r.OutboxDropped = rng.Int64N(2) * rng.Int64N(1<<53/2+1) // zero often; up to 2^53
+	}
+	if rng.IntN(3) == 0 {
+		r.Has |= auditfmt.HasInboundExpired
+		r.InboundExpired = rng.Int64N(4) // small, often zero
+		if r.Has&auditfmt.HasInboundRedelivered != 0 {
+			r.InboundExpired = min(r.InboundExpired, r.InboundRedelivered)
 		}
 	}
 }
