@@ -21,15 +21,7 @@ func TestInboundFieldsEndToEnd(t *testing.T) {
 	want := inboundByLine(t, in)
 	dir := t.TempDir()
 	ds, arrowOut := filepath.Join(dir, "ds"), filepath.Join(dir, "ds.arrow")
-	for _, args := range [][]string{
-		{"--no-config", "ingest", "-q", "-o", ds, in},
-		{"--no-config", "verify", ds},
-		{"--no-config", "export", "--format", "arrow", "-o", arrowOut, ds},
-	} {
-		if code, _, stderr := runArgs(t, args...); code != 0 {
-			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
-		}
-	}
+	ingestVerifyExport(t, in, ds, arrowOut)
 	if got := arrowInbound(t, arrowOut); len(got) != len(want) {
 		t.Errorf("Arrow export: %d rows, the log %d lines", len(got), len(want))
 	} else {
@@ -70,6 +62,21 @@ func TestInboundFieldsEndToEnd(t *testing.T) {
 	}
 	if f := res.Summary.Fleet; f.Redelivered != total || f.RedeliveryPeak != 720 {
 		t.Errorf("fleet: redelivered %d, peak %d; want %d (the log's sum) and 720 (12 devices × 60 in one second)", f.Redelivered, f.RedeliveryPeak, total)
+	}
+}
+
+// ingestVerifyExport ingests in into the dataset ds, verifies it and
+// exports it as Arrow to arrowOut, failing the test if any step fails.
+func ingestVerifyExport(t *testing.T, in, ds, arrowOut string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"--no-config", "ingest", "-q", "-o", ds, in},
+		{"--no-config", "verify", ds},
+		{"--no-config", "export", "--format", "arrow", "-o", arrowOut, ds},
+	} {
+		if code, _, stderr := runArgs(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
 	}
 }
 

@@ -40,15 +40,7 @@ func TestLostFieldsEndToEnd(t *testing.T) {
 	}
 	for _, in := range []string{nd, csvPath} {
 		ds, arrowOut := filepath.Join(dir, filepath.Base(in)+".ds"), filepath.Join(dir, filepath.Base(in)+".arrow")
-		for _, args := range [][]string{
-			{"--no-config", "ingest", "-q", "-o", ds, in},
-			{"--no-config", "verify", ds},
-			{"--no-config", "export", "--format", "arrow", "-o", arrowOut, ds},
-		} {
-			if code, _, stderr := runArgs(t, args...); code != 0 {
-				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
-			}
-		}
+		ingestVerifyExport(t, in, ds, arrowOut)
 		got := arrowCounts(t, arrowOut, "outbox_dropped", "inbound_expired")
 		for line, w := range want {
 			if strings.HasSuffix(in, ".csv") {
