@@ -85,6 +85,9 @@ type Load struct {
 	// Seed is the seed a smaller sample of the plan would be drawn with
 	// (Plan.Sample), for MaxDevices.
 	Seed uint64
+	// Shards is how many shards the plan is one of (0: none): --devices
+	// draws from the whole plan, each shard gets its share.
+	Shards int
 }
 
 // PlanBudget returns what replaying p under l needs of the machine m.
@@ -183,7 +186,10 @@ func (b Budget) Err() error {
 		short = append(short, fmt.Sprintf("%.1f GiB of memory, and %.1f GiB is available", gibs(b.Memory), gibs(b.Have.Memory)))
 	}
 	how := "not one of them fits"
-	if n := b.MaxDevices(); n > 0 {
+	switch n := b.MaxDevices(); {
+	case n > 0 && b.load.Shards > 1:
+		how = fmt.Sprintf("a shard can replay at most %d of them: --devices %d across the %d shards, or more shards", n, n*b.load.Shards, b.load.Shards)
+	case n > 0:
 		how = fmt.Sprintf("replay at most %d of them with --devices %d", n, n)
 	}
 	if b.Embedded {

@@ -227,6 +227,9 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 	if opts.Hold <= 0 {
 		opts.Hold = time.Second
 	}
+	if !opts.StartAt.IsZero() && time.Until(opts.StartAt) < 0 {
+		return nil, fmt.Errorf("replay: the start at %s has passed: every connect would be late", opts.StartAt.Format(time.RFC3339Nano))
+	}
 	r := &run{plan: plan, opts: opts, devs: make([]live, len(plan.Devices)), results: make([]result, len(plan.Connects)),
 		audit: auditLog{w: opts.Audit}, ctx: ctx}
 	if opts.Queue != nil {
@@ -258,7 +261,7 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 		if !sleepUntil(ctx, opts.StartAt) {
 			stopObserver()
 			<-observerDone
-			return nil, fmt.Errorf("replay: interrupted before the start at %s", opts.StartAt.Format(time.RFC3339Nano))
+			return nil, fmt.Errorf("replay: interrupted before the start at %s: %w", opts.StartAt.Format(time.RFC3339Nano), ctx.Err())
 		}
 		r.start = opts.StartAt
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -93,10 +95,23 @@ func TestMergeIsTheWhole(t *testing.T) {
 		reps []*Report
 		want string
 	}{
-		{reps[:2], "shard 0/3 is missing"},
+		{reps[:2], "shard 0/3 is missing (2 reports given)"},
 		{[]*Report{reps[0], reps[0], reps[1]}, "again"},
-		{[]*Report{reps[0], {Plan: "x"}}, "has no samples"},
-		{[]*Report{reps[0], reps[1], withPlan(reps[2], "what-if")}, "is not of the replay of report 1"},
+		{[]*Report{withShards(reps[0], 1<<40)}, "shard 0/1099511627776 is missing (1 reports given)"},
+		{[]*Report{reps[0], reps[1], reps[2], reps[0]}, "4 reports given of 3 shards"},
+		{[]*Report{reps[0], reps[1], {Plan: "x"}}, "has no samples"},
+		{[]*Report{reps[0], reps[1], withPlan(reps[2], "what-if")}, "is of another plan"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Samples.Plan = "another" })}, "is of another plan"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Speed = 2 })}, "is not of the replay of report 1"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Interrupted = true })}, "was interrupted"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Devices = -5 })}, "expected the connects scheduled sampled, and at most as many devices"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.ConnectsScheduled++ })}, "expected the connects scheduled sampled"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Samples.Wills = -1 })}, "expected counts >= 0"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Samples.AcceptErrors["EMFILE"] = 1 })}, `"accept ..." count >= 0`},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Samples.Connects[0].LateUs = -1 })}, "a time of -1 µs"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Samples.Connects[0].Device = 99 })}, "expected a device below the shard's"},
+		{[]*Report{reps[0], reps[1], edit(reps[2], func(r *Report) { r.Samples.Connects[0].Kind, r.Samples.Connects[0].Errno = "accepted", "EMFILE" })},
+			"expected an errno on a local failure alone"},
 	} {
 		if _, err := Merge(tc.reps); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Merge: %v, want an error with %q", err, tc.want)
@@ -111,6 +126,22 @@ func p3(n, shards, i int) []int {
 		out = append(out, k)
 	}
 	return out
+}
+
+func withShards(r *Report, n int) *Report {
+	c, s := *r, *r.Samples
+	s.Shards, c.Samples = n, &s
+	return &c
+}
+
+// edit returns a copy of r, its samples copied too, changed by f.
+func edit(r *Report, f func(*Report)) *Report {
+	c, s := *r, *r.Samples
+	s.Connects = slices.Clone(s.Connects)
+	s.AcceptErrors = maps.Clone(s.AcceptErrors)
+	c.Samples = &s
+	f(&c)
+	return &c
 }
 
 func withPlan(r *Report, plan string) *Report {

@@ -467,13 +467,19 @@ func planOptions(cmd *cli.Command) (replay.PlanOptions, error) {
 func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *replay.Plan) (*replay.Report, error) {
 	o := s.opts
 	if o.Shard != nil {
-		p = p.Shard(o.Shard.I, o.Shard.N)
+		sh := *o.Shard
+		sh.Plan = replay.PlanDigest(p)
+		o.Shard, p = &sh, p.Shard(sh.I, sh.N)
 	}
 	addr := o.Broker
 	if s.embedded {
 		addr = "127.0.0.1:0"
 	}
-	need := replay.PlanBudget(p, replay.Load{Speed: o.Speed, Addr: addr, Embedded: s.embedded, Seed: cmd.Uint64("seed")}, replay.ThisMachine())
+	load := replay.Load{Speed: o.Speed, Addr: addr, Embedded: s.embedded, Seed: cmd.Uint64("seed")}
+	if o.Shard != nil {
+		load.Shards = o.Shard.N
+	}
+	need := replay.PlanBudget(p, load, replay.ThisMachine())
 	if err := need.Err(); err != nil {
 		return nil, usageErr("replay: %s: %v", p.Name, err)
 	}
@@ -504,6 +510,9 @@ func replayOne(ctx context.Context, cmd *cli.Command, s *replaySettings, p *repl
 	o.Progress = bar.update
 	rep, err := replay.Run(ctx, p, o)
 	bar.done()
+	if err != nil && ctx.Err() != nil {
+		return nil, interrupted(err)
+	}
 	if err != nil {
 		return nil, failed("", err) // its errors say "replay: "
 	}

@@ -17,6 +17,9 @@ import (
 // devices from one start.
 func shardFlags(cmd *cli.Command, s *replaySettings) error {
 	if !cmd.IsSet("shard") {
+		if cmd.IsSet("start-at") && cmd.Bool("compare") {
+			return usageErr("replay: --start-at: not with --compare: its what-if starts after the recorded replay")
+		}
 		if cmd.IsSet("start-at") {
 			start, err := startAt(cmd.String("start-at"))
 			if err != nil {
@@ -72,7 +75,8 @@ func startAt(v string) (time.Time, error) {
 // runReplayMerge merges the shards' reports (--merge FILE...) into one,
 // judges it and writes it as replay does.
 func runReplayMerge(cmd *cli.Command, format string) error {
-	for _, f := range []string{"shard", "start-at", "broker", "policy", "compare", "queued", "audit", "devices", "from"} {
+	for _, f := range []string{"shard", "start-at", "broker", "policy", "compare", "queued", "audit", "devices", "from", "speed", "seed",
+		"protocol", "link-down", "broker-restart", "capacity", "max-clients", "keepalive", "library-reconnect", "service", "connect-timeout"} {
 		if cmd.IsSet(f) {
 			return usageErr("replay: --merge reads the shards' reports; --%s is for replaying", f)
 		}
