@@ -68,6 +68,7 @@ type rec struct {
 	presence bool  // session_present (connected records)
 	depth    int64 // outbox_depth; < 0: not written
 	flushed  int64 // outbox_flushed
+	dropped  int64 // outbox_dropped; < 0: not written (no outbox_limit)
 	try      int32 // the attempt_id's number; 0: not written
 }
 
@@ -385,12 +386,16 @@ func (f *fleet) backoff(d *device, t int64) {
 // number, to the batch.
 func (f *fleet) record(d *device, r rec) {
 	r.dev, r.attempt, r.seq = int32(d.index()), d.attempt, d.seq
-	r.depth = -1
+	r.depth, r.dropped = -1, -1
 	if f.cfg.AttemptIDs && r.outcome != auditfmt.Disconnected && r.stage == 0 {
 		r.try = d.tries
 	}
 	if f.cfg.OutboxPerS > 0 && r.stage == 0 {
-		r.depth, r.flushed = d.out.record(r.t, d.phase == phaseUp && r.outcome != auditfmt.Connected, f.cfg, f.pol)
+		var dropped int64
+		r.depth, r.flushed, dropped = d.out.record(r.t, d.phase == phaseUp && r.outcome != auditfmt.Connected, f.cfg, f.pol)
+		if f.pol.OutboxLimit > 0 { // a device whose outbox can fill says what it dropped
+			r.dropped = dropped
+		}
 	}
 	d.seq++
 	f.stats.records++

@@ -50,8 +50,9 @@ func TestColdBootSpreadsTheFirstAttempts(t *testing.T) {
 }
 
 // The outbox queues at its rate while the device is offline, up to the
-// policy's limit, and the record after a connect reports the backlog
-// sent: all at once, or a batch a second.
+// policy's limit, beyond which the records say what it dropped, and the
+// record after a connect reports the backlog sent: all at once, or a
+// batch a second.
 func TestOutboxQueuesAndFlushes(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -84,6 +85,23 @@ func TestOutboxQueuesAndFlushes(t *testing.T) {
 			}
 			if conn == nil || drop == nil {
 				t.Fatalf("no connect and drop in %d records", len(recs))
+			}
+			// what a full outbox dropped: said with a limit alone, and up to
+			// the connect, all that the limit did not keep
+			var dropped int64
+			for i := range recs {
+				r := &recs[i]
+				if (r.Has&auditfmt.HasOutboxDropped != 0) != (tc.limit > 0) {
+					t.Fatalf("record %+v: outbox_dropped present %v, with a limit %v", r, r.Has&auditfmt.HasOutboxDropped != 0, tc.limit > 0)
+				}
+				if r == conn {
+					break
+				}
+				dropped += r.OutboxDropped
+			}
+			dropped += conn.OutboxDropped
+			if d := float64(at(conn)) / 1e6 * 2; tc.limit > 0 && (dropped < int64(d-tc.limit)-1 || dropped > int64(d-tc.limit)) {
+				t.Errorf("dropped %d by the connect (+%gs), want the %g queued beyond the limit of %g", dropped, d/2, d-tc.limit, tc.limit)
 			}
 			// the device queued 2 a second from the drop to its connect,
 			// just after the 10 s outage (its last draw ends within 0.5 s)

@@ -150,6 +150,9 @@ func (n *names) encode(dst []byte, recs []rec) []byte {
 		if x.depth >= 0 {
 			r.OutboxDepth, r.OutboxFlushed, r.Has = x.depth, x.flushed, r.Has|auditfmt.HasOutboxDepth|auditfmt.HasOutboxFlushed
 		}
+		if x.dropped >= 0 {
+			r.OutboxDropped, r.Has = x.dropped, r.Has|auditfmt.HasOutboxDropped
+		}
 		if x.outcome == auditfmt.Connected && x.stage == 0 {
 			r.SessionPresent, r.Has = x.presence, r.Has|auditfmt.HasSessionPresent
 		}
