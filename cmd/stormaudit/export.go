@@ -121,14 +121,36 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// openOutput opens path for writing; "-" is stdout. The file is written
+// openOutput opens path for writing; "-" is stdout. A file is written
 // through a temporary file beside it: finish(err), called once with what
 // the writing returned, renames it into place when err is nil and
 // removes it otherwise, so that a failed, killed or interrupted write
-// leaves path as it was. finish returns the first error.
+// leaves path as it was. finish returns the first error. A symbolic link
+// is followed (the file it names is replaced, and it still names it), and
+// what is not a regular file (/dev/null, a named pipe, a terminal) is
+// written as it is: a rename over it would replace the device with a file
+// (as root, `simulate -o /dev/null` did).
 func openOutput(path string, stdout io.Writer) (w io.Writer, finish func(error) error, err error) {
 	if path == "-" {
 		return stdout, func(err error) error { return err }, nil
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return nil, nil, fmt.Errorf("%s is a directory: expected a file to write", path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func(err error) error {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}, nil
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
