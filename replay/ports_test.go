@@ -2,6 +2,8 @@ package replay
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"testing"
 	"time"
@@ -25,13 +27,10 @@ func TestLocalPorts(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	// three ports of the range: the first is bound elsewhere
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// three ports of the range, below the ephemeral range (where the
+	// kernel gives no other connection one): the first is bound elsewhere
+	busy, lo := freeBlock(t)
 	defer busy.Close()
-	lo := busy.Addr().(*net.TCPAddr).Port
 	p := newLocalPorts(lo, lo+2)
 	p.next = 0 // from the first, which is bound elsewhere
 	deadline := time.Now().Add(5 * time.Second)
@@ -68,4 +67,32 @@ func TestLocalPorts(t *testing.T) {
 	if newLocalPorts(0, 10) != nil || newLocalPorts(10, 9) != nil {
 		t.Error("an empty range gives ports")
 	}
+}
+
+// freeBlock returns a listener on a port lo of [20000, 30000) and lo,
+// where lo+1 and lo+2 were free a moment ago: below Linux's default
+// ephemeral range, so that no connection of another test takes them.
+func freeBlock(t *testing.T) (net.Listener, int) {
+	t.Helper()
+	for lo := 20000 + 3*rand.IntN(3000); lo < 30000; lo += 3 {
+		busy, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lo))
+		if err != nil {
+			continue
+		}
+		free := true
+		for _, port := range []int{lo + 1, lo + 2} {
+			l, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
+			if err != nil {
+				free = false
+				break
+			}
+			l.Close()
+		}
+		if free {
+			return busy, lo
+		}
+		busy.Close()
+	}
+	t.Skip("no three free ports from 20000 to 30000")
+	return nil, 0
 }
