@@ -242,7 +242,7 @@ func (rep *Report) sum(outs []outcome, devices int) (acceptedAt []time.Duration)
 	}
 	rep.Recovered = len(rec)
 	rep.RecoverP50S, rep.RecoverP99S = rank(rec, 0.5).Seconds(), rank(rec, 0.99).Seconds()
-	n, at := peakPerSecond(slices.Clone(acceptedAt))
+	n, at := peakPerSecond(acceptedAt) // sorts them: the queue's waves bin them, in any order
 	rep.PeakConnectsPerS, rep.PeakAtS = n, at.Seconds()
 	return acceptedAt
 }

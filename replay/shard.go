@@ -144,11 +144,11 @@ func Merge(reps []*Report) (*Report, error) {
 	var outs []outcome
 	for k, r := range reps {
 		if err := sameReplay(r, first, seen); err != nil {
-			return nil, fmt.Errorf("report %d: %w", k+1, err)
+			return nil, &MergeError{Report: k, Err: err}
 		}
 		s := r.Samples
 		if m.Devices+r.Devices > math.MaxInt32 {
-			return nil, fmt.Errorf("report %d: %d devices in all: expected at most %d", k+1, m.Devices+r.Devices, math.MaxInt32)
+			return nil, &MergeError{Report: k, Err: fmt.Errorf("%d devices in all: expected at most %d", m.Devices+r.Devices, math.MaxInt32)}
 		}
 		seen[s.Shard] = true
 		m.ConnectsScheduled += r.ConnectsScheduled
@@ -156,10 +156,10 @@ func Merge(reps []*Report) (*Report, error) {
 		for name, c := range s.AcceptErrors {
 			m.LocalErrors[name] += c
 		}
-		for _, c := range s.Connects {
+		for i, c := range s.Connects {
 			o, err := c.outcome(m.Devices, r.Devices)
 			if err != nil {
-				return nil, fmt.Errorf("report %d (shard %d/%d): %w", k+1, s.Shard, n, err)
+				return nil, &MergeError{Report: k, Err: fmt.Errorf("shard %d/%d, samples.connects[%d]: %w", s.Shard, n, i, err)}
 			}
 			outs = append(outs, o)
 		}
@@ -169,6 +169,16 @@ func Merge(reps []*Report) (*Report, error) {
 	m.sum(outs, m.Devices)
 	return m, nil
 }
+
+// MergeError is what Merge found wrong with one of the reports: Report
+// is its index in the reports given.
+type MergeError struct {
+	Report int
+	Err    error
+}
+
+func (e *MergeError) Error() string { return fmt.Sprintf("report %d: %v", e.Report+1, e.Err) }
+func (e *MergeError) Unwrap() error { return e.Err }
 
 // sameReplay says what makes r not a shard of the replay whose first
 // report is first, seen holding the shards read so far: its samples

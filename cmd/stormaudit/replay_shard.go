@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/stormaudit/stormaudit/internal/sidefile"
 	"github.com/stormaudit/stormaudit/replay"
 	"github.com/urfave/cli/v3"
 )
@@ -60,7 +61,12 @@ func parseShard(v string) (replay.Shard, error) {
 	return replay.Shard{I: a, N: b}, nil
 }
 
-// startAt reads --start-at: an RFC 3339 instant that has not passed.
+// maxStartWait is how far ahead --start-at may be: a start days away is
+// a mistyped date, and the shards would sit waiting for it.
+const maxStartWait = 24 * time.Hour
+
+// startAt reads --start-at: an RFC 3339 instant that has not passed and
+// is at most maxStartWait away.
 func startAt(v string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
@@ -68,6 +74,9 @@ func startAt(v string) (time.Time, error) {
 	}
 	if late := time.Since(t); late > 0 {
 		return time.Time{}, usageErr("replay: --start-at %s passed %v ago: every connect would be late; give a later start", v, late.Round(time.Millisecond))
+	}
+	if wait := time.Until(t); wait > maxStartWait {
+		return time.Time{}, usageErr("replay: --start-at %s is %v away: expected a start within %v (the shards wait for it)", v, wait.Round(time.Second), maxStartWait)
 	}
 	return t, nil
 }
@@ -90,7 +99,7 @@ func runReplayMerge(cmd *cli.Command, format string) error {
 	}
 	var reps []*replay.Report
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := sidefile.Read(f, sidefile.MaxShardReport)
 		if err != nil {
 			return failed("replay: --merge", err)
 		}
@@ -104,6 +113,10 @@ func runReplayMerge(cmd *cli.Command, format string) error {
 		reps = append(reps, r[0])
 	}
 	m, err := replay.Merge(reps)
+	var me *replay.MergeError
+	if errors.As(err, &me) && me.Report >= 0 && me.Report < len(files) {
+		return failed("", fmt.Errorf("replay: --merge: %s: %w", files[me.Report], me.Err))
+	}
 	if err != nil {
 		return failed("replay: --merge", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,18 @@ func TestReplayShardsAgainstMosquitto(t *testing.T) {
 		t.Fatalf("--merge: exit %d: %s\n%s", code, stderr, out)
 	}
 	merged := readReplayJSON(t, out)
+	// a shard's report that says it was interrupted is refused, by its file
+	shard1, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(dir, "edited.json")
+	if err := os.WriteFile(edited, bytes.Replace(shard1, []byte(`"interrupted": false`), []byte(`"interrupted": true`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runArgs(t, "replay", "--merge", files[0], edited, files[2]); code != 2 || !strings.Contains(stderr, "edited.json: shard 1/3 was interrupted") {
+		t.Errorf("--merge with an interrupted shard: exit %d: %s", code, stderr)
+	}
 	figures := func(r *replay.Report) string {
 		return fmt.Sprintf("devices %d, scheduled %d, accepted %d, recovered %d, busiest seconds %d, %s",
 			r.Devices, r.ConnectsScheduled, r.ConnectsAccepted, r.Recovered, r.BusiestSeconds, r.Verdict)

@@ -19,6 +19,10 @@ const (
 	MaxText   = 1 << 20  // a policy, a configuration, a PEM bundle: 1 MiB
 	MaxKey    = 64 << 10 // a key, a checkpoint, credentials: 64 KiB
 	MaxReport = 64 << 20 // a replay's JSON report, a proof: 64 MiB
+	// MaxShardReport bounds a shard's replay report with its samples
+	// (replay --merge): about 200 bytes a connect, so 1 GiB is some five
+	// million connects a shard.
+	MaxShardReport = 1 << 30
 	// MaxBrokerLog bounds a broker log (--broker-log) as stored, gzip or
 	// not: 1 GiB (brokerlog bounds its text after decompression too).
 	MaxBrokerLog = 1 << 30
