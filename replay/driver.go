@@ -248,7 +248,7 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Report, error) {
 		wills0 = opts.Wills()
 	}
 	growFDTable(2*len(plan.Devices) + 256) // each device's end and the embedded broker's
-	if m := ThisMachine(); m.PortsFrom > 0 && chooseLocalPorts {
+	if m := ThisMachine(); m.PortsFrom > 0 && chooseLocalPorts && len(plan.Devices) > m.Ports/ownPortsFrom {
 		r.ports = newLocalPorts(m.PortsFrom, m.PortsFrom+m.Ports-1)
 	}
 	if err := r.setUp(); err != nil {
