@@ -80,6 +80,16 @@ type Config struct {
 	// service is back.
 	Service     bool
 	ServiceDown time.Duration
+	// CommandsPerS is how many QoS 1 commands a second the broker queues
+	// for each device's persistent session while it is away (0: none; a
+	// policy with clean_session queues none). They come after its connect
+	// once the broker is up for good, and its first useful exchange (the
+	// service record; it implies Service) counts them: inbound_redelivered,
+	// and inbound_expired for those queued more than CommandTTL before the
+	// connect (0: commands never expire, and inbound_expired is not
+	// written).
+	CommandsPerS float64
+	CommandTTL   time.Duration
 	// AddressDown makes the outage a failed address service (DHCP)
 	// rather than a dead broker: the link stays up and the broker too,
 	// but while it is down a device's attempts fail at the address stage
@@ -206,6 +216,10 @@ func (c *Config) check() error {
 		return bad("ColdBoot", "no library reconnect loop (--library-reconnect) with a cold boot", "both")
 	case c.Tick < 0:
 		return bad("Tick", "a duration >= 0", c.Tick)
+	case !(c.CommandsPerS >= 0 && c.CommandsPerS <= 1e6):
+		return bad("CommandsPerS", "a rate in [0, 1000000] commands per second", c.CommandsPerS)
+	case c.CommandTTL < 0 || c.CommandTTL > maxSimulatedRange:
+		return bad("CommandTTL", "a duration between 0 and 720h", c.CommandTTL)
 	case c.ServiceDown < 0 || c.ServiceDown > maxSimulatedRange:
 		return bad("ServiceDown", "a duration between 0 and 720h", c.ServiceDown)
 	case c.Horizon <= 0 || c.Horizon > maxSimulatedRange:
@@ -225,6 +239,22 @@ func (c *Config) hosts() int { return (c.Devices + c.DevicesPerHost - 1) / c.Dev
 // brokerUp returns when the broker is up for good, from Start.
 func (c *Config) brokerUp() time.Duration {
 	return c.Outage + time.Duration(c.Flaps)*(c.FlapUp+c.FlapDown)
+}
+
+// lostAfter returns when a session that came up at up (µs from the drop;
+// <= 0: before it) was lost: at the drop, or at the end of the flap it
+// came up in.
+func (c *Config) lostAfter(up int64) int64 {
+	if up <= 0 {
+		return 0
+	}
+	period := (c.FlapUp + c.FlapDown).Microseconds()
+	for k := range int64(c.Flaps) {
+		if down := c.Outage.Microseconds() + k*period + c.FlapUp.Microseconds(); down >= up {
+			return down
+		}
+	}
+	return 0 // a session of the broker up for good is not lost
 }
 
 // MemoryEstimate returns about how many bytes Run needs for cfg: the

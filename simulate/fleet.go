@@ -70,6 +70,10 @@ type rec struct {
 	flushed  int64 // outbox_flushed
 	dropped  int64 // outbox_dropped; < 0: not written (no outbox_limit)
 	try      int32 // the attempt_id's number; 0: not written
+	// redelivered and expired are the commands its session's queue brought
+	// (Config.CommandsPerS), written when commands is set and each is >= 0
+	redelivered, expired int64
+	commands             bool
 }
 
 // fleet runs the model; see the package documentation.
@@ -284,9 +288,10 @@ func (f *fleet) resolve(d *device) {
 		if f.pol.StableResetS == 0 {
 			d.attempt = 0
 		}
+		lost := f.cfg.lostAfter(d.upAt)
 		d.phase, d.upAt, d.authFailed = phaseUp, t, false
 		f.record(d, rec{t: t, delay: d.delay, outcome: auditfmt.Connected, presence: !f.pol.CleanSession, ceiling: -1})
-		f.serve(d, t)
+		f.serve(d, t, lost)
 		f.up = append(f.up, *d)
 	}
 }
@@ -294,21 +299,43 @@ func (f *fleet) resolve(d *device) {
 // serve records the service stage of d's connect at t (Config.Service):
 // for a connect once the broker is up for good, its service checks until
 // the application answers, all written now (a later drop cannot cut
-// them short: the broker stays up).
-func (f *fleet) serve(d *device, t int64) {
-	if !f.cfg.Service && f.cfg.ServiceDown == 0 {
+// them short: the broker stays up). Its first useful exchange counts the
+// commands queued since its session was lost at lost (Config.CommandsPerS).
+func (f *fleet) serve(d *device, t, lost int64) {
+	if !f.cfg.Service && f.cfg.ServiceDown == 0 && f.cfg.CommandsPerS == 0 {
 		return
 	}
 	up := f.cfg.brokerUp().Microseconds()
 	if t < up {
 		return // during a flap: the session drops again before its service answers
 	}
+	queued, expired := f.commands(t, lost) // they come on the connect, whether the application answers or not
 	back, timeout := up+f.cfg.ServiceDown.Microseconds(), ServiceTimeout.Microseconds()
 	for t+timeout <= back {
 		t += timeout
 		f.record(d, rec{t: t, outcome: auditfmt.AttemptFailed, stage: auditfmt.StageService, fail: auditfmt.FailTransient, ceiling: -1})
 	}
-	f.record(d, rec{t: max(t, back) + f.latency, outcome: auditfmt.Connected, stage: auditfmt.StageService, ceiling: -1})
+	served := rec{t: max(t, back) + f.latency, outcome: auditfmt.Connected, stage: auditfmt.StageService, ceiling: -1}
+	served.redelivered, served.expired, served.commands = queued, expired, true
+	f.record(d, served)
+}
+
+// commands returns the commands a session lost at lost and back at t
+// brings, and of them those that expired before t: -1 each when it is not
+// written (no commands; no expiry).
+func (f *fleet) commands(t, lost int64) (queued, expired int64) {
+	if f.cfg.CommandsPerS == 0 {
+		return -1, -1
+	}
+	if f.pol.CleanSession || f.cfg.ColdBoot {
+		return 0, -1 // no session to queue them in
+	}
+	perUs := f.cfg.CommandsPerS / microsPerSecond
+	queued, expired = int64(math.Floor(float64(t-lost)*perUs)), -1
+	if ttl := f.cfg.CommandTTL.Microseconds(); ttl > 0 {
+		expired = int64(math.Floor(float64(max(0, t-ttl-lost)) * perUs))
+	}
+	return queued, expired
 }
 
 // resolveAddress decides d's address attempt at t (Config.AddressDown):
@@ -387,6 +414,9 @@ func (f *fleet) backoff(d *device, t int64) {
 func (f *fleet) record(d *device, r rec) {
 	r.dev, r.attempt, r.seq = int32(d.index()), d.attempt, d.seq
 	r.depth, r.dropped = -1, -1
+	if !r.commands {
+		r.redelivered, r.expired = -1, -1
+	}
 	if f.cfg.AttemptIDs && r.outcome != auditfmt.Disconnected && r.stage == 0 {
 		r.try = d.tries
 	}

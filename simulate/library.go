@@ -89,8 +89,9 @@ func (l *library) step(f *fleet, e *device) {
 	if f.pol.StableResetS == 0 {
 		d.attempt = 0
 	}
+	lost := f.cfg.lostAfter(d.upAt)
 	d.phase, d.upAt, d.authFailed = phaseUp, e.t, false
 	f.record(d, rec{t: e.t, delay: d.delay, outcome: auditfmt.Connected, presence: !f.pol.CleanSession, ceiling: -1})
-	f.serve(d, e.t)
+	f.serve(d, e.t, lost)
 	f.up = append(f.up, *d)
 }

@@ -153,6 +153,12 @@ func (n *names) encode(dst []byte, recs []rec) []byte {
 		if x.dropped >= 0 {
 			r.OutboxDropped, r.Has = x.dropped, r.Has|auditfmt.HasOutboxDropped
 		}
+		if x.redelivered >= 0 {
+			r.InboundRedelivered, r.Has = x.redelivered, r.Has|auditfmt.HasInboundRedelivered
+		}
+		if x.expired >= 0 {
+			r.InboundExpired, r.Has = x.expired, r.Has|auditfmt.HasInboundExpired
+		}
 		if x.outcome == auditfmt.Connected && x.stage == 0 {
 			r.SessionPresent, r.Has = x.presence, r.Has|auditfmt.HasSessionPresent
 		}

@@ -44,7 +44,9 @@ while it is offline (at most the policy's outbox_limit) and flushes them,
 then carry outbox_depth and outbox_flushed. --service records each
 device's first useful exchange after it connects (the service stage);
 --service-down keeps the application behind the broker down a while after
-the broker is back. docs/simulate.md describes the model.`,
+the broker is back. --commands-rate queues commands for each device while
+it is offline, and --command-ttl expires them; the first useful exchange
+after the return counts them. docs/simulate.md describes the model.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "devices", Aliases: []string{"n"}, Value: 1000, Usage: "fleet size"},
@@ -72,6 +74,8 @@ the broker is back. docs/simulate.md describes the model.`,
 			&cli.BoolFlag{Name: "attempt-ids", Usage: "write an attempt_id on each record of an attempt"},
 			&cli.BoolFlag{Name: "address-down", Usage: "make the outage a failed address service (DHCP) instead of a dead broker: attempts fail at the address stage while it lasts"},
 			&cli.BoolFlag{Name: "service", Usage: "record the service stage: each device's first useful exchange after its connect"},
+			&cli.Float64Flag{Name: "commands-rate", Usage: "commands per second the broker queues for each device's session while it is offline, counted (inbound_redelivered) on its first useful exchange after the return (implies --service)"},
+			&cli.DurationFlag{Name: "command-ttl", Usage: "how long a queued command stays valid; those older on arrival are ignored and counted (inbound_expired) (0: never expire)"},
 			&cli.DurationFlag{Name: "service-down", Usage: "keep the application behind the broker down this long after the broker is back (implies --service): devices connect but are not served"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no figures", Sources: boolEnv("STORMAUDIT_QUIET")},
 		},
@@ -126,6 +130,7 @@ func simulateConfig(cmd *cli.Command) (simulate.Config, error) {
 		Capacity: int(cmd.Int("capacity")), CapacityWindow: cmd.Duration("capacity-window"),
 		ColdBoot: cmd.Bool("cold-boot"), OutboxPerS: cmd.Float64("outbox-rate"), FlushBatch: int(cmd.Int("flush-batch")),
 		AttemptIDs: cmd.Bool("attempt-ids"), Service: cmd.Bool("service"), ServiceDown: cmd.Duration("service-down"),
+		CommandsPerS: cmd.Float64("commands-rate"), CommandTTL: cmd.Duration("command-ttl"),
 		AddressDown: cmd.Bool("address-down"),
 	}
 	if cfg.Latency == 0 {
@@ -204,7 +209,7 @@ var configFlags = map[string]string{
 	"BadAuth": "--bad-auth", "DevicesPerHost": "--devices-per-host", "Capacity": "--capacity",
 	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon", "Start": "--start",
 	"Library": "--library-reconnect", "ColdBoot": "--cold-boot", "OutboxPerS": "--outbox-rate", "FlushBatch": "--flush-batch",
-	"ServiceDown": "--service-down", "AddressDown": "--address-down",
+	"ServiceDown": "--service-down", "AddressDown": "--address-down", "CommandsPerS": "--commands-rate", "CommandTTL": "--command-ttl",
 }
 
 // errIngestEnded tells the simulation that nobody reads its records any more.
