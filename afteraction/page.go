@@ -75,7 +75,15 @@ type incidentView struct {
 	TooSoon                       int          // of them, those the log ended too soon for
 	Service                       string       // time to first useful service, in words
 	Unserved                      []kv         // the devices connected but not served: id, when
+	Cost                          []costRow    // what the outage cost beyond the connection
 	Chart, Stages                 chartView
+}
+
+// costRow is one kind of what an incident cost its devices.
+type costRow struct {
+	What, Field                  string
+	Messages                     int64
+	Devices, Reporting, Recorded int
 }
 
 // metRow is one kind of record an incident's devices met while down.

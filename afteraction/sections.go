@@ -278,6 +278,12 @@ func whyOf(v *incidentView, in *analyze.Incident) {
 		v.Met = append(v.Met, r)
 	}
 	v.Service = report.ServiceText(in)
+	for k, c := range in.Cost {
+		if c.Reporting > 0 {
+			v.Cost = append(v.Cost, costRow{What: report.CostWhat(k), Field: analyze.CostField(k), Messages: c.Messages,
+				Devices: c.Devices, Reporting: c.Reporting, Recorded: in.DevicesLost})
+		}
+	}
 	for i := range in.Unserved {
 		v.Unserved = append(v.Unserved, kv{in.Unserved[i].Device, report.UnservedText(in, &in.Unserved[i])})
 	}

@@ -24,6 +24,7 @@ type incidentDetail struct {
 	ServiceDevices, Served int
 	TTS                    Durations
 	Unserved               []Unserved
+	Cost                   [costKinds]Cost
 }
 
 // metSum counts the records of one kind, and the devices that wrote one.
@@ -56,6 +57,10 @@ func (d *incidentDetail) merge(o *incidentDetail) {
 	add(d.Stages, o.Stages)
 	d.Unrecovered = append(d.Unrecovered, o.Unrecovered...)
 	d.ServiceDevices, d.Served = d.ServiceDevices+o.ServiceDevices, d.Served+o.Served
+	for k := range d.Cost {
+		c, oc := &d.Cost[k], &o.Cost[k]
+		c.Messages, c.Devices, c.Reporting = c.Messages+oc.Messages, c.Devices+oc.Devices, c.Reporting+oc.Reporting
+	}
 	d.TTS.Merge(&o.TTS)
 	d.Unserved = append(d.Unserved, o.Unserved...)
 }
@@ -78,6 +83,7 @@ func (inc *Incident) setDetail(d incidentDetail) {
 	inc.Unrecovered = d.Unrecovered
 	slices.SortFunc(inc.Unrecovered, func(a, b Unrecovered) int { return cmp.Compare(a.Device, b.Device) })
 	inc.ServiceDevices, inc.Served, inc.TTS, inc.Unserved = d.ServiceDevices, d.Served, d.TTS, d.Unserved
+	inc.Cost = d.Cost
 	inc.TTS.Sort()
 	inc.TTS50, inc.TTS90, inc.TTS99, inc.TTSMax = inc.TTS.Rank(0.5), inc.TTS.Rank(0.9), inc.TTS.Rank(0.99), inc.TTS.Rank(1)
 	slices.SortFunc(inc.Unserved, func(a, b Unserved) int { return cmp.Compare(a.Device, b.Device) })

@@ -68,7 +68,7 @@ func ReadDevice(dir, id string) (*DeviceRecords, error) {
 // eventOf returns the record r, row row of dataset file file, as an Event.
 func eventOf(r *auditfmt.Record, file int32, row int64) Event {
 	e := Event{At: r.RecordedAt, Delay: r.BackoffDelayS, Ceiling: math.NaN(), Attempt: r.Attempt, Seq: -1, Outbox: -1, Flushed: -1, Reason: -1,
-		Redelivered: -1, Duplicates: -1, Outcome: r.Outcome, Fail: r.FailureClass, Stage: r.Stage, Clean: r.CleanSession, Presence: -1,
+		Redelivered: -1, Duplicates: -1, Dropped: -1, Expired: -1, Outcome: r.Outcome, Fail: r.FailureClass, Stage: r.Stage, Clean: r.CleanSession, Presence: -1,
 		Ref: Ref{File: file, Source: int32(r.Source), Row: row, Line: r.Line}}
 	if r.Has&auditfmt.HasDeviceSeq != 0 {
 		e.Seq = r.DeviceSeq
@@ -88,8 +88,14 @@ func eventOf(r *auditfmt.Record, file int32, row int64) Event {
 	if r.Has&auditfmt.HasInboundDuplicates != 0 {
 		e.Duplicates = r.InboundDuplicates
 	}
+	if r.Has&auditfmt.HasOutboxDropped != 0 {
+		e.Dropped = count32(r.OutboxDropped)
+	}
+	if r.Has&auditfmt.HasInboundExpired != 0 {
+		e.Expired = count32(r.InboundExpired)
+	}
 	if r.Has&auditfmt.HasReasonCode != 0 {
-		e.Reason = int32(r.ReasonCode)
+		e.Reason = int16(r.ReasonCode)
 	}
 	if r.Has&auditfmt.HasCeiling != 0 {
 		e.Ceiling = r.CeilingS
@@ -102,3 +108,7 @@ func eventOf(r *auditfmt.Record, file int32, row int64) Event {
 	}
 	return e
 }
+
+// count32 returns the count n (>= 0) as an Event holds it: at most
+// math.MaxInt32.
+func count32(n int64) int32 { return int32(min(n, math.MaxInt32)) }

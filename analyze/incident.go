@@ -94,6 +94,10 @@ type Incident struct {
 	TTS                         Durations
 	TTS50, TTS90, TTS99, TTSMax time.Duration
 	Unserved                    []Unserved
+	// Cost is what the outage cost its devices beyond their connection,
+	// by kind (CostDropped, CostExpired, CostTwice), from their own counts
+	// from their loss to their next (see cost.go).
+	Cost [costKinds]Cost
 }
 
 // IncidentWindow is the window losses are counted in: an incident is a
@@ -186,12 +190,14 @@ func (ic *incidentCounter) add(d *Device) {
 		if last != NoTime && ep.Lost < addSat(last, int64(IncidentWindow)) {
 			// a device counts once in a window: what it met joins the loss counted
 			ic.tally(d.Events, ep.First, to, &ic.Losses[len(ic.Losses)-1])
+			ic.tallyCost(d.Events, ep.First, d.nextLoss(i), &ic.Losses[len(ic.Losses)-1])
 			continue
 		}
 		last, lastEp = ep.Lost, ep
 		ic.Losses = push(ic.Losses, lossEvent{At: ep.Lost, Back: ep.End, Served: d.servedAfter(service, i), Dev: dev,
 			MetAt: int32(len(ic.Met)), Quiet: d.quietBefore(ep), Explicit: !ep.Inferred, Service: service != nil})
 		ic.tally(d.Events, ep.First, to, &ic.Losses[len(ic.Losses)-1])
+		ic.tallyCost(d.Events, ep.First, d.nextLoss(i), &ic.Losses[len(ic.Losses)-1])
 	}
 	if lastEp != nil {
 		if ep := &d.Episodes[len(d.Episodes)-1]; ep.Loss() && ep.End == NoTime {

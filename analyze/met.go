@@ -117,12 +117,17 @@ func (ic *incidentCounter) metOf(d *incidentDetail, ls []lossEvent, mine func(in
 			t.sum.Devices++
 		}
 	}
+	var costs [costKinds]*costSeen
 	for i := range ls {
 		l := &ls[i]
 		if !mine(l.Dev) {
 			continue
 		}
 		for _, m := range ic.Met[l.MetAt : l.MetAt+int32(l.MetN)] {
+			if k, ok := costOf(m.Key); ok {
+				d.addCost(&costs, ls, k, l.Dev, m.N)
+				continue
+			}
 			count(byKey, d.Met, m.Key, l.Dev, m.N)
 			count(bySO, d.Stages, m.Key&so, l.Dev, m.N)
 		}
@@ -202,7 +207,7 @@ func (ic *incidentCounter) keepLast(d *Device, dev int32, ep *Episode) {
 		return
 	}
 	e := &d.Events[len(d.Events)-1]
-	ls := lastState{Dev: dev, At: e.At, Due: NoTime, Outcome: e.Outcome, Stage: e.Stage, Class: e.Fail, Reason: e.Reason}
+	ls := lastState{Dev: dev, At: e.At, Due: NoTime, Outcome: e.Outcome, Stage: e.Stage, Class: e.Fail, Reason: int32(e.Reason)}
 	for i := max(ep.First, 0); i < len(d.Events); i++ {
 		if d.Events[i].Outcome == auditfmt.BackoffWait {
 			ls.Attempts++

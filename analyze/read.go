@@ -25,7 +25,7 @@ import (
 var (
 	readColumns = []string{"client_id", "recorded_at", "attempt", "backoff_delay_s", "outcome", "clean_session",
 		"host_id", "stage", "attempt_id", "device_seq", "failure_class", "reason_code", "ceiling_s", "session_present",
-		"outbox_depth", "outbox_flushed", "inbound_redelivered", "inbound_duplicates", "record_id", "extra", "envelope", "source", "line"}
+		"outbox_depth", "outbox_flushed", "inbound_redelivered", "inbound_duplicates", "outbox_dropped", "inbound_expired", "record_id", "extra", "envelope", "source", "line"}
 	dictColumns = []string{"client_id", "outcome", "host_id", "stage", "failure_class", "source"}
 )
 
@@ -54,6 +54,7 @@ type batch struct {
 	attempt, seq, line   *array.Int64
 	outbox, flushed      *array.Int64
 	redelivered, dups    *array.Int64
+	dropped, expired     *array.Int64
 	reason               *array.Int32
 	delay, ceiling       *array.Float64
 	clean, present       *array.Boolean
@@ -97,6 +98,8 @@ func newBatch(rec arrow.RecordBatch, sources *sourceTable) (*batch, error) {
 	b.flushed = column[*array.Int64](rec, "outbox_flushed", &bad)
 	b.redelivered = column[*array.Int64](rec, "inbound_redelivered", &bad)
 	b.dups = column[*array.Int64](rec, "inbound_duplicates", &bad)
+	b.dropped = column[*array.Int64](rec, "outbox_dropped", &bad)
+	b.expired = column[*array.Int64](rec, "inbound_expired", &bad)
 	b.reason = column[*array.Int32](rec, "reason_code", &bad)
 	b.ceiling = column[*array.Float64](rec, "ceiling_s", &bad)
 	b.present = column[*array.Boolean](rec, "session_present", &bad)
@@ -391,7 +394,7 @@ func (b *batch) fill(dst []Event, file int32, row int64) []Event {
 	for i := range evs {
 		evs[i] = Event{At: int64(b.at.Value(i)), Attempt: b.attempt.Value(i), Delay: b.delay.Value(i),
 			Clean: b.clean.Value(i), Ceiling: math.NaN(), Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1,
-			Reason: -1, Presence: -1, Outcome: b.outcomes[b.outcome.index(i)],
+			Dropped: -1, Expired: -1, Reason: -1, Presence: -1, Outcome: b.outcomes[b.outcome.index(i)],
 			Ref: Ref{File: file, Row: row + int64(i), Source: b.sourceIndex[b.source.index(i)], Line: b.line.Value(i)}}
 	}
 	each := func(a arrow.Array, set func(e *Event, i int)) {
@@ -412,7 +415,9 @@ func (b *batch) fill(dst []Event, file int32, row int64) []Event {
 	each(b.flushed, func(e *Event, i int) { e.Flushed = b.flushed.Value(i) })
 	each(b.redelivered, func(e *Event, i int) { e.Redelivered = b.redelivered.Value(i) })
 	each(b.dups, func(e *Event, i int) { e.Duplicates = b.dups.Value(i) })
-	each(b.reason, func(e *Event, i int) { e.Reason = b.reason.Value(i) })
+	each(b.dropped, func(e *Event, i int) { e.Dropped = count32(b.dropped.Value(i)) })
+	each(b.expired, func(e *Event, i int) { e.Expired = count32(b.expired.Value(i)) })
+	each(b.reason, func(e *Event, i int) { e.Reason = int16(b.reason.Value(i)) })
 	each(b.ceiling, func(e *Event, i int) { e.Ceiling = b.ceiling.Value(i) })
 	each(b.present, func(e *Event, i int) { e.Presence = int8(b2i(b.present.Value(i))) })
 	return dst

@@ -102,7 +102,7 @@ func authScheduled(p *policy.Policy) bool {
 // authReason reports whether a CONNACK reason code refuses credentials:
 // 4 (bad user name or password) and 5 (not authorized) in MQTT 3.1.1,
 // 134 and 135, the same in MQTT 5.
-func authReason(code int32) bool { return code == 4 || code == 5 || code == 134 || code == 135 }
+func authReason(code int16) bool { return code == 4 || code == 5 || code == 134 || code == 135 }
 
 // authFailure reports whether e is an authentication failure: an
 // attempt_failed or refused record of failure class auth, or a refused

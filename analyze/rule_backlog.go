@@ -67,9 +67,9 @@ type flushAt struct {
 }
 
 func (*backlog) Info() RuleInfo {
-	return RuleInfo{ID: backlogID, Severity: Warning, Uses: []string{"outbox_limit"}, Title: "the outbox grows without bound, or its flush bunches after recovery",
+	return RuleInfo{ID: backlogID, Severity: Warning, Uses: []string{"outbox_limit"}, Title: "the outbox grows without bound or drops measurements, or its flush bunches after recovery",
 		Help: "From outbox_depth and outbox_flushed: a device whose outbox kept growing through an outage without levelling off " +
-			"(or grew beyond the policy's outbox_limit), and an incident after which the fleet's outboxes flushed far more messages in " +
+			"(or grew beyond the policy's outbox_limit), a device whose full outbox dropped measurements (outbox_dropped), and an incident after which the fleet's outboxes flushed far more messages in " +
 			"one second than a flush spread over the recovery would: the reconnect's second load wave."}
 }
 
@@ -84,11 +84,51 @@ func (r *backlog) Device(c *Context, d *Device) {
 			r.Losses = append(r.Losses, backlogLoss{ep.Lost, ep.End, dev})
 		}
 	}
+	r.dropped(c, d)
 	if limit, ok := r.limit(c); ok {
 		r.overLimit(c, d, limit)
 		return
 	}
 	r.unbounded(c, d)
+}
+
+// dropped flags a device whose records count measurements dropped from
+// its full outbox (outbox_dropped), saying when it first filled: between
+// the record before the first that counts a drop and that record.
+func (r *backlog) dropped(c *Context, d *Device) {
+	var t tally
+	var total int64
+	first := -1
+	for i := range d.Events {
+		if e := &d.Events[i]; e.Dropped > 0 {
+			t.add(e.At, e.Ref)
+			total = addSat(total, int64(e.Dropped))
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if t.n == 0 {
+		return
+	}
+	e := &d.Events[first]
+	from := e.At
+	if first > 0 {
+		from = d.Events[first-1].At
+	}
+	f := t.finding(backlogID, Info, d, e.Ref) // dropping at its limit is what a device should do: a cost, not a fault
+	f.Kind = "backlog/outbox-dropped"
+	f.Message = fmt.Sprintf("outbox filled and dropped %d measurements (%s), first between %s and %s",
+		total, countNoun(t.n, "record", "records"), fmtTime(from), fmtTime(e.At))
+	kept := "no outbox_depth"
+	if e.Outbox >= 0 {
+		kept = fmt.Sprintf("outbox_depth %d", e.Outbox)
+	}
+	f.Explanation = fmt.Sprintf("%s's %s at %s counts %d measurements dropped from its full outbox since its previous record (at %s; %s "+
+		"kept). %s count drops, %d measurements in all: data the outage cost that no flush will bring back. A larger outbox, a "+
+		"sample rate that falls while offline, or a summary in place of the raw readings keeps more of it.",
+		d.ID, e.Outcome, fmtTime(e.At), e.Dropped, fmtTime(from), kept, countNoun(t.n, "record", "records"), total)
+	c.Report(f)
 }
 
 // limit returns the declared outbox_limit, if one is.

@@ -8,7 +8,9 @@ import (
 )
 
 // TestBacklogSimulated: backlog on simulated fleets whose outboxes grow
-// with and without a limit, and flush jittered or all at once.
+// with and without a limit, and flush jittered or all at once. A device
+// that keeps its limit is not flagged, but what its full outbox dropped is
+// said, as info, on every device of a fleet with a limit it reaches.
 func TestBacklogSimulated(t *testing.T) {
 	plain := declaredPreset(t, "full-jitter", "")
 	limited := declaredPreset(t, "full-jitter", "outbox_limit = 100\n")
@@ -47,16 +49,25 @@ func TestBacklogSimulated(t *testing.T) {
 				pol = small
 			}
 			got, _ := simFindings(t, cfg, pol, backlogID)
-			devices, fleet := 0, 0
+			devices, fleet, dropped := 0, 0, 0
 			for _, f := range got {
-				if f.Device == Fleet {
+				switch {
+				case f.Kind == "backlog/outbox-dropped":
+					if f.Severity != Info {
+						t.Errorf("%s is %v, want info: dropping at its limit is what the device should do", f.Kind, f.Severity)
+					}
+					dropped++
+				case f.Device == Fleet:
 					fleet++
-				} else {
+				default:
 					devices++
 				}
 			}
 			if devices < tc.wantDevices[0] || devices > tc.wantDevices[1] {
 				t.Errorf("%d devices flagged, want %v:%s", devices, tc.wantDevices, describe(got[:min(2, len(got))]))
+			}
+			if want := map[bool]int{true: 200}[tc.fleet != 0]; dropped != want {
+				t.Errorf("%d devices said to drop from a full outbox, want %d", dropped, want)
 			}
 			if (fleet > 0) != tc.wantFleetFlush {
 				t.Errorf("%d flush findings, want flagged %v", fleet, tc.wantFleetFlush)

@@ -303,7 +303,7 @@ func TestSplitSameAsCheck(t *testing.T) {
 		cfg  simulate.Config
 		opts Options
 	}{
-		{simulate.Config{Devices: 400, Outage: time.Minute, Seed: 9, Policy: *declaredPreset(t, "fixed", ""), BadAuth: 0.05, Capacity: 40,
+		{simulate.Config{Devices: 400, Outage: time.Minute, Seed: 9, Policy: *declaredPreset(t, "fixed", "outbox_limit = 20\n"), BadAuth: 0.05, Capacity: 40,
 			Flaps: 1, FlapUp: 3 * time.Second, FlapDown: 10 * time.Second, DevicesPerHost: 3, OutboxPerS: 1, AttemptIDs: true},
 			Options{Policy: declaredPreset(t, "full-jitter", "startup_spread_s = 30\nconnect_budget_per_s = 20\n")}},
 		{simulate.Config{Devices: 300, Outage: 2 * time.Minute, Seed: 4, Policy: *declaredPreset(t, "full-jitter", ""), ColdBoot: true}, Options{}},
@@ -318,6 +318,11 @@ func TestSplitSameAsCheck(t *testing.T) {
 			}
 			for _, f := range res.Findings {
 				found[f.Kind]++
+			}
+			for _, in := range res.Summary.Fleet.Incidents {
+				if in.Cost[CostDropped].Messages > 0 {
+					found["cost"]++
+				}
 			}
 		}
 	}
@@ -342,7 +347,7 @@ func TestSplitSameAsCheck(t *testing.T) {
 	if prunedDevices == 0 {
 		t.Error("KeepRecovered dropped no device: the split checks do not test it")
 	}
-	for _, kind := range []string{"backlog/flush-storm", "recovery-storm/bunched-connects"} {
+	for _, kind := range []string{"backlog/flush-storm", "recovery-storm/bunched-connects", "cost"} {
 		if found[kind] == 0 {
 			t.Errorf("no %s in the simulated fleets: its return judged apart is not tested", kind)
 		}

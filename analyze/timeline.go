@@ -33,13 +33,17 @@ type Event struct {
 	Redelivered int64  // inbound_redelivered; -1 when absent
 	Duplicates  int64  // inbound_duplicates; -1 when absent
 	AttemptKey  uint64 // a 64-bit hash of attempt_id (see AttemptKey); 0 when absent
-	Reason      int32  // reason_code; -1 when absent
-	Outcome     auditfmt.Outcome
-	Fail        auditfmt.FailureClass
-	Stage       auditfmt.Stage
-	Clean       bool
-	Presence    int8 // session_present: -1 absent, 0 false, 1 true
-	Ref         Ref
+	// Dropped and Expired are outbox_dropped and inbound_expired, -1 when
+	// absent, at most math.MaxInt32 (a greater count is held as that: see
+	// docs/rules.md, "What an outage cost"); they fill what was padding
+	Dropped, Expired int32
+	Reason           int16 // reason_code (0..255); -1 when absent
+	Outcome          auditfmt.Outcome
+	Fail             auditfmt.FailureClass
+	Stage            auditfmt.Stage
+	Clean            bool
+	Presence         int8 // session_present: -1 absent, 0 false, 1 true
+	Ref              Ref
 }
 
 // AttemptKey returns the key Event.AttemptKey holds for the attempt_id id:

@@ -217,6 +217,7 @@ type jsonIncident struct {
 	Met                []jsonMet           `json:"met"`
 	Unrecovered        []jsonUnrecovered   `json:"unrecovered"`
 	Service            *jsonService        `json:"service,omitempty"`
+	Cost               map[string]jsonCost `json:"cost,omitempty"`
 }
 
 // jsonService is an incident's time to first useful service, when its
@@ -480,6 +481,7 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 	}
 	ji.Diagnosis, ji.DiagnosisText = in.Diagnosis, DiagnosisText(in)
 	ji.Met, ji.Unrecovered = jsonMetOf(in.Met), jsonUnrecoveredOf(in.Unrecovered)
+	ji.Cost = jsonCostOf(in)
 	if in.ServiceDevices > 0 {
 		js := &jsonService{Devices: in.ServiceDevices, Served: in.Served, TTS50S: in.TTS50.Seconds(), TTS90S: in.TTS90.Seconds(),
 			TTS99S: in.TTS99.Seconds(), TTSMaxS: in.TTSMax.Seconds(), LagS: analyze.ServiceLag.Seconds(), Unserved: []jsonUnserved{}}

@@ -195,8 +195,12 @@ func writeSARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 			for _, u := range in.Unrecovered {
 				gone = append(gone, u.Device+": "+u.State)
 			}
-			whys = append(whys, map[string]any{"diagnosis": in.Diagnosis, "unrecovered": len(in.Unrecovered),
-				"unrecoveredDevices": gone})
+			why := map[string]any{"diagnosis": in.Diagnosis, "unrecovered": len(in.Unrecovered),
+				"unrecoveredDevices": gone}
+			if c := jsonCostOf(in); c != nil {
+				why["cost"] = c
+			}
+			whys = append(whys, why)
 		}
 		run.Properties["incidents"] = incs
 		run.Properties["incidentDiagnoses"] = whys

@@ -423,6 +423,9 @@ func IncidentBlock(in *analyze.Incident) string {
 	if v := ServiceText(in); v != "" {
 		s += "\n          " + v + "."
 	}
+	if v := CostText(in); v != "" {
+		s += "\n          " + v + "."
+	}
 	if u := UnrecoveredText(in); u != "" {
 		s += "\n          " + u
 	}

@@ -174,6 +174,12 @@ func EventExtras(e *analyze.Event) string {
 	if e.Duplicates >= 0 {
 		parts = append(parts, fmt.Sprintf("inbound_duplicates=%d", e.Duplicates))
 	}
+	if e.Dropped >= 0 {
+		parts = append(parts, fmt.Sprintf("outbox_dropped=%d", e.Dropped))
+	}
+	if e.Expired >= 0 {
+		parts = append(parts, fmt.Sprintf("inbound_expired=%d", e.Expired))
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -245,7 +251,7 @@ type timelineEvent struct {
 	Clean          bool     `json:"clean_session"`
 	Ceiling        *float64 `json:"ceiling_s,omitempty"`
 	Seq            *int64   `json:"device_seq,omitempty"`
-	Reason         *int32   `json:"reason_code,omitempty"`
+	Reason         *int16   `json:"reason_code,omitempty"`
 	Fail           string   `json:"failure_class,omitempty"`
 	Stage          string   `json:"stage,omitempty"`
 	SessionPresent *bool    `json:"session_present,omitempty"`
@@ -253,6 +259,8 @@ type timelineEvent struct {
 	Flushed        *int64   `json:"outbox_flushed,omitempty"`
 	Redelivered    *int64   `json:"inbound_redelivered,omitempty"`
 	Duplicates     *int64   `json:"inbound_duplicates,omitempty"`
+	Dropped        *int32   `json:"outbox_dropped,omitempty"`
+	Expired        *int32   `json:"inbound_expired,omitempty"`
 	SocketOpen     string   `json:"socket_open,omitempty"`
 	jsonRecord              // source, line, and file and row
 }
@@ -385,6 +393,12 @@ func timelineEventOf(res *analyze.Result, e *analyze.Event) timelineEvent {
 	}
 	if e.Duplicates >= 0 {
 		te.Duplicates = &e.Duplicates
+	}
+	if e.Dropped >= 0 {
+		te.Dropped = &e.Dropped
+	}
+	if e.Expired >= 0 {
+		te.Expired = &e.Expired
 	}
 	return te
 }

@@ -16,7 +16,7 @@ import (
 func device() *analyze.Device {
 	ev := func(at int64, o auditfmt.Outcome, attempt int64, delay float64, line int64) analyze.Event {
 		return analyze.Event{At: t0 + at, Outcome: o, Attempt: attempt, Delay: delay, Ceiling: math.NaN(),
-			Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Source: 0, Line: line, Row: line - 1}}
+			Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1, Dropped: -1, Expired: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Source: 0, Line: line, Row: line - 1}}
 	}
 	d := &analyze.Device{ID: "dev-0001", Host: "gw-a", Hosts: 1, Events: []analyze.Event{
 		ev(0, auditfmt.Disconnected, 0, 0, 1),
@@ -144,7 +144,7 @@ func TestSpanNeverNegative(t *testing.T) {
 func TestTimelineServed(t *testing.T) {
 	d := device()
 	served := analyze.Event{At: t0 + 9_000_000_000, Outcome: auditfmt.Connected, Stage: auditfmt.StageService, Ceiling: math.NaN(),
-		Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Line: 7, Row: 6}}
+		Seq: -1, Outbox: -1, Flushed: -1, Redelivered: -1, Duplicates: -1, Dropped: -1, Expired: -1, Reason: -1, Presence: -1, Ref: analyze.Ref{Line: 7, Row: 6}}
 	d.Events = append(d.Events, served)
 	d.Build()
 	var b bytes.Buffer

@@ -298,6 +298,9 @@ func (v *fleetView) incidents() []string {
 	if inc.ServiceDevices > 0 {
 		second += fmt.Sprintf(" · served p50 %s%s, %s connected not served", dur(inc.TTS50), estimated(&inc.TTS), count(len(inc.Unserved)))
 	}
+	if c := report.CostShort(inc); c != "" {
+		second += " · cost: " + c
+	}
 	third := "  why: " + report.DiagnosisText(inc)
 	if n := len(inc.Unrecovered); n > 0 {
 		third = fmt.Sprintf("  %s never came back (u lists them) · why: %s", count(n), report.DiagnosisText(inc))

@@ -456,3 +456,18 @@ func TestIncidentSaysEstimates(t *testing.T) {
 		t.Errorf("estimates said %d times, want 2 (times to recover and to service):\n%s", n, lines)
 	}
 }
+
+// TestIncidentSaysCost: the fleet view's incident lines say what the
+// outage cost, for the fields its devices count, and nothing of a field
+// none counts.
+func TestIncidentSaysCost(t *testing.T) {
+	inc := analyze.Incident{DevicesLost: 40, FirstConnectAt: analyze.NoTime}
+	inc.Cost[analyze.CostDropped] = analyze.Cost{Messages: 1234, Devices: 12, Reporting: 40}
+	inc.Cost[analyze.CostExpired] = analyze.Cost{Messages: 0, Devices: 0, Reporting: 3}
+	res := &analyze.Result{Summary: analyze.Summary{Fleet: &analyze.FleetStats{Incidents: []analyze.Incident{inc}}}}
+	v := &fleetView{sh: &shared{ov: &analyze.Overview{Result: res}}, cur: -1}
+	lines := strings.Join(v.incidents(), "\n")
+	if !strings.Contains(lines, "cost: dropped 1234 by 12, expired 0 by 0") || strings.Contains(lines, "twice") {
+		t.Errorf("incident lines:\n%s", lines)
+	}
+}
