@@ -17,6 +17,17 @@ const (
 	BrokerDown                 // the broker said it is terminating, or the recorder killed it
 	Mark                       // a note the recorder wrote into the log; Detail holds it
 	Refused                    // the broker answered a CONNECT with a refusal: a CONNACK whose reason code (Code) is not 0
+	// Will: the connection the broker just accepted of Client declared a
+	// Last Will, on the topic Detail holds (Mosquitto, log_type debug or
+	// all: "Will message specified (N bytes) (rR, qQ)." and the topic on
+	// the next line). The broker sends it when it ends the connection
+	// other than on the client's DISCONNECT, and not when it dies.
+	Will
+	// Status: Client published to its own will's topic (Mosquitto,
+	// log_type debug or all: "Received PUBLISH from ID (..., 'TOPIC', ...)"):
+	// it said its presence itself, as a device that announces itself
+	// "online" on each connect does.
+	Status
 )
 
 var kindNames = [...]string{
@@ -26,6 +37,8 @@ var kindNames = [...]string{
 	BrokerDown: "broker-down",
 	Mark:       "mark",
 	Refused:    "refused",
+	Will:       "will",
+	Status:     "status",
 }
 
 // String returns the kind's name, for example "broker-up".

@@ -90,7 +90,7 @@ func FuzzParseRecord(f *testing.F) {
 			return
 		}
 		e := out.ev
-		if e.Kind < Accepted || e.Kind > Refused || e.Res <= 0 || (e.Code != 0) != (e.Kind == Refused) ||
+		if e.Kind < Accepted || e.Kind > Status || e.Res <= 0 || (e.Code != 0) != (e.Kind == Refused) ||
 			e.Reason != ReasonUnknown && e.Kind != Closed || e.Clean < -1 || e.Clean > 1 || e.Keepalive < 0 {
 			t.Errorf("%q: bad event %+v", line, e)
 		}

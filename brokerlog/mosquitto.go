@@ -159,11 +159,17 @@ func (p *parser) mosquitto(s string, out *outcome) {
 		}
 		return
 	}
+	if p.wills.line(l.msg, out) {
+		return
+	}
 	if p.mosquittoAfter(l.msg) {
 		out.skip = true
 		return
 	}
 	mosquittoMessage(l.msg, out)
+	if out.ev.Kind == Accepted {
+		p.wills.accepted(out.ev.Client)
+	}
 }
 
 // mosquittoAfter reports whether msg belongs to the message before it.

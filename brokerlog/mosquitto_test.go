@@ -262,8 +262,15 @@ func TestMosquittoLogTypeAll(t *testing.T) {
 	for _, e := range log.Events {
 		counts[e.Kind]++
 	}
-	if counts[Accepted] != 3 || counts[Closed] != 5 || counts[Refused] != 2 || counts[BrokerUp] != 1 || counts[BrokerDown] != 1 {
-		t.Errorf("events %v, want 3 accepted, 5 closed, 2 refused, the broker up and down", counts)
+	if counts[Accepted] != 3 || counts[Closed] != 5 || counts[Refused] != 2 || counts[BrokerUp] != 1 || counts[BrokerDown] != 1 ||
+		counts[Will] != 3 || counts[Status] != 0 {
+		t.Errorf("events %v, want 3 accepted, 5 closed, 2 refused, the broker up and down, 3 wills and no status "+
+			"(the clients publish to status/x, not to their wills' topics)", counts)
+	}
+	for _, e := range log.Events {
+		if e.Kind == Will && e.Detail != "status/"+e.Client {
+			t.Errorf("%s's will on %q, want status/%s", e.Client, e.Detail, e.Client)
+		}
 	}
 	var codes []uint8
 	for _, e := range log.Events {

@@ -346,6 +346,8 @@ type parser struct {
 	// subscriber is the client of the Mosquitto SUBSCRIBE or UNSUBSCRIBE
 	// whose lines are being read (see mosquittoAfter); "" otherwise.
 	subscriber string
+	// wills holds what the Mosquitto log said of wills (see mosquittoWill)
+	wills willState
 }
 
 func (p *parser) parse(text []byte, out *outcome) {

@@ -31,7 +31,7 @@ func checkAccounting(t *testing.T, log *Log) {
 		if i > 0 && e.At < log.Events[i-1].At {
 			t.Errorf("%s: events not sorted at %d", log.Name, i)
 		}
-		if e.Kind < Accepted || e.Kind > Refused || e.Res <= 0 || (e.Code != 0) != (e.Kind == Refused) || e.Line < 1 {
+		if e.Kind < Accepted || e.Kind > Status || e.Res <= 0 || (e.Code != 0) != (e.Kind == Refused) || e.Line < 1 {
 			t.Errorf("%s: bad event %+v", log.Name, e)
 		}
 		if e.Reason != ReasonUnknown && e.Kind != Closed {
