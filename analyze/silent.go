@@ -128,7 +128,9 @@ func (ic *incidentCounter) silentOutages(ls []lossEvent, need int, tight [][2]in
 	for _, c := range chainLosses(ls, need, w) {
 		if isSilent(ls[c[0]:c[1]], tightDevices(ls, tight, c)) {
 			silent = append(silent, c)
+			continue
 		}
+		silent = append(silent, silentBetween(ls, need, w, tight, c)...)
 	}
 	if len(silent) == 0 {
 		return tight, make([]bool, len(tight))
@@ -145,6 +147,34 @@ func (ic *incidentCounter) silentOutages(ls []lossEvent, need int, tight [][2]in
 		spans, is = slices.Insert(spans, k, s), slices.Insert(is, k, true)
 	}
 	return spans, is
+}
+
+// silentBetween finds the silent outages among the losses of the chain c
+// that lie between its tight incidents, when c as a whole is none: a
+// silent outage followed (or preceded) within the chain's window by a
+// broker's death, whose losses are tight and many, would else be taken
+// for part of that death (a 60 s silent link, then a kill 30 s after it:
+// testdata/realclients/paho-py-presence).
+func silentBetween(ls []lossEvent, need int, w int64, tight [][2]int, c [2]int) [][2]int {
+	var out [][2]int
+	from := c[0]
+	piece := func(to int) {
+		if to-from >= need {
+			for _, s := range chainLosses(ls[from:to], need, w) {
+				if s := [2]int{s[0] + from, s[1] + from}; isSilent(ls[s[0]:s[1]], 0) {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	for _, t := range tight {
+		if t[0] >= c[0] && t[1] <= c[1] {
+			piece(t[0])
+			from = t[1]
+		}
+	}
+	piece(c[1])
+	return out
 }
 
 // tightDevices counts the devices of the tight spans inside c.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -62,6 +63,16 @@ log_type information
 connection_messages true
 max_keepalive 65535
 `, port)
+}
+
+// MosquittoConfAll is MosquittoConf logging everything (log_type all),
+// with persistence in the directory dir when it is not "".
+func MosquittoConfAll(port int, dir string) string {
+	conf := strings.Replace(MosquittoConf(port), "log_type error\n", "log_type all\n", 1)
+	if dir != "" {
+		conf = strings.Replace(conf, "persistence false\n", fmt.Sprintf("persistence true\npersistence_location %s/\nautosave_interval 1\n", dir), 1)
+	}
+	return conf
 }
 
 // Broker is a running Mosquitto whose standard output goes, line by line,

@@ -112,6 +112,8 @@ class Device:
         c.on_connect = self.on_connect
         c.on_disconnect = self.on_disconnect
         c.on_message = self.on_message
+        if args.presence:  # its Last Will: the broker says it is offline
+            c.will_set("status/" + cid, "offline", qos=1, retain=True)
         self.c = c
         self.serve_at = None  # when to say hello again, while not served
         self.was_lost = False  # it has lost a connection (--clock-step)
@@ -127,6 +129,8 @@ class Device:
                 self.offset = 0.0  # its NTP fix lands once the network is back
             self.lost.clear()
             self.up.set()
+            if self.args.presence:  # it says it is online, for whoever asks later
+                client.publish("status/" + self.cid, "online", qos=1, retain=True)
             if self.args.service:
                 client.subscribe("cmd/" + self.cid, 1)
                 self.hello()
@@ -227,6 +231,8 @@ class Device:
                 self.churn()
         self.rec("stopped")
         try:
+            if self.args.presence and self.up.is_set():
+                self.c.publish("status/" + self.cid, "offline", qos=1, retain=True)
             self.c.disconnect()
             if self.args.mode == "library":
                 self.c.loop_stop()
@@ -254,6 +260,8 @@ class Device:
             self.rec("attempt_failed", delay)
         self.rec("stopped")
         try:
+            if self.args.presence and self.up.is_set():
+                self.c.publish("status/" + self.cid, "offline", qos=1, retain=True)
             self.c.disconnect()
             self.c.loop_stop()
         except OSError:
@@ -285,6 +293,7 @@ def main():
     ap.add_argument("--keepalive", type=int, default=30)
     ap.add_argument("--boot-spread", type=float, default=4.0, help="devices boot over this many seconds")
     ap.add_argument("--churn", type=float, default=0.0)
+    ap.add_argument("--presence", action="store_true", help="a retained offline will, and a retained online on each connect, on status/ID")
     ap.add_argument("--service", action="store_true", help="ask the application for service after each connect (manual mode)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--clock-skew", default="", metavar="FRACTION:SECONDS",

@@ -50,7 +50,21 @@ func Record(sc Scenario, dir string, tools Tools) error {
 	}
 	defer blog.Close()
 	log := NewStampedLog(blog)
-	b, port, conf, err := startOnFreePort(tools.Mosquitto, log)
+	confOf := MosquittoConf
+	if sc.Presence {
+		db := ""
+		if sc.Persistence {
+			if db, err = os.MkdirTemp("", "corpus-db-"); err != nil {
+				return err
+			}
+			defer os.RemoveAll(db)
+			if err := os.Chmod(db, 0o777); err != nil { // mosquitto run as root writes as the user mosquitto
+				return err
+			}
+		}
+		confOf = func(port int) string { return MosquittoConfAll(port, db) }
+	}
+	b, port, conf, err := startOnFreePort(tools.Mosquitto, log, confOf)
 	if err != nil {
 		return err
 	}
@@ -176,13 +190,13 @@ func awaitLog(path string, limit time.Duration, done func(*Truth) bool) {
 // startOnFreePort starts mosquitto on a port that was free a moment ago,
 // with its configuration file conf; when another process took the port
 // in that moment, on another (three tries).
-func startOnFreePort(mosquitto string, log *StampedLog) (b *Broker, port int, conf string, err error) {
+func startOnFreePort(mosquitto string, log *StampedLog, confOf func(port int) string) (b *Broker, port int, conf string, err error) {
 	for range 3 {
 		if port, err = FreePort(); err != nil {
 			return nil, 0, "", err
 		}
 		conf = filepath.Join(os.TempDir(), fmt.Sprintf("corpus-%d.conf", port))
-		if err = os.WriteFile(conf, []byte(MosquittoConf(port)), 0o644); err != nil {
+		if err = os.WriteFile(conf, []byte(confOf(port)), 0o644); err != nil {
 			return nil, 0, "", err
 		}
 		if b, err = StartBroker(mosquitto, conf, log); err == nil {
@@ -226,6 +240,9 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop
 	if sc.ServiceDown > 0 {
 		args = append(args, "--service")
 	}
+	if sc.Presence {
+		args = append(args, "--presence")
+	}
 	if sc.Skew.Fraction > 0 {
 		args = append(args, "--clock-skew", fmt.Sprintf("%g:%g", sc.Skew.Fraction, sc.Skew.Offset.Seconds()), "--clock-offsets", offsets)
 		if sc.Skew.Step {
@@ -249,6 +266,7 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop
 func writeMeta(sc Scenario, dir string, tools Tools, clock map[string]float64) error {
 	m := Meta{Scenario: sc.Name, Description: sc.Description, Devices: sc.Devices, Client: sc.Client,
 		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, BootS: sc.Boot.Seconds(), Cut: sc.Cut, ClockStep: sc.Skew.Step, ServiceDownS: sc.ServiceDown.Seconds(), DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
+		Presence: sc.Presence, Persistence: sc.Persistence,
 		Recorded: time.Now().UTC().Format(time.RFC3339), Versions: versions(tools)}
 	for _, o := range sc.Outages {
 		m.Outages = append(m.Outages, MetaOutage{Kind: o.Kind, BeforeS: o.Before.Seconds(), DownS: o.Down.Seconds()})

@@ -109,6 +109,14 @@ type Scenario struct {
 	// device writes stopped, as a collector that stopped collecting while
 	// devices still waited out their backoffs (PythonPaho only).
 	Cut bool
+	// Presence gives each device a Last Will ("offline", retained, QoS 1,
+	// on status/ID) and has it say "online" there (retained) on each
+	// connect and "offline" before it stops (PythonPaho only); the broker
+	// logs everything (log_type all), so that its log shows the wills and
+	// the status publishes. Persistence keeps the broker's retained
+	// messages and sessions across its restarts (a database in a
+	// directory of the recorder's).
+	Presence, Persistence bool
 }
 
 // Down is how long the first outage lasts.
@@ -252,6 +260,19 @@ var Scenarios = []Scenario{
 		Client: PythonPaho, Mode: "manual", Prefix: "pycut", Devices: 200, Keepalive: 30, Seed: 19, Policy: managerPolicy,
 		Boot: 4 * time.Second, Settle: 6 * time.Second, Outages: kill(45 * time.Second), After: 5 * time.Second, Cut: true,
 	},
+	{
+		Name: "paho-py-presence",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), keepalive 20 s; each device " +
+			"declares a Last Will (offline, retained, on status/ID) and says online there (retained) on each connect. The broker " +
+			"logs everything (log_type all) and keeps its retained messages across restarts (persistence). First a 60 s silent " +
+			"link: the broker times each session out and sends its will; then the broker is killed for 20 s: no will goes out, " +
+			"and the restarted broker still holds every device's retained online until the device says it again.",
+		Client: PythonPaho, Mode: "manual", Prefix: "pypres", Devices: 200, Keepalive: 20, Seed: 23,
+		Policy: withKeepalive(managerPolicy, 20),
+		Boot:   20 * time.Second, Settle: 25 * time.Second,
+		Outages: []Outage{{Kind: Freeze, Down: 60 * time.Second}, {Kind: Kill, Before: 30 * time.Second, Down: 20 * time.Second}},
+		After:   40 * time.Second, Presence: true, Persistence: true,
+	},
 }
 
 // Meta is a scenario's meta.json.
@@ -279,9 +300,12 @@ type Meta struct {
 	ClockOffsetsS map[string]float64 `json:"clock_offsets_s,omitempty"`
 	// ClockStep is true when those clocks stepped back to the true time
 	// right after the device's first reconnect after a loss.
-	ClockStep bool              `json:"clock_step,omitempty"`
-	Recorded  string            `json:"recorded"`
-	Versions  map[string]string `json:"versions"`
+	ClockStep bool `json:"clock_step,omitempty"`
+	// Presence and Persistence are the scenario's (Scenario.Presence)
+	Presence    bool              `json:"presence,omitempty"`
+	Persistence bool              `json:"persistence,omitempty"`
+	Recorded    string            `json:"recorded"`
+	Versions    map[string]string `json:"versions"`
 }
 
 // MetaOutage is one outage of a meta.json.
