@@ -74,6 +74,7 @@ type incidentView struct {
 	Unrecovered                   []lostDevice // the devices that never came back
 	TooSoon                       int          // of them, those the log ended too soon for
 	Service                       string       // time to first useful service, in words
+	Presence                      string       // how long its devices were shown online while down, in words
 	Unserved                      []kv         // the devices connected but not served: id, when
 	Cost                          []costRow    // what the outage cost beyond the connection
 	Chart, Stages                 chartView

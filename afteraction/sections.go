@@ -277,7 +277,7 @@ func whyOf(v *incidentView, in *analyze.Incident) {
 		}
 		v.Met = append(v.Met, r)
 	}
-	v.Service = report.ServiceText(in)
+	v.Service, v.Presence = report.ServiceText(in), report.PresenceText(in)
 	for k, c := range in.Cost {
 		if c.Reporting > 0 {
 			v.Cost = append(v.Cost, costRow{What: report.CostWhat(k), Field: analyze.CostField(k), Messages: c.Messages,

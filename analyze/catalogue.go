@@ -37,6 +37,7 @@ var catalogue = []func() Rule{
 	func() Rule { return &unauditedConnect{} },
 	func() Rule { return &unseenConnect{} },
 	func() Rule { return &sessionTakeover{} },
+	func() Rule { return &presenceRule{} },
 }
 
 // Rules returns a fresh instance of every rule, in catalogue order.

@@ -12,7 +12,7 @@ var unitT0 = simulate.DefaultStart.UnixNano()
 
 // unitEvent is a record at sec seconds after unitT0, with no optional field.
 func unitEvent(sec float64, o auditfmt.Outcome, attempt int64, delay float64) Event {
-	return Event{At: unitT0 + nanos(sec), Outcome: o, Attempt: attempt, Delay: delay, Ceiling: math.NaN(), Seq: -1, Reason: -1, Presence: -1}
+	return Event{At: unitT0 + nanos(sec), Outcome: o, Attempt: attempt, Delay: delay, Ceiling: math.NaN(), Seq: -1, Dropped: -1, Expired: -1, Reason: -1, Presence: -1}
 }
 
 // unitDevice is a device of events, numbered as lines 1, 2, ... of source

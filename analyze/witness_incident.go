@@ -63,6 +63,10 @@ type IncidentBroker struct {
 	// going down or up from 5 s before the loss to that connect: the
 	// broker was up and the devices' loss was not its restart.
 	UpThroughout bool
+	// Presence is how long its devices were shown online while down, from
+	// their wills and their own status publishes; nil when the log shows
+	// none of them declaring a will (see Presence).
+	Presence *Presence `json:",omitempty"`
 }
 
 // CodeCount is how many times a reason code was sent.
@@ -129,6 +133,11 @@ func (wit *Witness) incident(inc *Incident, members map[string]bool, next int64)
 	case len(timeouts) > 0:
 		ib.datedByTimeouts(timeouts)
 	}
+	lost := inc.LostAt
+	if ib.LostAt != NoTime {
+		lost = ib.LostAt // the broker's own dating: its view is what presence reads
+	}
+	ib.Presence = wit.presenceOf(members, lost, next)
 	return ib
 }
 

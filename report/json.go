@@ -137,6 +137,7 @@ type jsonIncidentBroker struct {
 	AcceptsPeakAt  *string        `json:"accepts_peak_at"`
 	Refusals       []jsonRefusal  `json:"refusals"`
 	UpThroughout   bool           `json:"up_throughout"`
+	Presence       *jsonPresence  `json:"presence,omitempty"`
 }
 
 // jsonRefusal is one reason code of the broker's refusals.
@@ -474,7 +475,7 @@ func jsonIncidentOf(in *analyze.Incident) jsonIncident {
 		ji.Broker = &jsonIncidentBroker{LostAt: optTime(b.LostAt), LostAtEarliest: optTime(b.LostAtEarliest), LostAtLatest: optTime(b.LostAtLatest),
 			LostAtBasis: b.Basis, DownAt: optTime(b.DownAt), UpAt: optTime(b.UpAt), FirstAcceptAt: optTime(b.FirstAcceptAt),
 			Timeouts: b.Timeouts, ClosedBy: b.ClosedBy, AcceptsPeak: b.AcceptsPeak, AcceptsPeakAt: optTime(b.AcceptsPeakAt),
-			Refusals: []jsonRefusal{}, UpThroughout: b.UpThroughout}
+			Refusals: []jsonRefusal{}, UpThroughout: b.UpThroughout, Presence: jsonPresenceOf(b.Presence)}
 		for _, r := range b.Refusals {
 			ji.Broker.Refusals = append(ji.Broker.Refusals, jsonRefusal{Code: r.Code, Reason: analyze.ReasonText(r.Code), Count: r.N})
 		}

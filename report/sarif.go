@@ -200,6 +200,9 @@ func writeSARIF(w io.Writer, r *analyze.Result, opts SARIFOptions) error {
 			if c := jsonCostOf(in); c != nil {
 				why["cost"] = c
 			}
+			if p := jsonPresenceOf(presenceOf(in)); p != nil {
+				why["presence"] = p
+			}
 			whys = append(whys, why)
 		}
 		run.Properties["incidents"] = incs

@@ -426,6 +426,9 @@ func IncidentBlock(in *analyze.Incident) string {
 	if v := CostText(in); v != "" {
 		s += "\n          " + v + "."
 	}
+	if v := PresenceText(in); v != "" {
+		s += "\n          presence: " + v + "."
+	}
 	if u := UnrecoveredText(in); u != "" {
 		s += "\n          " + u
 	}

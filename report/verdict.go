@@ -79,6 +79,9 @@ func verdictLine(r *analyze.Result, in *analyze.Incident, next int64) string {
 	if n := len(in.Unrecovered); n > 0 {
 		s += fmt.Sprintf("; %d never came back", n)
 	}
+	if p := PresenceShort(in); p != "" {
+		s += "; " + p
+	}
 	return s + "; " + stormVerdict(r, in, next) + why
 }
 

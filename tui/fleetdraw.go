@@ -301,6 +301,9 @@ func (v *fleetView) incidents() []string {
 	if c := report.CostShort(inc); c != "" {
 		second += " · cost: " + c
 	}
+	if p := report.PresenceShort(inc); p != "" {
+		second += " · " + p
+	}
 	third := "  why: " + report.DiagnosisText(inc)
 	if n := len(inc.Unrecovered); n > 0 {
 		third = fmt.Sprintf("  %s never came back (u lists them) · why: %s", count(n), report.DiagnosisText(inc))

@@ -471,3 +471,16 @@ func TestIncidentSaysCost(t *testing.T) {
 		t.Errorf("incident lines:\n%s", lines)
 	}
 }
+
+// TestIncidentSaysPresence: the fleet view's incident lines say how long
+// the devices were shown online while down, when the broker's log shows
+// their wills.
+func TestIncidentSaysPresence(t *testing.T) {
+	inc := analyze.Incident{DevicesLost: 40, FirstConnectAt: analyze.NoTime,
+		Broker: &analyze.IncidentBroker{Presence: &analyze.Presence{Devices: 40, Online50: 27 * time.Second, OnlineMax: 47 * time.Second}}}
+	res := &analyze.Result{Summary: analyze.Summary{Fleet: &analyze.FleetStats{Incidents: []analyze.Incident{inc}}}}
+	v := &fleetView{sh: &shared{ov: &analyze.Overview{Result: res}}, cur: -1}
+	if lines := strings.Join(v.incidents(), "\n"); !strings.Contains(lines, "shown online while down p50 27s, max 47s (40 with a will)") {
+		t.Errorf("incident lines:\n%s", lines)
+	}
+}

@@ -1,0 +1,196 @@
+package analyze
+
+import (
+	"slices"
+	"time"
+
+	"github.com/stormaudit/stormaudit/brokerlog"
+)
+
+// Presence is how long an incident's devices were shown online while
+// they were down, from the broker's log (docs/rules.md, "Presence"): a
+// device that declares a Last Will ("offline", retained) and says
+// "online" itself on each connect is shown online from its loss until the
+// broker sends its will (when the broker ends the connection itself: a
+// socket error, a keepalive timeout; never when it dies), until the
+// device says its presence itself again, or until it comes back.
+type Presence struct {
+	// Devices counts the incident's devices whose connection, when it
+	// was lost, had declared a will (Mosquitto: log_type debug or all).
+	Devices int
+	// Wills counts those whose will the broker sent, Said those that said
+	// their presence themselves first, Back those that came back first
+	// (their retained "online" true again), and Still those still shown
+	// online at the log's end (or the next incident).
+	Wills, Said, Back, Still int
+	// From is the loss they are counted from: the incident's as the
+	// broker's log dates it (IncidentBroker.LostAt), else the audit's.
+	From int64
+	// Online holds each device's time shown online while down, from From
+	// (one still shown online counts to the end), and Online50 ...
+	// OnlineMax its percentiles.
+	Online                                  Durations
+	Online50, Online90, Online99, OnlineMax time.Duration
+	// OfflineUp counts the devices whose will went out and that came back
+	// without saying their presence again within PresenceGrace: shown
+	// offline while connected, OfflineUpMax the longest (to their saying
+	// it, their next loss, or the end).
+	OfflineUp    int
+	OfflineUpMax time.Duration
+	// Limit is how long a device may be shown online while down before
+	// presence judges it wrong (PresenceLimit): twice the longest
+	// keepalive these devices declared, or PresenceDefaultLimit.
+	Limit time.Duration
+}
+
+// PresenceDefaultLimit is Presence.Limit when the broker's log gives no
+// keepalive of the devices: twice the 60 s many clients default to.
+const PresenceDefaultLimit = 2 * time.Minute
+
+// PresenceLimit returns how long a device whose keepalive is k may be
+// shown online while down: a broker ends a silent connection 1.5 k after
+// the client's last packet (Mosquitto 2.0 up to 1.75 k), which came at
+// most k before the loss, so its will goes out at most 1.75 k after the
+// loss, within 2 k. 0: PresenceDefaultLimit.
+func PresenceLimit(k time.Duration) time.Duration {
+	if k <= 0 {
+		return PresenceDefaultLimit
+	}
+	return 2 * k
+}
+
+// PresenceGrace is how soon after its connect a device must say its
+// presence again, once its will went out, not to count as shown offline
+// while connected: it says it right after the CONNACK.
+const PresenceGrace = 5 * time.Second
+
+// The phases of one device's presence after the incident's loss.
+const (
+	shownOnline  = iota // down, shown online
+	shownOffline        // down, its will sent
+	backOffline         // back after its will, not yet said online
+	presenceDone        // shown as it is
+)
+
+// devPresence is one device's presence after the loss.
+type devPresence struct {
+	phase  int8
+	backAt int64
+}
+
+// presenceOf returns the presence of an incident's devices (members),
+// lost at from, from the broker's events before end (NoTime: the log's
+// end); nil when none of them had declared a will on the connection it
+// lost.
+func (wit *Witness) presenceOf(members map[string]bool, from, end int64) *Presence {
+	if len(wit.events) == 0 || len(members) == 0 {
+		return nil
+	}
+	if last := wit.events[len(wit.events)-1].At; end == NoTime || end > last {
+		end = last
+	}
+	key := func(e *brokerEv) uint64 { return uint64(e.Log)<<32 | uint64(e.Client) }
+	willed := map[uint64]bool{} // its connection at the loss declared a will
+	keepalive := map[uint64]uint16{}
+	devs := map[uint64]*devPresence{}
+	p := &Presence{From: from}
+	var online []time.Duration
+	for i := range wit.events {
+		e := &wit.events[i]
+		if e.At > end {
+			break
+		}
+		switch e.Kind {
+		case brokerlog.Accepted, brokerlog.Will, brokerlog.Closed, brokerlog.Status:
+		default:
+			continue
+		}
+		if !members[wit.client(e)] {
+			continue
+		}
+		k := key(e)
+		if e.At < from {
+			switch e.Kind {
+			case brokerlog.Accepted:
+				willed[k], keepalive[k] = false, e.Keepalive
+			case brokerlog.Will:
+				willed[k] = true
+			}
+			continue
+		}
+		d := devs[k]
+		if d == nil {
+			if !willed[k] {
+				continue
+			}
+			d = &devPresence{phase: shownOnline}
+			devs[k] = d
+		}
+		if at, ok := d.step(e, p); ok {
+			online = append(online, time.Duration(max(at-from, 0)))
+		}
+	}
+	if len(devs) == 0 {
+		return nil
+	}
+	p.Devices = len(devs)
+	var k uint16
+	for key, d := range devs {
+		k = max(k, keepalive[key])
+		switch d.phase {
+		case shownOnline:
+			p.Still++
+			online = append(online, time.Duration(max(end-from, 0)))
+		case backOffline:
+			p.offlineUp(end - d.backAt)
+		}
+	}
+	p.Limit = PresenceLimit(time.Duration(k) * time.Second)
+	slices.Sort(online)
+	p.Online = DurationsOf(online...)
+	p.Online.Sort()
+	p.Online50, p.Online90, p.Online99, p.OnlineMax = p.Online.Rank(0.5), p.Online.Rank(0.9), p.Online.Rank(0.99), p.Online.Rank(1)
+	return p
+}
+
+// step takes the broker's event e of the device, counting into p, and
+// returns when it stopped being shown online while down, if e ended that.
+func (d *devPresence) step(e *brokerEv, p *Presence) (int64, bool) {
+	abnormal := e.Kind == brokerlog.Closed && e.Reason != brokerlog.ClientDisconnect && e.Reason != brokerlog.Takeover
+	switch d.phase {
+	case shownOnline:
+		switch {
+		case abnormal: // the broker ended the lost connection: its will went out
+			d.phase = shownOffline
+			p.Wills++
+		case e.Kind == brokerlog.Status:
+			d.phase = presenceDone
+			p.Said++
+		case e.Kind == brokerlog.Accepted:
+			d.phase = presenceDone
+			p.Back++
+		default:
+			return 0, false
+		}
+		return e.At, true
+	case shownOffline:
+		if e.Kind == brokerlog.Accepted {
+			d.phase, d.backAt = backOffline, e.At
+		}
+	case backOffline:
+		if e.Kind == brokerlog.Status || abnormal {
+			p.offlineUp(e.At - d.backAt)
+			d.phase = presenceDone
+		}
+	}
+	return 0, false
+}
+
+// offlineUp counts a device shown offline while connected for gap ns,
+// when that is beyond PresenceGrace.
+func (p *Presence) offlineUp(gap int64) {
+	if gap > int64(PresenceGrace) {
+		p.OfflineUp++
+		p.OfflineUpMax = max(p.OfflineUpMax, time.Duration(gap))
+	}
+}

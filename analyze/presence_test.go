@@ -1,0 +1,122 @@
+package analyze
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stormaudit/stormaudit/brokerlog"
+	"github.com/stormaudit/stormaudit/policy"
+)
+
+// TestPresenceFromRealBrokerLog: real Python paho clients with retained
+// wills and status, a real Mosquitto logging everything with persistence
+// (testdata/realclients/paho-py-presence): a silent link the broker
+// noticed by keepalive, then the broker killed. The presence check finds
+// agrees with the broker's own lines, read here apart from brokerlog:
+// after the silent link every device's will went out at its keepalive
+// timeout; after the kill none did, and each was shown online until the
+// restarted broker accepted it again.
+func TestPresenceFromRealBrokerLog(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "realclients", "paho-py-presence")
+	f, err := os.Open(filepath.Join(dir, "broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	blog, err := LoadBrokerLog(f, "broker.log", brokerlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Load(filepath.Join(dir, "policy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkFilesWith(t, t.TempDir(), Options{Broker: []*BrokerLog{blog}, Policy: &pol}, filepath.Join(dir, "clients.ndjson"))
+	incs := res.Summary.Fleet.Incidents
+	if len(incs) != 2 {
+		t.Fatalf("%d incidents, want 2: the silent link and the kill", len(incs))
+	}
+	truth := readPresenceTruth(t, filepath.Join(dir, "broker.log"))
+	for k, want := range [][]time.Time{truth.timeouts, truth.backAfterKill} {
+		in := &incs[k]
+		p := in.Broker.Presence
+		if p == nil {
+			t.Fatalf("incident %d: no presence", k+1)
+		}
+		if p.From != in.Broker.LostAt || p.From == NoTime {
+			t.Errorf("incident %d: presence counted from %s, want the broker's dating %s", k+1, fmtTime(p.From), fmtTime(in.Broker.LostAt))
+		}
+		var gaps []time.Duration
+		for _, at := range want {
+			gaps = append(gaps, at.Sub(time.Unix(0, p.From)))
+		}
+		slices.Sort(gaps)
+		p50, top := gaps[(len(gaps)-1)/2], gaps[len(gaps)-1]
+		if p.Devices != 200 || len(gaps) != 200 || (p.Online50-p50).Abs() > time.Second || (p.OnlineMax-top).Abs() > time.Second {
+			t.Errorf("incident %d: %d devices with a will, online while down p50 %v, max %v; the broker's lines: %d, p50 %v, max %v",
+				k+1, p.Devices, p.Online50, p.OnlineMax, len(gaps), p50, top)
+		}
+		if wills := []int{len(truth.timeouts), 0}[k]; p.Wills != wills {
+			t.Errorf("incident %d: %d wills sent, want %d", k+1, p.Wills, wills)
+		}
+		if p.OfflineUp != 0 || p.Still != 0 {
+			t.Errorf("incident %d: %d shown offline once back, %d still online: every device said online on its return", k+1, p.OfflineUp, p.Still)
+		}
+	}
+	if incs[1].Broker.Presence.Back != 200 {
+		t.Errorf("after the kill %d came back before any will or status, want all 200", incs[1].Broker.Presence.Back)
+	}
+	if res.Summary.ByRule[presenceID] != 0 {
+		t.Errorf("presence flagged %d: every will went out within its keepalive, and every device was back within 40 s", res.Summary.ByRule[presenceID])
+	}
+}
+
+// presenceTruth is what the broker's lines say of presence, read apart
+// from brokerlog: each device's keepalive timeout during the silent link,
+// and each one's first accept after the broker's restart.
+type presenceTruth struct {
+	timeouts, backAfterKill []time.Time
+}
+
+func readPresenceTruth(t *testing.T, path string) presenceTruth {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line := regexp.MustCompile(`^(\S+) (?:\d+: )?(.*)$`)
+	timeout := regexp.MustCompile(`^Client (\S+) has exceeded timeout, disconnecting\.$`)
+	accept := regexp.MustCompile(`^New client connected from \S+ as (\S+) `)
+	var tr presenceTruth
+	restarted := false
+	back := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := line.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch msg := m[2]; {
+		case msg == "corpus: restarting the broker":
+			restarted = true
+		case timeout.MatchString(msg) && !restarted:
+			tr.timeouts = append(tr.timeouts, at)
+		case restarted && accept.MatchString(msg):
+			if id := accept.FindStringSubmatch(msg)[1]; !back[id] {
+				back[id] = true
+				tr.backAfterKill = append(tr.backAfterKill, at)
+			}
+		}
+	}
+	return tr
+}

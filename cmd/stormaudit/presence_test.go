@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPresenceEveryOutput: the real recording with wills and status
+// publishes (testdata/realclients/paho-py-presence) checked with its
+// broker's log: each incident's presence is in JSON, and the text, SARIF
+// and the HTML report say it.
+func TestPresenceEveryOutput(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "realclients", "paho-py-presence")
+	args := []string{"--no-config", "check", "--fail-on", "none", "--policy", filepath.Join(dir, "policy.toml"),
+		"--broker-log", filepath.Join(dir, "broker.log"), filepath.Join(dir, "clients.ndjson")}
+	_, out, stderr := runArgs(t, append(args, "--format", "json")...)
+	var doc struct {
+		Summary struct {
+			Fleet struct {
+				Incidents []struct {
+					Broker struct {
+						Presence *struct {
+							Devices int     `json:"devices_with_will"`
+							Wills   int     `json:"wills_sent"`
+							P50     float64 `json:"online_while_down_p50_s"`
+						} `json:"presence"`
+					} `json:"broker"`
+				} `json:"incidents"`
+			} `json:"fleet"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	incs := doc.Summary.Fleet.Incidents
+	if len(incs) != 2 || incs[0].Broker.Presence == nil || incs[1].Broker.Presence == nil {
+		t.Fatalf("incidents %+v, want two with presence", incs)
+	}
+	if p := incs[0].Broker.Presence; p.Devices != 200 || p.Wills != 200 {
+		t.Errorf("the silent link: %+v, want 200 devices with a will, every will sent", p)
+	}
+	if p := incs[1].Broker.Presence; p.Devices != 200 || p.Wills != 0 || p.P50 <= 0 {
+		t.Errorf("the kill: %+v, want 200 devices shown online until they came back, no will", p)
+	}
+	_, text, _ := runArgs(t, args...)
+	if n := strings.Count(string(text), "presence: 200 devices declared a will"); n != 2 || !strings.Contains(string(text), "shown online while down p50") {
+		t.Errorf("the text says presence %d times, want 2, and in the verdict:\n%s", n, text)
+	}
+	_, sarif, _ := runArgs(t, append(args, "--format", "sarif")...)
+	if !strings.Contains(string(sarif), `"devices_with_will": 200`) {
+		t.Error("SARIF's incidentDiagnoses say no presence")
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	rargs := append([]string{"--no-config", "report", "-o", page}, args[4:]...)
+	if code, _, stderr := runArgs(t, rargs...); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(html.UnescapeString(string(b)), "Presence: 200 devices declared a will"); n != 2 {
+		t.Errorf("the HTML report says presence %d times, want 2", n)
+	}
+}
