@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -37,11 +38,30 @@ type Presence struct {
 	// it, their next loss, or the end).
 	OfflineUp    int
 	OfflineUpMax time.Duration
+	// Windows are the devices' own, by client id: when each stopped
+	// being shown online while down, and how.
+	Windows []PresenceWindow
 	// Limit is how long a device may be shown online while down before
 	// presence judges it wrong (PresenceLimit): twice the longest
 	// keepalive these devices declared, or PresenceDefaultLimit.
 	Limit time.Duration
 }
+
+// PresenceWindow is one device's time shown online while down: from the
+// incident's loss (Presence.From) to Until, ended How.
+type PresenceWindow struct {
+	Device string
+	Until  int64
+	How    string // PresenceWill, PresenceSaid, PresenceBack or PresenceStill
+}
+
+// How a device's time shown online while down ended (PresenceWindow.How).
+const (
+	PresenceWill  = "will"  // the broker sent its will
+	PresenceSaid  = "said"  // it said its presence itself
+	PresenceBack  = "back"  // it came back
+	PresenceStill = "still" // it had not ended at the end: Until is the end
+)
 
 // PresenceDefaultLimit is Presence.Limit when the broker's log gives no
 // keepalive of the devices: twice the 60 s many clients default to.
@@ -74,6 +94,7 @@ const (
 
 // devPresence is one device's presence after the loss.
 type devPresence struct {
+	id     string
 	phase  int8
 	backAt int64
 }
@@ -123,11 +144,12 @@ func (wit *Witness) presenceOf(members map[string]bool, from, end int64) *Presen
 			if !willed[k] {
 				continue
 			}
-			d = &devPresence{phase: shownOnline}
+			d = &devPresence{id: wit.client(e), phase: shownOnline}
 			devs[k] = d
 		}
-		if at, ok := d.step(e, p); ok {
-			online = append(online, time.Duration(max(at-from, 0)))
+		if how := d.step(e, p); how != "" {
+			online = append(online, time.Duration(max(e.At-from, 0)))
+			p.Windows = append(p.Windows, PresenceWindow{Device: wit.client(e), Until: e.At, How: how})
 		}
 	}
 	if len(devs) == 0 {
@@ -141,11 +163,13 @@ func (wit *Witness) presenceOf(members map[string]bool, from, end int64) *Presen
 		case shownOnline:
 			p.Still++
 			online = append(online, time.Duration(max(end-from, 0)))
+			p.Windows = append(p.Windows, PresenceWindow{Device: d.id, Until: end, How: PresenceStill})
 		case backOffline:
 			p.offlineUp(end - d.backAt)
 		}
 	}
 	p.Limit = PresenceLimit(time.Duration(k) * time.Second)
+	slices.SortFunc(p.Windows, func(a, b PresenceWindow) int { return cmp.Compare(a.Device, b.Device) })
 	slices.Sort(online)
 	p.Online = DurationsOf(online...)
 	p.Online.Sort()
@@ -154,8 +178,9 @@ func (wit *Witness) presenceOf(members map[string]bool, from, end int64) *Presen
 }
 
 // step takes the broker's event e of the device, counting into p, and
-// returns when it stopped being shown online while down, if e ended that.
-func (d *devPresence) step(e *brokerEv, p *Presence) (int64, bool) {
+// returns how it stopped being shown online while down, if e ended that
+// ("" else).
+func (d *devPresence) step(e *brokerEv, p *Presence) string {
 	abnormal := e.Kind == brokerlog.Closed && e.Reason != brokerlog.ClientDisconnect && e.Reason != brokerlog.Takeover
 	switch d.phase {
 	case shownOnline:
@@ -163,16 +188,16 @@ func (d *devPresence) step(e *brokerEv, p *Presence) (int64, bool) {
 		case abnormal: // the broker ended the lost connection: its will went out
 			d.phase = shownOffline
 			p.Wills++
+			return PresenceWill
 		case e.Kind == brokerlog.Status:
 			d.phase = presenceDone
 			p.Said++
+			return PresenceSaid
 		case e.Kind == brokerlog.Accepted:
 			d.phase = presenceDone
 			p.Back++
-		default:
-			return 0, false
+			return PresenceBack
 		}
-		return e.At, true
 	case shownOffline:
 		if e.Kind == brokerlog.Accepted {
 			d.phase, d.backAt = backOffline, e.At
@@ -183,7 +208,7 @@ func (d *devPresence) step(e *brokerEv, p *Presence) (int64, bool) {
 			d.phase = presenceDone
 		}
 	}
-	return 0, false
+	return ""
 }
 
 // offlineUp counts a device shown offline while connected for gap ns,

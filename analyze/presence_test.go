@@ -42,7 +42,11 @@ func TestPresenceFromRealBrokerLog(t *testing.T) {
 		t.Fatalf("%d incidents, want 2: the silent link and the kill", len(incs))
 	}
 	truth := readPresenceTruth(t, filepath.Join(dir, "broker.log"))
-	for k, want := range [][]time.Time{truth.timeouts, truth.backAfterKill} {
+	for k, byDev := range []map[string]time.Time{truth.timeouts, truth.backAfterKill} {
+		var want []time.Time
+		for _, at := range byDev {
+			want = append(want, at)
+		}
 		in := &incs[k]
 		p := in.Broker.Presence
 		if p == nil {
@@ -64,6 +68,12 @@ func TestPresenceFromRealBrokerLog(t *testing.T) {
 		if wills := []int{len(truth.timeouts), 0}[k]; p.Wills != wills {
 			t.Errorf("incident %d: %d wills sent, want %d", k+1, p.Wills, wills)
 		}
+		how := []string{PresenceWill, PresenceBack}[k]
+		for _, w := range p.Windows { // device by device, against its own line
+			if at, ok := byDev[w.Device]; !ok || w.How != how || time.Unix(0, w.Until).Sub(at).Abs() > time.Second {
+				t.Errorf("incident %d: %s shown online until %s (%s); its line: %v %s", k+1, w.Device, fmtTime(w.Until), w.How, ok, at)
+			}
+		}
 		if p.OfflineUp != 0 || p.Still != 0 {
 			t.Errorf("incident %d: %d shown offline once back, %d still online: every device said online on its return", k+1, p.OfflineUp, p.Still)
 		}
@@ -80,7 +90,7 @@ func TestPresenceFromRealBrokerLog(t *testing.T) {
 // from brokerlog: each device's keepalive timeout during the silent link,
 // and each one's first accept after the broker's restart.
 type presenceTruth struct {
-	timeouts, backAfterKill []time.Time
+	timeouts, backAfterKill map[string]time.Time // by client id
 }
 
 func readPresenceTruth(t *testing.T, path string) presenceTruth {
@@ -93,9 +103,8 @@ func readPresenceTruth(t *testing.T, path string) presenceTruth {
 	line := regexp.MustCompile(`^(\S+) (?:\d+: )?(.*)$`)
 	timeout := regexp.MustCompile(`^Client (\S+) has exceeded timeout, disconnecting\.$`)
 	accept := regexp.MustCompile(`^New client connected from \S+ as (\S+) `)
-	var tr presenceTruth
+	tr := presenceTruth{map[string]time.Time{}, map[string]time.Time{}}
 	restarted := false
-	back := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		m := line.FindStringSubmatch(sc.Text())
@@ -110,11 +119,10 @@ func readPresenceTruth(t *testing.T, path string) presenceTruth {
 		case msg == "corpus: restarting the broker":
 			restarted = true
 		case timeout.MatchString(msg) && !restarted:
-			tr.timeouts = append(tr.timeouts, at)
+			tr.timeouts[timeout.FindStringSubmatch(msg)[1]] = at
 		case restarted && accept.MatchString(msg):
-			if id := accept.FindStringSubmatch(msg)[1]; !back[id] {
-				back[id] = true
-				tr.backAfterKill = append(tr.backAfterKill, at)
+			if id := accept.FindStringSubmatch(msg)[1]; tr.backAfterKill[id].IsZero() {
+				tr.backAfterKill[id] = at
 			}
 		}
 	}
