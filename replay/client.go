@@ -185,10 +185,14 @@ func (c *client) subscribeID(filter string, qos byte, id uint16) error {
 }
 
 // publishQoS sends a PUBLISH of QoS 1 or 2 with packet id id; dup marks a
-// resend.
-func (c *client) publishQoS(topic string, payload []byte, qos byte, id uint16, dup bool) error {
-	return c.write(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Publish, Qos: qos, Dup: dup}, ProtocolVersion: c.proto,
-		TopicName: topic, Payload: payload, PacketID: id}, (*packets.Packet).PublishEncode)
+// resend; expiry, when not 0, is its MQTT 5 message expiry interval, s.
+func (c *client) publishQoS(topic string, payload []byte, qos byte, id uint16, dup bool, expiry uint32) error {
+	pk := packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Publish, Qos: qos, Dup: dup}, ProtocolVersion: c.proto,
+		TopicName: topic, Payload: payload, PacketID: id}
+	if c.proto == MQTT5 {
+		pk.Properties.MessageExpiryInterval = expiry
+	}
+	return c.write(pk, (*packets.Packet).PublishEncode)
 }
 
 // ackEncoders encode the acknowledgements of a QoS 1 or 2 flow.

@@ -41,7 +41,8 @@ type publisher struct {
 type outMsg struct {
 	dev      int32
 	seq      int32
-	released bool // QoS 2: PUBREC received, PUBREL sent
+	sent     int64 // when it was first published, Unix ns: its resends carry it
+	released bool  // QoS 2: PUBREC received, PUBREL sent
 }
 
 // startPublisher starts the publisher of r's queue; stop ends it.
@@ -125,10 +126,11 @@ func (p *publisher) acquire() bool {
 func (p *publisher) publish(dev, seq int32) {
 	p.mu.Lock()
 	id := p.nextID()
-	p.pending[id] = &outMsg{dev: dev, seq: seq}
+	m := &outMsg{dev: dev, seq: seq, sent: time.Now().UnixNano()}
+	p.pending[id] = m
 	cl := p.cl
 	p.mu.Unlock()
-	if cl != nil && cl.publishQoS(QueueTopic(p.r.plan.Devices[dev].ID), p.q.payload(seq), p.q.q.QoS, id, false) == nil {
+	if cl != nil && cl.publishQoS(QueueTopic(p.r.plan.Devices[dev].ID), p.q.payload(seq, m.sent), p.q.q.QoS, id, false, p.q.interval) == nil {
 		return
 	}
 	if cl != nil { // the connection broke under the write
@@ -186,7 +188,7 @@ func (p *publisher) connect() error {
 		if m.released {
 			cl.sendAck(packets.Pubrel, id)
 		} else {
-			cl.publishQoS(QueueTopic(p.r.plan.Devices[m.dev].ID), p.q.payload(m.seq), p.q.q.QoS, id, true)
+			cl.publishQoS(QueueTopic(p.r.plan.Devices[m.dev].ID), p.q.payload(m.seq, m.sent), p.q.q.QoS, id, true, p.q.interval)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,14 @@ type Queue struct {
 	// AckDelay is how long a device takes to acknowledge each message it
 	// receives (wall time, not divided by Options.Speed).
 	AckDelay time.Duration
+	// Expiry is how long each message stays valid after it was published
+	// (plan time: divided by Options.Speed on the wire); 0: forever. Over
+	// MQTT 5 each PUBLISH carries it as its message expiry interval (whole
+	// seconds, rounded up), and a broker drops what expires while queued;
+	// over 3.1.1 nothing carries it. Either way a device counts what
+	// arrived older than it: stale (Redelivery.Stale), as a command it
+	// must ignore (a valid_until).
+	Expiry time.Duration
 }
 
 // Validate says what is wrong with q, naming the flag a user sets.
@@ -40,7 +49,24 @@ func (q *Queue) Validate() error {
 	if q.AckDelay < 0 {
 		return fmt.Errorf("--ack-delay: expected a duration >= 0, found %v", q.AckDelay)
 	}
+	if q.Expiry < 0 || q.Expiry > maxExpiry {
+		return fmt.Errorf("--queued-expiry: expected a duration from 0 to %v, found %v", maxExpiry, q.Expiry)
+	}
 	return nil
+}
+
+// maxExpiry bounds Queue.Expiry: MQTT 5's expiry interval is 32 bits
+// of seconds; a week is more than any outage replayed.
+const maxExpiry = 7 * 24 * time.Hour
+
+// expiryInterval is the message expiry interval a PUBLISH carries for an
+// expiry (plan time) at speed: whole seconds of wall time, rounded up; 0
+// for none.
+func expiryInterval(expiry time.Duration, speed float64) uint32 {
+	if expiry <= 0 {
+		return 0
+	}
+	return uint32(math.Ceil(float64(expiry) / speed / float64(time.Second)))
 }
 
 // maxQueued bounds Queue.Messages: a device's messages are told apart by
@@ -54,6 +80,9 @@ func QueueTopic(clientID string) string { return "stormaudit/replay/" + clientID
 type bitmap []uint64
 
 func newBitmap(n int) bitmap { return make(bitmap, (n+63)/64) }
+
+// has reports whether i is in the set.
+func (b bitmap) has(i int) bool { return b[i/64]&(uint64(1)<<(i%64)) != 0 }
 
 // set adds i, and reports whether it was new.
 func (b bitmap) set(i int) bool {
@@ -77,6 +106,7 @@ type queueDev struct {
 	duplicates int32  // of which with an id received before
 	unique     int32
 	nPublished int32
+	stale      int32         // received older than the expiry (Queue.Expiry)
 	lastNew    time.Duration // wall, from the start: the latest first receipt of an id
 	back       time.Duration // wall, from the start: the CONNACK of its first accepted connect; -1 none
 }
@@ -92,6 +122,10 @@ type queueRun struct {
 	last   atomic.Int64 // wall ns of the latest message received or publish acknowledged
 	pub    *publisher
 	start  *time.Time
+	// wallExpiry is Queue.Expiry in wall time (0: none), and interval the
+	// message expiry interval each PUBLISH carries over MQTT 5 (0: none)
+	wallExpiry time.Duration
+	interval   uint32
 }
 
 // newQueueRun sets up the queue of r's plan.
@@ -99,27 +133,33 @@ func newQueueRun(r *run) *queueRun {
 	var b [4]byte
 	rand.Read(b[:])
 	q := &queueRun{q: *r.opts.Queue, tag: hex.EncodeToString(b[:]), devs: make([]queueDev, len(r.plan.Devices)),
-		ret: returns(r.plan, r.opts.down()), start: &r.start}
+		ret: returns(r.plan, r.opts.down()), start: &r.start, wallExpiry: time.Duration(float64(r.opts.Queue.Expiry) / r.opts.Speed)}
+	if r.opts.Protocol == MQTT5 {
+		q.interval = expiryInterval(q.q.Expiry, r.opts.Speed)
+	}
 	for i := range q.devs {
 		q.devs[i].seen, q.devs[i].published, q.devs[i].back = newBitmap(q.q.Messages), newBitmap(q.q.Messages), -1
 	}
 	return q
 }
 
-// payload is message seq's payload: the replay's tag and the id.
-func (q *queueRun) payload(seq int32) []byte {
-	return []byte(q.tag + "/" + strconv.Itoa(int(seq)))
+// payload is message seq's payload: the replay's tag, the id, and when
+// it was first published (wall, Unix ns).
+func (q *queueRun) payload(seq int32, sent int64) []byte {
+	return []byte(q.tag + "/" + strconv.Itoa(int(seq)) + "/" + strconv.FormatInt(sent, 10))
 }
 
-// parse returns the id a payload carries, false when it is not one of
-// this replay's.
-func (q *queueRun) parse(p []byte) (int, bool) {
-	tag, id, ok := strings.Cut(string(p), "/")
+// parse returns the id a payload carries and when it was first
+// published, false when it is not one of this replay's.
+func (q *queueRun) parse(p []byte) (int, int64, bool) {
+	tag, rest, ok := strings.Cut(string(p), "/")
 	if !ok || tag != q.tag {
-		return 0, false
+		return 0, 0, false
 	}
+	id, at, ok := strings.Cut(rest, "/")
 	n, err := strconv.Atoi(id)
-	return n, err == nil && n >= 0 && n < q.q.Messages
+	sent, err2 := strconv.ParseInt(at, 10, 64)
+	return n, sent, ok && err == nil && err2 == nil && n >= 0 && n < q.q.Messages
 }
 
 // returns gives the plan time of each device's return: its first connect
@@ -145,16 +185,20 @@ func returns(p *Plan, downs []Outage) []time.Duration {
 
 // received counts a message device k received.
 func (q *queueRun) received(k int32, pk packets.Packet) {
-	seq, ok := q.parse(pk.Payload)
+	seq, sent, ok := q.parse(pk.Payload)
 	if !ok {
 		return
 	}
 	now := time.Now()
+	stale := q.wallExpiry > 0 && now.UnixNano()-sent > int64(q.wallExpiry)
 	at := now.Sub(*q.start)
 	q.last.Store(now.UnixNano())
 	d := &q.devs[k]
 	d.mu.Lock()
 	d.received++
+	if stale {
+		d.stale++
+	}
 	if pk.FixedHeader.Dup {
 		d.dupFlagged++
 	}

@@ -243,3 +243,37 @@ func TestSessionKeptOrMadeAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedExpiry: three messages queued for each device while it is
+// away 12 s, published 12, 8 and 4 s before its return, valid for 6 s.
+// Over MQTT 5 each carries the expiry and Mosquitto drops the two that
+// expired while queued: the device receives one, nothing stale, and the
+// two are counted expired, not lost. Over 3.1.1 nothing carries it: all
+// three come, and the two older than 6 s are counted stale.
+func TestQueuedExpiry(t *testing.T) {
+	m := startMosquitto(t, "", new(bytes.Buffer))
+	for _, tc := range []struct {
+		proto byte
+		want  string
+	}{
+		{MQTT5, "redelivered 5, stale 0, expired 10, lost 0"},
+		{MQTT311, "redelivered 15, stale 10, expired 0, lost 0"},
+	} {
+		t.Run(fmt.Sprint(tc.proto), func(t *testing.T) {
+			t.Parallel()
+			plan := returning(5, 12*time.Second, 10*time.Millisecond)
+			for i := range plan.Devices {
+				plan.Devices[i].ID = fmt.Sprintf("exp%d-%d", tc.proto, i)
+			}
+			rep, err := Run(context.Background(), plan, Options{Broker: m.Addr(), Protocol: tc.proto, Hold: 200 * time.Millisecond,
+				Queue: &Queue{Messages: 3, QoS: 1, Expiry: 6 * time.Second}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprintf("redelivered %d, stale %d, expired %d, lost %d", rep.Redelivered, rep.Stale, rep.Expired, rep.Lost)
+			if got != tc.want || rep.ExpiryS != 6 {
+				t.Errorf("%s (expiry %gs), want %s", got, rep.ExpiryS, tc.want)
+			}
+		})
+	}
+}

@@ -27,7 +27,16 @@ type Redelivery struct {
 	RedeliveryPeakAtS  float64 `json:"redelivery_peak_at_s"`
 	DupFlagged         int     `json:"dup_flagged"` // received with the DUP flag
 	Duplicates         int     `json:"duplicates"`  // received with an id the device had received before
-	Lost               int     `json:"lost"`
+	// With an expiry (Queue.Expiry): ExpiryS is it (plan time), Stale
+	// counts the messages received older than it (what a device must
+	// ignore; over MQTT 5 a broker that honours the expiry sends none),
+	// and Expired those published and never received that had expired by
+	// their device's return (plan time): a broker dropped them, as it
+	// should. Lost counts the rest never received.
+	ExpiryS float64 `json:"expiry_s,omitempty"`
+	Stale   int     `json:"stale"`
+	Expired int     `json:"expired"`
+	Lost    int     `json:"lost"`
 	// Drained counts the devices that received every message published
 	// for them; DrainP50S and DrainP99S are, over them, the time from the
 	// CONNACK of their first accepted connect to the last message they
@@ -56,6 +65,8 @@ type DeviceRedelivery struct {
 	Redelivered int     `json:"redelivered"`
 	DupFlagged  int     `json:"dup_flagged"`
 	Duplicates  int     `json:"duplicates"`
+	Stale       int     `json:"stale"`
+	Expired     int     `json:"expired"`
 	Lost        int     `json:"lost"`
 	DrainS      float64 `json:"drain_s"` // -1: it did not receive all of them
 }
@@ -64,13 +75,15 @@ type DeviceRedelivery struct {
 // wall times from the start.
 func (q *queueRun) report(rep *Report, plan *Plan, acceptedAt []time.Duration) {
 	rd := &rep.Redelivery
-	rd.Queued, rd.QueuedQoS, rd.AckDelayMs = q.q.Messages, int(q.q.QoS), ms(q.q.AckDelay)
+	rd.Queued, rd.QueuedQoS, rd.AckDelayMs, rd.ExpiryS = q.q.Messages, int(q.q.QoS), ms(q.q.AckDelay), q.q.Expiry.Seconds()
 	var drains []time.Duration
 	for i := range q.devs {
 		d := &q.devs[i]
 		d.mu.Lock()
+		expired := q.expiredUnreceived(int32(i))
 		dr := DeviceRedelivery{ClientID: plan.Devices[i].ID, Published: int(d.nPublished), Redelivered: int(d.received),
-			DupFlagged: int(d.dupFlagged), Duplicates: int(d.duplicates), Lost: int(d.nPublished - d.unique), DrainS: -1}
+			DupFlagged: int(d.dupFlagged), Duplicates: int(d.duplicates), Stale: int(d.stale), Expired: expired,
+			Lost: int(d.nPublished-d.unique) - expired, DrainS: -1}
 		if d.nPublished > 0 && d.unique == d.nPublished && d.back >= 0 {
 			drain := max(d.lastNew-d.back, 0)
 			drains = append(drains, drain)
@@ -81,6 +94,8 @@ func (q *queueRun) report(rep *Report, plan *Plan, acceptedAt []time.Duration) {
 		rd.Redelivered += dr.Redelivered
 		rd.DupFlagged += dr.DupFlagged
 		rd.Duplicates += dr.Duplicates
+		rd.Stale += dr.Stale
+		rd.Expired += dr.Expired
 		rd.Lost += dr.Lost
 		rd.PerDevice = append(rd.PerDevice, dr)
 	}
@@ -108,6 +123,24 @@ func (q *queueRun) report(rep *Report, plan *Plan, acceptedAt []time.Duration) {
 	rd.Waves = w
 }
 
+// expiredUnreceived counts device k's messages the broker acknowledged to
+// the publisher, never received, that had expired by the device's return
+// (plan time: message s of N is published at s/N of the way to it); 0
+// without an expiry. d.mu is held.
+func (q *queueRun) expiredUnreceived(k int32) int {
+	if q.q.Expiry <= 0 {
+		return 0
+	}
+	d, ret, n := &q.devs[k], q.ret[k], q.q.Messages
+	count := 0
+	for s := range n {
+		if d.published.has(s) && !d.seen.has(s) && ret-ret*time.Duration(s)/time.Duration(n) > q.q.Expiry {
+			count++
+		}
+	}
+	return count
+}
+
 // redeliveryRows are the lines of Rows that a replay with a queue adds.
 var redeliveryRows = []Row{
 	{Side: SideBroker, Name: "queued", Value: func(r *Report) string {
@@ -119,6 +152,12 @@ var redeliveryRows = []Row{
 	}},
 	{Side: SideBroker, Name: "DUP flagged", Value: func(r *Report) string { return fmt.Sprint(r.DupFlagged) }},
 	{Side: SideBroker, Name: "duplicates", Value: func(r *Report) string { return fmt.Sprint(r.Duplicates) }},
+	{Side: SideBroker, Name: "stale / expired", Value: func(r *Report) string {
+		if r.ExpiryS == 0 {
+			return "no expiry"
+		}
+		return fmt.Sprintf("%d arrived older than %gs / %d expired unreceived", r.Stale, r.ExpiryS, r.Expired)
+	}},
 	{Side: SideBroker, Name: "lost", Value: func(r *Report) string { return fmt.Sprint(r.Lost) }},
 	{Side: SideBroker, Name: "drain p50/p99", Value: func(r *Report) string {
 		return fmt.Sprintf("%.3f / %.3f s (%d drained)", r.DrainP50S, r.DrainP99S, r.Drained)

@@ -86,6 +86,7 @@ printed).`,
 			&cli.IntFlag{Name: "queued", Usage: "give every device a persistent session and N messages queued for it while it is away, and measure their redelivery"},
 			&cli.IntFlag{Name: "queued-qos", Value: 1, Usage: "with --queued: the QoS of the subscriptions and messages, 1 or 2"},
 			&cli.DurationFlag{Name: "ack-delay", Usage: "with --queued: how long a device takes to acknowledge each message"},
+			&cli.DurationFlag{Name: "queued-expiry", Usage: "with --queued: how long each message stays valid after it is published (plan time); sent as the MQTT 5 message expiry, and what arrived older is counted stale"},
 			&cli.DurationFlag{Name: "connect-timeout", Value: replay.DefaultConnectTimeout, Usage: "socket-open to CONNACK, at most"},
 			&cli.BoolFlag{Name: "service", Usage: "after each accepted connect, subscribe to the device's command topic and record the SUBACK as its first useful service (the service stage) in --audit"},
 			&cli.DurationFlag{Name: "connack-slo", Value: replay.DefaultConnackSLO, Usage: "the CONNACK p99 the broker must keep to hold"},
@@ -307,7 +308,8 @@ func outageFlag(cmd *cli.Command, name string) (*replay.Outage, error) {
 	return &replay.Outage{At: a, Down: d}, nil
 }
 
-// queueFlags reads --queued, --queued-qos, --ack-delay and --link-down
+// queueFlags reads --queued, --queued-qos, --ack-delay, --queued-expiry
+// and --link-down
 // into s.
 func queueFlags(cmd *cli.Command, s *replaySettings) error {
 	link, err := outageFlag(cmd, "link-down")
@@ -316,12 +318,13 @@ func queueFlags(cmd *cli.Command, s *replaySettings) error {
 	}
 	s.opts.LinkDown = link
 	if !cmd.IsSet("queued") {
-		if cmd.IsSet("queued-qos") || cmd.IsSet("ack-delay") {
-			return usageErr("replay: --queued-qos and --ack-delay need --queued, the messages queued for each device")
+		if cmd.IsSet("queued-qos") || cmd.IsSet("ack-delay") || cmd.IsSet("queued-expiry") {
+			return usageErr("replay: --queued-qos, --ack-delay and --queued-expiry need --queued, the messages queued for each device")
 		}
 		return nil
 	}
-	q := &replay.Queue{Messages: int(cmd.Int("queued")), QoS: byte(cmd.Int("queued-qos")), AckDelay: cmd.Duration("ack-delay")}
+	q := &replay.Queue{Messages: int(cmd.Int("queued")), QoS: byte(cmd.Int("queued-qos")), AckDelay: cmd.Duration("ack-delay"),
+		Expiry: cmd.Duration("queued-expiry")}
 	if n := cmd.Int("queued-qos"); n != 1 && n != 2 {
 		return usageErr("replay: --queued-qos: expected 1 or 2, found %d", n)
 	}
