@@ -1,9 +1,15 @@
 package analyze
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/stormaudit/stormaudit/policy"
 )
 
 // TestIncidentCost: two incidents of 20 devices. Each record's counts go
@@ -47,5 +53,74 @@ func TestIncidentCost(t *testing.T) {
 func TestEventSize(t *testing.T) {
 	if got := unsafe.Sizeof(Event{}); got != 120 {
 		t.Errorf("Event is %d bytes, want 120", got)
+	}
+}
+
+// TestCostFromRealClients: real Python paho clients with bounded
+// outboxes, running a commander's commands that expire, through a silent
+// link and a kill (testdata/realclients/paho-py-outbox). Each incident's
+// cost is what the devices' own counts add up to, summed here apart:
+// a device's k-th disconnected record begins its k-th loss, its counts
+// are of the time before it, and those of every record after it are the
+// k-th loss's, until the next.
+func TestCostFromRealClients(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "realclients", "paho-py-outbox")
+	pol, err := policy.Load(filepath.Join(dir, "policy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkFilesWith(t, t.TempDir(), Options{Policy: &pol}, filepath.Join(dir, "clients.ndjson"))
+	incs := res.Summary.Fleet.Incidents
+	if len(incs) != 2 {
+		t.Fatalf("%d incidents, want 2: the silent link and the kill", len(incs))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "clients.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [2][costKinds]Cost
+	losses := map[string]int{} // disconnected records seen, by device
+	counted := [2][costKinds]map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct{ Device, Outcome string }
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		r.Device, r.Outcome = m["client_id"].(string), m["outcome"].(string)
+		k := losses[r.Device] - 1 // the loss this record's counts are of
+		if r.Outcome == "disconnected" {
+			losses[r.Device]++
+		}
+		if k < 0 || k > 1 {
+			continue
+		}
+		for c := range costKinds {
+			v, ok := m[CostField(c)].(float64)
+			if !ok {
+				continue
+			}
+			if counted[k][c] == nil {
+				counted[k][c] = map[string]bool{}
+			}
+			w := &want[k][c]
+			w.Messages += int64(v)
+			if _, seen := counted[k][c][r.Device]; !seen {
+				counted[k][c][r.Device] = false
+				w.Reporting++
+			}
+			if v > 0 && !counted[k][c][r.Device] {
+				counted[k][c][r.Device] = true
+				w.Devices++
+			}
+		}
+	}
+	for k := range incs {
+		if incs[k].Cost != want[k] {
+			t.Errorf("incident %d: cost %+v, the devices' own counts %+v", k+1, incs[k].Cost, want[k])
+		}
+	}
+	if want[0][CostExpired].Messages == 0 || want[1][CostDropped].Messages == 0 {
+		t.Errorf("the recording's counts %+v: no command expired after the silent link, or no measurement dropped in the kill", want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,8 +22,23 @@ import (
 // after the silent link every device's will went out at its keepalive
 // timeout; after the kill none did, and each was shown online until the
 // restarted broker accepted it again.
+//
+// paho-py-outbox is the same without persistence, killed 30 s down: its
+// devices came back over a minute, and presence flags the kill (p50 40.3 s
+// against twice the keepalive, 40 s).
 func TestPresenceFromRealBrokerLog(t *testing.T) {
-	dir := filepath.Join("..", "testdata", "realclients", "paho-py-presence")
+	for _, tc := range []struct {
+		rec     string
+		flagged int
+	}{{"paho-py-presence", 0}, {"paho-py-outbox", 1}} {
+		t.Run(tc.rec, func(t *testing.T) { presenceAgrees(t, tc.rec, tc.flagged) })
+	}
+}
+
+// presenceAgrees checks the presence of the recording rec against its
+// broker's lines, and that the rule flagged that many incidents.
+func presenceAgrees(t *testing.T, rec string, flagged int) {
+	dir := filepath.Join("..", "testdata", "realclients", rec)
 	f, err := os.Open(filepath.Join(dir, "broker.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +86,9 @@ func TestPresenceFromRealBrokerLog(t *testing.T) {
 		}
 		how := []string{PresenceWill, PresenceBack}[k]
 		for _, w := range p.Windows { // device by device, against its own line
-			if at, ok := byDev[w.Device]; !ok || w.How != how || time.Unix(0, w.Until).Sub(at).Abs() > time.Second {
+			// within Mosquitto's 1 s stamp: a line the recorder read late
+			// keeps it, and the recorder's stamp is then a little after
+			if at, ok := byDev[w.Device]; !ok || w.How != how || time.Unix(0, w.Until).Sub(at).Abs() > time.Second+100*time.Millisecond {
 				t.Errorf("incident %d: %s shown online until %s (%s); its line: %v %s", k+1, w.Device, fmtTime(w.Until), w.How, ok, at)
 			}
 		}
@@ -81,8 +99,8 @@ func TestPresenceFromRealBrokerLog(t *testing.T) {
 	if incs[1].Broker.Presence.Back != 200 {
 		t.Errorf("after the kill %d came back before any will or status, want all 200", incs[1].Broker.Presence.Back)
 	}
-	if res.Summary.ByRule[presenceID] != 0 {
-		t.Errorf("presence flagged %d: every will went out within its keepalive, and every device was back within 40 s", res.Summary.ByRule[presenceID])
+	if res.Summary.ByRule[presenceID] != flagged {
+		t.Errorf("presence flagged %d, want %d", res.Summary.ByRule[presenceID], flagged)
 	}
 }
 
@@ -121,7 +139,7 @@ func readPresenceTruth(t *testing.T, path string) presenceTruth {
 		case timeout.MatchString(msg) && !restarted:
 			tr.timeouts[timeout.FindStringSubmatch(msg)[1]] = at
 		case restarted && accept.MatchString(msg):
-			if id := accept.FindStringSubmatch(msg)[1]; tr.backAfterKill[id].IsZero() {
+			if id := accept.FindStringSubmatch(msg)[1]; tr.backAfterKill[id].IsZero() && !strings.HasPrefix(id, "corpus-") { // not the recorder's own clients
 				tr.backAfterKill[id] = at
 			}
 		}

@@ -71,6 +71,7 @@ func (ic *incidentCounter) alignedSilent(ls []lossEvent) bool {
 	}
 	seen := newDevSet(ls)
 	quiet, n := 0, 0
+	var lasts, ats []time.Duration
 	for _, l := range ls {
 		if !seen.add(l.Dev) {
 			continue
@@ -78,9 +79,23 @@ func (ic *incidentCounter) alignedSilent(ls []lossEvent) bool {
 		n++
 		if l.Quiet >= 0 && int64(l.Quiet)*int64(time.Millisecond) >= k-int64(DetectSlack) {
 			quiet++
+			lasts = append(lasts, time.Duration(l.At-int64(l.Quiet)*int64(time.Millisecond)))
+			ats = append(ats, time.Duration(l.At))
 		}
 	}
-	return float64(quiet) >= AlignedShare*float64(n)
+	return float64(quiet) >= AlignedShare*float64(n) && spread90(lasts) <= spread90(ats)+2*DetectSlack
+}
+
+// spread90 is how far apart the middle 90% of xs lie (it sorts them).
+// Devices whose keepalive phases were aligned last talked to the broker
+// about as close together as they noticed the loss; a fleet that was
+// merely quiet for a keepalive, its last records spread over seconds,
+// and that noticed at one instant, was reset: the broker died
+// (testdata/realclients/paho-py-outbox: killed 30 s after its devices
+// came back over 11 s, no record between).
+func spread90(xs []time.Duration) time.Duration {
+	slices.Sort(xs)
+	return rank(xs, 0.95) - rank(xs, 0.05)
 }
 
 // alignedKeepalive is the keepalive an aligned silent outage is judged

@@ -143,7 +143,7 @@ func TestRealClientCorpus(t *testing.T) {
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					out := t.TempDir()
-					args := append([]string{"check", "--fail-on", "none", "--format", "json,text,sarif,junit,github",
+					args := append([]string{"check", "--fail-on", "none", "--annotations", "-1", "--format", "json,text,sarif,junit,github",
 						"--output", "-," + filepath.Join(out, "text") + "," + filepath.Join(out, "sarif") + "," +
 							filepath.Join(out, "junit") + "," + filepath.Join(out, "github")}, tc.args...)
 					code, stdout, stderr := runArgs(t, args...)
@@ -451,6 +451,14 @@ func compareRules(t *testing.T, doc *corpusDoc, truth *realcorpus.Truth, meta re
 			}
 		case "unaudited-connect":
 			if !broker || !library {
+				t.Errorf("%s fired on %d devices (%v ...)", rule, len(ids), ids[0])
+			}
+		case "backlog", "redelivery": // outboxes that fill and drop, and the commands queued while away
+			if meta.Outbox == 0 && meta.CommandTTLS == 0 {
+				t.Errorf("%s fired on %d devices (%v ...), and the fleet has no outbox or commands", rule, len(ids), ids[0])
+			}
+		case "presence": // a kill leaves every retained online standing until its device comes back
+			if !meta.Presence || !broker {
 				t.Errorf("%s fired on %d devices (%v ...)", rule, len(ids), ids[0])
 			}
 		default:

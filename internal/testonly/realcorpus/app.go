@@ -1,6 +1,7 @@
 package realcorpus
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -56,3 +57,60 @@ func errOr(err error, why string) error {
 type appError struct{ why string }
 
 func (e *appError) Error() string { return "realcorpus: " + e.why }
+
+// CommanderClientID is the client id of the recorder's commander.
+const CommanderClientID = recorderClientPrefix + "commander"
+
+// Commander sends every device a command each period, QoS 1 on cmd/ID,
+// valid for ttl: {"seq": K, "sent": UNIX, "valid_until": UNIX}. A device
+// away on a persistent session has them queued by the broker, and ignores
+// those that come expired (fleet.py --commands). It reconnects by itself
+// after the broker's restart; what it sends while the broker is down is
+// lost, as a backend's would be.
+type Commander struct {
+	c    mqtt.Client
+	stop chan struct{}
+	done chan struct{}
+}
+
+// StartCommander connects the commander to broker and starts sending to
+// the devices ids.
+func StartCommander(broker string, ids []string, period, ttl time.Duration) (*Commander, error) {
+	opts := mqtt.NewClientOptions().AddBroker(broker).SetClientID(CommanderClientID).SetCleanSession(true).
+		SetAutoReconnect(true).SetMaxReconnectInterval(time.Second).SetConnectTimeout(5 * time.Second)
+	c := mqtt.NewClient(opts)
+	if t := c.Connect(); !t.WaitTimeout(10*time.Second) || t.Error() != nil {
+		return nil, errOr(t.Error(), "the commander's connect timed out")
+	}
+	cm := &Commander{c: c, stop: make(chan struct{}), done: make(chan struct{})}
+	go cm.run(ids, period, ttl)
+	return cm, nil
+}
+
+func (cm *Commander) run(ids []string, period, ttl time.Duration) {
+	defer close(cm.done)
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for seq := 1; ; seq++ {
+		select {
+		case <-cm.stop:
+			return
+		case <-tick.C:
+		}
+		if !cm.c.IsConnectionOpen() {
+			continue
+		}
+		now := time.Now()
+		sent, valid := float64(now.UnixMicro())/1e6, float64(now.Add(ttl).UnixMicro())/1e6
+		for _, id := range ids {
+			cm.c.Publish("cmd/"+id, 1, false, fmt.Sprintf(`{"seq":%d,"sent":%.6f,"valid_until":%.6f}`, seq, sent, valid))
+		}
+	}
+}
+
+// Stop ends the commander.
+func (cm *Commander) Stop() {
+	close(cm.stop)
+	<-cm.done
+	cm.c.Disconnect(100)
+}

@@ -117,14 +117,70 @@ class Device:
         self.c = c
         self.serve_at = None  # when to say hello again, while not served
         self.was_lost = False  # it has lost a connection (--clock-step)
+        # --outbox: one measurement a second, sent at once while connected,
+        # else kept in an outbox of at most --outbox, the oldest dropped
+        self.outbox, self.next_sample = 0, time.monotonic() + 1.0
+        self.flushed = self.dropped = 0  # since its previous record
+        # --commands: what its session's queue brought since its previous
+        # record; seen holds the commands it ran, by seq
+        self.up_since = None  # wall time of its last CONNACK
+        self.queued = self.expired = self.twice = 0
+        self.seen = set()
 
     def rec(self, outcome, delay=0.0, **extra):
+        if self.args.outbox:
+            self.sample()
+            extra.update(outbox_depth=self.outbox, outbox_flushed=self.flushed, outbox_dropped=self.dropped)
+            self.flushed = self.dropped = 0
+        if self.args.commands:
+            extra.update(inbound_redelivered=self.queued, inbound_expired=self.expired, inbound_duplicates=self.twice)
+            self.queued = self.expired = self.twice = 0
         self.audit.write(self.cid, outcome, self.attempt, delay, False, self.offset, **extra)
+
+    def sample(self):
+        """Takes the measurements due since the last: each goes out at
+        once while connected, else into the outbox, dropping the oldest
+        when it is full; a connected device flushes its outbox."""
+        now = time.monotonic()
+        while self.next_sample <= now:
+            self.next_sample += 1.0
+            if not self.up.is_set():
+                if self.outbox == self.args.outbox:
+                    self.dropped += 1
+                else:
+                    self.outbox += 1
+        if self.up.is_set() and self.outbox:
+            self.flushed += self.outbox
+            self.outbox = 0
+
+    def command(self, payload):
+        """Runs a command the recorder's commander sent: one its session's
+        queue brought (sent before its last CONNACK) counts as redelivered,
+        ignored when its valid_until has passed, and counted twice when it
+        ran before (the device does not de-duplicate)."""
+        try:
+            cmd = json.loads(payload)
+            seq, sent, valid = int(cmd["seq"]), float(cmd["sent"]), float(cmd["valid_until"])
+        except (ValueError, KeyError, TypeError):
+            return
+        if self.up_since is None or sent >= self.up_since:
+            self.seen.add(seq)  # live: run at once
+            return
+        self.queued += 1
+        if time.time() > valid:
+            self.expired += 1
+        elif seq in self.seen:
+            self.twice += 1
+        else:
+            self.seen.add(seq)
 
     def on_connect(self, client, userdata, flags, rc):
         if rc == 0:
             self.attempt = 0
-            self.rec("connected")
+            self.up_since = time.time()
+            self.rec("connected")  # its outbox_depth: the backlog its session starts with
+            if self.args.commands:
+                client.subscribe("cmd/" + self.cid, 1)
             if self.args.clock_step and self.was_lost:
                 self.offset = 0.0  # its NTP fix lands once the network is back
             self.lost.clear()
@@ -143,6 +199,9 @@ class Device:
         self.serve_at = time.monotonic() + 5
 
     def on_message(self, client, userdata, msg):
+        if self.args.commands and msg.topic == "cmd/" + self.cid:
+            self.command(msg.payload)
+            return
         if msg.topic == "cmd/" + self.cid and self.serve_at is not None and self.up.is_set():
             self.serve_at = None
             self.rec("connected", stage="service")
@@ -154,6 +213,8 @@ class Device:
             self.hello()
 
     def on_disconnect(self, client, userdata, rc):
+        if self.args.outbox:
+            self.sample()  # what was due while it was up went out
         self.serve_at = None
         if rc != 0:
             self.was_lost = True
@@ -293,6 +354,8 @@ def main():
     ap.add_argument("--keepalive", type=int, default=30)
     ap.add_argument("--boot-spread", type=float, default=4.0, help="devices boot over this many seconds")
     ap.add_argument("--churn", type=float, default=0.0)
+    ap.add_argument("--outbox", type=int, default=0, help="a measurement a second, kept while offline in an outbox of at most this many (0: none)")
+    ap.add_argument("--commands", action="store_true", help="subscribe to cmd/ID and run the commander's commands, ignoring expired ones")
     ap.add_argument("--presence", action="store_true", help="a retained offline will, and a retained online on each connect, on status/ID")
     ap.add_argument("--service", action="store_true", help="ask the application for service after each connect (manual mode)")
     ap.add_argument("--seed", type=int, default=1)

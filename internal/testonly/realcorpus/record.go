@@ -94,6 +94,19 @@ func Record(sc Scenario, dir string, tools Tools) error {
 		b.Kill()
 		return err
 	}
+	if sc.CommandTTL > 0 {
+		ids := make([]string, sc.Devices)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("%s-%04d", sc.Prefix, i+1)
+		}
+		cm, err := StartCommander(broker, ids, time.Second, sc.CommandTTL)
+		if err != nil {
+			kill()
+			b.Kill()
+			return err
+		}
+		defer cm.Stop()
+	}
 	time.Sleep(sc.Boot + sc.Settle)
 	if sc.Awaited {
 		awaitLog(blog.Name(), 4*(sc.Boot+sc.Settle)+30*time.Second, func(t *Truth) bool { return len(t.conn) >= sc.Devices })
@@ -243,6 +256,12 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop
 	if sc.Presence {
 		args = append(args, "--presence")
 	}
+	if sc.Outbox > 0 {
+		args = append(args, "--outbox", fmt.Sprint(sc.Outbox))
+	}
+	if sc.CommandTTL > 0 {
+		args = append(args, "--commands")
+	}
 	if sc.Skew.Fraction > 0 {
 		args = append(args, "--clock-skew", fmt.Sprintf("%g:%g", sc.Skew.Fraction, sc.Skew.Offset.Seconds()), "--clock-offsets", offsets)
 		if sc.Skew.Step {
@@ -266,7 +285,7 @@ func startFleet(sc Scenario, tools Tools, port int, audit, offsets string) (stop
 func writeMeta(sc Scenario, dir string, tools Tools, clock map[string]float64) error {
 	m := Meta{Scenario: sc.Name, Description: sc.Description, Devices: sc.Devices, Client: sc.Client,
 		Mode: sc.Mode, Churn: sc.Churn, KeepaliveS: sc.Keepalive, BootS: sc.Boot.Seconds(), Cut: sc.Cut, ClockStep: sc.Skew.Step, ServiceDownS: sc.ServiceDown.Seconds(), DownS: sc.Down().Seconds(), ClockOffsetsS: clock,
-		Presence: sc.Presence, Persistence: sc.Persistence,
+		Presence: sc.Presence, Persistence: sc.Persistence, Outbox: sc.Outbox, CommandTTLS: sc.CommandTTL.Seconds(),
 		Recorded: time.Now().UTC().Format(time.RFC3339), Versions: versions(tools)}
 	for _, o := range sc.Outages {
 		m.Outages = append(m.Outages, MetaOutage{Kind: o.Kind, BeforeS: o.Before.Seconds(), DownS: o.Down.Seconds()})

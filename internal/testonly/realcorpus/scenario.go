@@ -117,6 +117,15 @@ type Scenario struct {
 	// messages and sessions across its restarts (a database in a
 	// directory of the recorder's).
 	Presence, Persistence bool
+	// Outbox gives each device a measurement a second, kept while it is
+	// offline in an outbox of at most Outbox (the oldest dropped), its
+	// records carrying outbox_depth, outbox_flushed and outbox_dropped;
+	// CommandTTL starts the recorder's commander, which sends every device
+	// a command a second valid for CommandTTL, and has the devices run
+	// them, counting inbound_redelivered, inbound_expired and
+	// inbound_duplicates (PythonPaho only).
+	Outbox     int
+	CommandTTL time.Duration
 }
 
 // Down is how long the first outage lasts.
@@ -273,6 +282,20 @@ var Scenarios = []Scenario{
 		Outages: []Outage{{Kind: Freeze, Down: 60 * time.Second}, {Kind: Kill, Before: 30 * time.Second, Down: 20 * time.Second}},
 		After:   40 * time.Second, Presence: true, Persistence: true,
 	},
+	{
+		Name: "paho-py-outbox",
+		Description: "Python paho-mqtt 1.6 driven by the reference manager alone (client.loop()), keepalive 20 s, through the " +
+			"recorder's proxy; each device takes a measurement a second and keeps it while offline in an outbox of at most 20 " +
+			"(the oldest dropped), runs the commands the recorder's commander sends it every second (valid for 15 s, ignored " +
+			"when they come later), and declares a will and says online as in paho-py-presence. The broker logs everything, " +
+			"without persistence. First a 45 s silent link (the broker keeps each session and queues its commands until it " +
+			"times it out), then the broker is killed for 30 s (its queues and retained messages die with it).",
+		Client: PythonPaho, Mode: "manual", Prefix: "pyout", Devices: 200, Keepalive: 20, Seed: 24,
+		Policy: withKeepalive(managerPolicy, 20),
+		Boot:   20 * time.Second, Settle: 25 * time.Second,
+		Outages: []Outage{{Kind: Freeze, Down: 45 * time.Second}, {Kind: Kill, Before: 30 * time.Second, Down: 30 * time.Second}},
+		After:   40 * time.Second, Presence: true, Outbox: 20, CommandTTL: 15 * time.Second,
+	},
 }
 
 // Meta is a scenario's meta.json.
@@ -304,6 +327,8 @@ type Meta struct {
 	// Presence and Persistence are the scenario's (Scenario.Presence)
 	Presence    bool              `json:"presence,omitempty"`
 	Persistence bool              `json:"persistence,omitempty"`
+	Outbox      int               `json:"outbox,omitempty"`
+	CommandTTLS float64           `json:"command_ttl_s,omitempty"`
 	Recorded    string            `json:"recorded"`
 	Versions    map[string]string `json:"versions"`
 }
