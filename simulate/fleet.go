@@ -66,14 +66,15 @@ type rec struct {
 	fail     auditfmt.FailureClass
 	reason   uint8 // 0: not written
 	presence bool  // session_present (connected records)
+	// commands marks a service record that counts the commands its
+	// session's queue brought (Config.CommandsPerS): depth holds them
+	// (inbound_redelivered) and flushed those expired (inbound_expired;
+	// < 0: not written), a service record carrying no outbox
+	commands bool
 	depth    int64 // outbox_depth; < 0: not written
 	flushed  int64 // outbox_flushed
 	dropped  int64 // outbox_dropped; < 0: not written (no outbox_limit)
 	try      int32 // the attempt_id's number; 0: not written
-	// redelivered and expired are the commands its session's queue brought
-	// (Config.CommandsPerS), written when commands is set and each is >= 0
-	redelivered, expired int64
-	commands             bool
 }
 
 // fleet runs the model; see the package documentation.
@@ -316,7 +317,9 @@ func (f *fleet) serve(d *device, t, lost int64) {
 		f.record(d, rec{t: t, outcome: auditfmt.AttemptFailed, stage: auditfmt.StageService, fail: auditfmt.FailTransient, ceiling: -1})
 	}
 	served := rec{t: max(t, back) + f.latency, outcome: auditfmt.Connected, stage: auditfmt.StageService, ceiling: -1}
-	served.redelivered, served.expired, served.commands = queued, expired, true
+	if queued >= 0 {
+		served.depth, served.flushed, served.commands = queued, expired, true
+	}
 	f.record(d, served)
 }
 
@@ -413,9 +416,9 @@ func (f *fleet) backoff(d *device, t int64) {
 // number, to the batch.
 func (f *fleet) record(d *device, r rec) {
 	r.dev, r.attempt, r.seq = int32(d.index()), d.attempt, d.seq
-	r.depth, r.dropped = -1, -1
+	r.dropped = -1
 	if !r.commands {
-		r.redelivered, r.expired = -1, -1
+		r.depth = -1
 	}
 	if f.cfg.AttemptIDs && r.outcome != auditfmt.Disconnected && r.stage == 0 {
 		r.try = d.tries

@@ -147,18 +147,19 @@ func (n *names) encode(dst []byte, recs []rec) []byte {
 			try = strconv.AppendInt(append(append(try[:0], client...), "-a"...), int64(x.try), 10)
 			r.AttemptID = unsafe.String(&try[0], len(try))
 		}
-		if x.depth >= 0 {
+		switch {
+		case x.commands:
+			r.InboundRedelivered, r.Has = x.depth, r.Has|auditfmt.HasInboundRedelivered
+			if x.flushed >= 0 {
+				r.InboundExpired, r.Has = x.flushed, r.Has|auditfmt.HasInboundExpired
+			}
+		case x.depth >= 0:
 			r.OutboxDepth, r.OutboxFlushed, r.Has = x.depth, x.flushed, r.Has|auditfmt.HasOutboxDepth|auditfmt.HasOutboxFlushed
 		}
 		if x.dropped >= 0 {
 			r.OutboxDropped, r.Has = x.dropped, r.Has|auditfmt.HasOutboxDropped
 		}
-		if x.redelivered >= 0 {
-			r.InboundRedelivered, r.Has = x.redelivered, r.Has|auditfmt.HasInboundRedelivered
-		}
-		if x.expired >= 0 {
-			r.InboundExpired, r.Has = x.expired, r.Has|auditfmt.HasInboundExpired
-		}
+
 		if x.outcome == auditfmt.Connected && x.stage == 0 {
 			r.SessionPresent, r.Has = x.presence, r.Has|auditfmt.HasSessionPresent
 		}
