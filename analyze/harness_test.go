@@ -376,15 +376,21 @@ func brokerLogName(log string) string { return strings.TrimSuffix(log, ".ndjson"
 // nil if there is none.
 func brokerLogBeside(t *testing.T, log string) *BrokerLog {
 	t.Helper()
-	f, err := os.Open(brokerLogName(log))
-	if os.IsNotExist(err) {
+	if _, err := os.Stat(brokerLogName(log)); os.IsNotExist(err) {
 		return nil
 	}
+	return brokerLogFile(t, brokerLogName(log))
+}
+
+// brokerLogFile reads the broker log at path.
+func brokerLogFile(t *testing.T, path string) *BrokerLog {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	blog, err := LoadBrokerLog(f, filepath.Base(f.Name()), brokerlog.Options{})
+	blog, err := LoadBrokerLog(f, filepath.Base(path), brokerlog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

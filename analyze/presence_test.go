@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormaudit/stormaudit/brokerlog"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -39,15 +38,7 @@ func TestPresenceFromRealBrokerLog(t *testing.T) {
 // broker's lines, and that the rule flagged that many incidents.
 func presenceAgrees(t *testing.T, rec string, flagged int) {
 	dir := filepath.Join("..", "testdata", "realclients", rec)
-	f, err := os.Open(filepath.Join(dir, "broker.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	blog, err := LoadBrokerLog(f, "broker.log", brokerlog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	blog := brokerLogFile(t, filepath.Join(dir, "broker.log"))
 	pol, err := policy.Load(filepath.Join(dir, "policy.toml"))
 	if err != nil {
 		t.Fatal(err)

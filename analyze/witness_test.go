@@ -154,15 +154,7 @@ func TestBrokerLogRejectsNoted(t *testing.T) {
 // rather than pass.
 func TestWitnessUnrelatedLog(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "realclients")
-	f, err := os.Open(filepath.Join(dir, "paho-py-manual", "broker.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	blog, err := LoadBrokerLog(f, "broker.log", brokerlog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	blog := brokerLogFile(t, filepath.Join(dir, "paho-py-manual", "broker.log"))
 	res := checkFilesWith(t, t.TempDir(), Options{Broker: []*BrokerLog{blog}}, filepath.Join(dir, "paho-go", "clients.ndjson"))
 	for _, id := range []string{unauditedConnectID, unseenConnectID, sessionTakeoverID} {
 		if !slices.ContainsFunc(res.Summary.Skipped, func(s Skip) bool {
