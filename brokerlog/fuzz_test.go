@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,6 +94,32 @@ func FuzzParseRecord(f *testing.F) {
 		if e.Kind < Accepted || e.Kind > Status || e.Res <= 0 || (e.Code != 0) != (e.Kind == Refused) ||
 			e.Reason != ReasonUnknown && e.Kind != Closed || e.Clean < -1 || e.Clean > 1 || e.Keepalive < 0 {
 			t.Errorf("%q: bad event %+v", line, e)
+		}
+	})
+}
+
+// FuzzWillLines runs Mosquitto messages, one a line, through the reader of
+// wills and status publishes: it never panics, and a Status names a
+// client whose will it read.
+func FuzzWillLines(f *testing.F) {
+	f.Add("New client connected from 127.0.0.1:1 as a (p2, c0, k20).\nWill message specified (7 bytes) (r1, q1).\n\tstatus/a\n" +
+		"Received PUBLISH from a (d0, q1, r1, m1, 'status/a', ... (6 bytes))\nReceived PUBLISH from a (d0, q1, r0, m2, 'tele/a', ... (9 bytes))")
+	f.Add("New client connected from 127.0.0.1:1 as a (d (p2, c0, k20).\nWill message specified (7 bytes) (r1, q1).\n\tt', ... (\n" +
+		"Received PUBLISH from a (d (d0, q1, r1, m1, 't', ... (', ... (6 bytes))\nNo will message specified.")
+	f.Fuzz(func(t *testing.T, lines string) {
+		p := &parser{format: Mosquitto, tz: time.UTC}
+		wills := map[string]bool{}
+		for _, line := range strings.Split(lines, "\n") {
+			var out outcome
+			p.parse([]byte("1796613059: "+line), &out)
+			switch out.ev.Kind {
+			case Will:
+				wills[out.ev.Client] = true
+			case Status:
+				if !wills[out.ev.Client] {
+					t.Fatalf("a status of %q, whose will was not read: %q", out.ev.Client, line)
+				}
+			}
 		}
 	})
 }

@@ -309,3 +309,36 @@ func TestMosquittoContinuations(t *testing.T) {
 		check(t, tc.line, out, tc.want)
 	}
 }
+
+// TestMosquittoWillsAndStatus reads real lines of devices that declare a
+// will and say their presence on its topic (testdata/mosquitto-presence.log):
+// a Will for every accept that declared one, its topic from the line
+// after, and a Status for each device's own publish to it, none for any
+// other publish.
+func TestMosquittoWillsAndStatus(t *testing.T) {
+	log := readFile(t, "testdata/mosquitto-presence.log", Options{})
+	checkAccounting(t, log)
+	if log.Rejected != 0 {
+		t.Fatalf("%d rejects: %v", log.Rejected, log.Rejects)
+	}
+	counts := map[Kind]int{}
+	accepted := ""
+	for _, e := range log.Events {
+		counts[e.Kind]++
+		switch e.Kind {
+		case Accepted:
+			accepted = e.Client
+		case Will:
+			if e.Client != accepted || e.Detail != "status/"+e.Client {
+				t.Errorf("a will of %s on %q after the accept of %s", e.Client, e.Detail, accepted)
+			}
+		case Status:
+			if !strings.Contains(e.Detail, "'status/"+e.Client+"'") {
+				t.Errorf("a status of %s: %q", e.Client, e.Detail)
+			}
+		}
+	}
+	if counts[Accepted] != 7 || counts[Will] != 7 || counts[Status] != 6 || counts[Closed] != 3 || counts[BrokerUp] != 2 {
+		t.Errorf("events %v, want 7 accepts, each with its will, 6 status publishes, 3 keepalive timeouts and the broker up twice", counts)
+	}
+}
