@@ -97,9 +97,13 @@ func TestWitnessLeftOutWithoutBrokerLog(t *testing.T) {
 // broker's clock offsets and the rules that need it (a regression: the
 // finishing check decoded partials without the broker's log).
 func TestSplitWithBrokerLog(t *testing.T) {
-	for _, tc := range []struct{ log, broker string }{
-		{"testdata/witness/positive.ndjson", "testdata/witness/positive-broker.log"},
-		{"../testdata/realclients/paho-py-clockskew/clients.ndjson", "../testdata/realclients/paho-py-clockskew/broker.log"},
+	for _, tc := range []struct {
+		log, broker string
+		presence    bool // its devices declare wills: every incident has a presence
+	}{
+		{"testdata/witness/positive.ndjson", "testdata/witness/positive-broker.log", false},
+		{"../testdata/realclients/paho-py-clockskew/clients.ndjson", "../testdata/realclients/paho-py-clockskew/broker.log", false},
+		{"../testdata/realclients/paho-py-presence/clients.ndjson", "../testdata/realclients/paho-py-presence/broker.log", true},
 	} {
 		data, err := os.ReadFile(tc.broker)
 		if err != nil {
@@ -119,8 +123,13 @@ func TestSplitWithBrokerLog(t *testing.T) {
 			}
 			given := sameResult(t, bucketed(t, n, tc.log), Options{Broker: []*BrokerLog{blog}})
 			for _, res := range []*Result{stored, given} {
-				if w := res.Summary.Fleet.Witness; w == nil || w.Paired == 0 || len(res.Summary.Fleet.ClockOffsets) == 0 {
+				if w := res.Summary.Fleet.Witness; w == nil || w.Paired == 0 || len(res.Summary.Fleet.ClockOffsets) == 0 && !tc.presence {
 					t.Errorf("%s in %d buckets: no witness or no offsets: %+v", tc.log, n, res.Summary.Fleet.ClockOffsets)
+				}
+				for _, in := range res.Summary.Fleet.Incidents {
+					if (in.Broker != nil && in.Broker.Presence != nil) != tc.presence {
+						t.Errorf("%s in %d buckets: an incident's presence %v, want one: %v", tc.log, n, in.Broker, tc.presence)
+					}
 				}
 			}
 			if !reflect.DeepEqual(stored.Findings, given.Findings) {
