@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -90,6 +91,12 @@ type Config struct {
 	// written).
 	CommandsPerS float64
 	CommandTTL   time.Duration
+	// BrokerLog, when set, receives the broker's log of the run, as
+	// Mosquitto writes it with log_type all: every accept of a device,
+	// with its Last Will and its own retained "online" status, and the
+	// broker's returns (see brokerlog.go). Not with AddressDown (the broker
+	// does not die there).
+	BrokerLog io.Writer
 	// AddressDown makes the outage a failed address service (DHCP)
 	// rather than a dead broker: the link stays up and the broker too,
 	// but while it is down a device's attempts fail at the address stage
@@ -216,6 +223,8 @@ func (c *Config) check() error {
 		return bad("ColdBoot", "no library reconnect loop (--library-reconnect) with a cold boot", "both")
 	case c.Tick < 0:
 		return bad("Tick", "a duration >= 0", c.Tick)
+	case c.BrokerLog != nil && c.AddressDown:
+		return bad("BrokerLog", "no broker log with AddressDown: the broker stays up, and its keepalive timeouts are not modelled", "both")
 	case !(c.CommandsPerS >= 0 && c.CommandsPerS <= 1e6):
 		return bad("CommandsPerS", "a rate in [0, 1000000] commands per second", c.CommandsPerS)
 	case c.CommandTTL < 0 || c.CommandTTL > maxSimulatedRange:

@@ -27,12 +27,17 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (Stats, error) {
 	// fill byte buffers, and both come back once written
 	reuse := make(chan []rec, 16)
 	outs := make(chan []byte, 16)
+	bl := newBrokerLogger(&cfg, names)
 	go ordered.Run(runtime.GOMAXPROCS(0), chunks(batches, outs), encoded, func(_ int, c *chunk) {
 		c.out = names.encode(c.out[:0], c.recs)
+		if bl != nil {
+			c.blog = names.brokerAccepts(c.blog[:0], c.recs, bl.keepalive)
+		}
 	})
 
 	var st counter
 	f := newFleet(&cfg, func(b []rec) { batches <- b }, reuse, &st)
+	werr := bl.begin(f)
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan bool, 1)
@@ -40,10 +45,12 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (Stats, error) {
 		done <- f.run(stop.Done())
 		close(batches)
 	}()
-	var werr error
 	for c := range encoded {
 		if werr == nil {
-			if _, werr = w.Write(c.out); werr != nil {
+			if _, werr = w.Write(c.out); werr == nil && bl != nil && len(c.recs) > 0 {
+				werr = bl.write(c.recs[len(c.recs)-1].t, c.blog)
+			}
+			if werr != nil {
 				cancel()
 			}
 		}
@@ -51,6 +58,9 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (Stats, error) {
 		offer(outs, c.out)
 	}
 	finished := <-done
+	if werr == nil && bl != nil {
+		werr = bl.write(f.horizon, nil)
+	}
 	if werr != nil {
 		return Stats{}, fmt.Errorf("simulate: write: %w", werr)
 	}
@@ -64,6 +74,7 @@ func Run(ctx context.Context, cfg Config, w io.Writer) (Stats, error) {
 type chunk struct {
 	recs []rec
 	out  []byte
+	blog []byte // the broker's lines of its accepts (Config.BrokerLog)
 }
 
 // chunks pairs each batch with a byte buffer, reused from outs if one is

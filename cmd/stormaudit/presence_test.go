@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,53 @@ func TestPresenceEveryOutput(t *testing.T) {
 	}
 	if n := strings.Count(html.UnescapeString(string(b)), "Presence: 200 devices declared a will"); n != 2 {
 		t.Errorf("the HTML report says presence %d times, want 2", n)
+	}
+}
+
+// TestSimulatedPresence: simulate writes the broker's log beside the
+// records, every device declaring a will and saying online on each
+// connect. The broker dies at the drop and sends no will, so check finds
+// every device shown online until it came back: presence's percentiles
+// are the times to recover, to the log's 1 s stamps, and the rule flags
+// them beyond twice the keepalive.
+func TestSimulatedPresence(t *testing.T) {
+	dir := t.TempDir()
+	log, blog := filepath.Join(dir, "fleet.ndjson"), filepath.Join(dir, "broker.log")
+	if code, _, stderr := runArgs(t, "--no-config", "simulate", "-n", "200", "--outage", "2m", "--broker-log", blog, "-o", log); code != 0 {
+		t.Fatalf("simulate: exit %d\n%s", code, stderr)
+	}
+	_, out, stderr := runArgs(t, "--no-config", "check", "--fail-on", "none", "--format", "json", "--broker-log", blog, log)
+	var doc struct {
+		Summary struct {
+			ByRule map[string]int `json:"by_rule"`
+			Fleet  struct {
+				Incidents []struct {
+					TTR50  float64 `json:"ttr_p50_s"`
+					TTRMax float64 `json:"ttr_max_s"`
+					Broker struct {
+						Presence *struct {
+							Devices int     `json:"devices_with_will"`
+							Back    int     `json:"back_first"`
+							P50     float64 `json:"online_while_down_p50_s"`
+							Max     float64 `json:"online_while_down_max_s"`
+						} `json:"presence"`
+					} `json:"broker"`
+				} `json:"incidents"`
+			} `json:"fleet"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	incs := doc.Summary.Fleet.Incidents
+	if len(incs) != 1 || incs[0].Broker.Presence == nil {
+		t.Fatalf("incidents %+v, want one with presence\n%s", incs, stderr)
+	}
+	in, p := incs[0], incs[0].Broker.Presence
+	if p.Devices != 200 || p.Back != 200 || math.Abs(p.P50-in.TTR50) > 1 || math.Abs(p.Max-in.TTRMax) > 1 {
+		t.Errorf("presence %+v; times to recover p50 %gs, max %gs: want every device shown online until it came back", p, in.TTR50, in.TTRMax)
+	}
+	if doc.Summary.ByRule["presence"] != 1 {
+		t.Errorf("presence flagged %d, want 1: shown online p50 %gs, beyond twice the 45 s keepalive", doc.Summary.ByRule["presence"], p.P50)
 	}
 }

@@ -46,7 +46,9 @@ device's first useful exchange after it connects (the service stage);
 --service-down keeps the application behind the broker down a while after
 the broker is back. --commands-rate queues commands for each device while
 it is offline, and --command-ttl expires them; the first useful exchange
-after the return counts them. docs/simulate.md describes the model.`,
+after the return counts them. --broker-log writes the broker's log beside
+the records, every device declaring a will and saying online on each
+connect. docs/simulate.md describes the model.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "devices", Aliases: []string{"n"}, Value: 1000, Usage: "fleet size"},
@@ -74,6 +76,7 @@ after the return counts them. docs/simulate.md describes the model.`,
 			&cli.BoolFlag{Name: "attempt-ids", Usage: "write an attempt_id on each record of an attempt"},
 			&cli.BoolFlag{Name: "address-down", Usage: "make the outage a failed address service (DHCP) instead of a dead broker: attempts fail at the address stage while it lasts"},
 			&cli.BoolFlag{Name: "service", Usage: "record the service stage: each device's first useful exchange after its connect"},
+			&cli.StringFlag{Name: "broker-log", Usage: "also write the broker's log to this file, as Mosquitto writes it with log_type all: every accept with its Last Will and the device's own retained online, and the broker's returns (check --broker-log reads it)"},
 			&cli.Float64Flag{Name: "commands-rate", Usage: "commands per second the broker queues for each device's session while it is offline, counted (inbound_redelivered) on its first useful exchange after the return (implies --service)"},
 			&cli.DurationFlag{Name: "command-ttl", Usage: "how long a queued command stays valid; those older on arrival are ignored and counted (inbound_expired) (0: never expire)"},
 			&cli.DurationFlag{Name: "service-down", Usage: "keep the application behind the broker down this long after the broker is back (implies --service): devices connect but are not served"},
@@ -83,7 +86,7 @@ after the return counts them. docs/simulate.md describes the model.`,
 	}
 }
 
-func runSimulate(ctx context.Context, cmd *cli.Command) error {
+func runSimulate(ctx context.Context, cmd *cli.Command) (err error) {
 	if cmd.NArg() > 0 {
 		return usageErr("simulate: unexpected argument %q; the fleet is described by flags", cmd.Args().First())
 	}
@@ -99,6 +102,23 @@ func runSimulate(ctx context.Context, cmd *cli.Command) error {
 			cfg.Devices, gib(need), gib(have))
 	}
 	var st simulate.Stats
+	if path := cmd.String("broker-log"); path != "" {
+		if path == "-" {
+			return usageErr("simulate: --broker-log: expected a file; standard output carries the records")
+		}
+		w, finish, err := openOutput(path, nil) // through a temporary file
+		if err != nil {
+			return failed("simulate", err)
+		}
+		bw := bufio.NewWriterSize(w, 1<<20)
+		cfg.BrokerLog = bw
+		defer func() {
+			ferr := bw.Flush()
+			if ferr = finish(ferr); ferr != nil && err == nil {
+				err = failed("simulate", ferr)
+			}
+		}()
+	}
 	if dir := cmd.String("dataset"); dir != "" {
 		if cmd.IsSet("output") {
 			return usageErr("simulate: --output and --dataset exclude each other")
@@ -209,7 +229,7 @@ var configFlags = map[string]string{
 	"BadAuth": "--bad-auth", "DevicesPerHost": "--devices-per-host", "Capacity": "--capacity",
 	"CapacityWindow": "--capacity-window", "Tick": "--tick", "Horizon": "--horizon", "Start": "--start",
 	"Library": "--library-reconnect", "ColdBoot": "--cold-boot", "OutboxPerS": "--outbox-rate", "FlushBatch": "--flush-batch",
-	"ServiceDown": "--service-down", "AddressDown": "--address-down", "CommandsPerS": "--commands-rate", "CommandTTL": "--command-ttl",
+	"ServiceDown": "--service-down", "AddressDown": "--address-down", "CommandsPerS": "--commands-rate", "CommandTTL": "--command-ttl", "BrokerLog": "--broker-log",
 }
 
 // errIngestEnded tells the simulation that nobody reads its records any more.
