@@ -105,7 +105,7 @@ func (v *fleetView) ShortHelp() []key.Binding {
 func (v *fleetView) FullHelp() [][]key.Binding {
 	k := v.sh.keys
 	move := []key.Binding{k.Left, k.Right, k.PageUp, k.PageDown, k.Home, k.End, k.ZoomIn, k.ZoomOut}
-	return k.full(move, []key.Binding{k.Open, k.Unrecovered, k.NextFinding, k.PrevFinding, k.Search})
+	return k.full(move, []key.Binding{k.Open, k.Unrecovered, k.Presence, k.NextFinding, k.PrevFinding, k.Search})
 }
 
 func (v *fleetView) update(msg tea.KeyMsg) action {
@@ -145,6 +145,8 @@ func (v *fleetView) update(msg tea.KeyMsg) action {
 		return a
 	case key.Matches(msg, k.Unrecovered):
 		return v.unrecovered()
+	case key.Matches(msg, k.Presence):
+		return v.presence()
 	}
 	return none
 }
@@ -162,18 +164,56 @@ func (v *fleetView) unrecovered() action {
 		v.sh.notice = fmt.Sprintf("every device of incident %d came back", k+1)
 		return none
 	}
+	ids := make([]string, len(us))
+	for i, u := range us {
+		ids[i] = u.Device
+	}
+	return v.opened(ids, fmt.Sprintf("never came back from incident %d", k+1))
+}
+
+// presence opens the devices of the incident at or before the cursor that
+// the broker's log shows online while down past the limit (docs/rules.md,
+// "presence").
+func (v *fleetView) presence() action {
+	k := v.incidentAt()
+	if k < 0 {
+		v.sh.notice = "no incident at or before the cursor"
+		return none
+	}
+	in := &v.sh.ov.Result.Summary.Fleet.Incidents[k]
+	if in.Broker == nil || in.Broker.Presence == nil {
+		v.sh.notice = fmt.Sprintf("no will of incident %d's devices in a broker log (--broker-log; Mosquitto's log_type all)", k+1)
+		return none
+	}
+	p := in.Broker.Presence
+	var ids []string
+	for _, w := range p.Windows {
+		if time.Duration(w.Until-p.From) > p.Limit {
+			ids = append(ids, w.Device)
+		}
+	}
+	if len(ids) == 0 {
+		v.sh.notice = fmt.Sprintf("no device of incident %d was shown online while down past %v", k+1, p.Limit)
+		return none
+	}
+	return v.opened(ids, fmt.Sprintf("shown online while down past %v after incident %d", p.Limit, k+1))
+}
+
+// opened is the action that opens the devices ids in the devices view,
+// under label.
+func (v *fleetView) opened(ids []string, label string) action {
 	at := map[string]int{}
 	for i := range v.sh.ov.Devices {
 		at[v.sh.ov.Devices[i].ID] = i
 	}
 	a := none
-	for _, u := range us {
-		if i, ok := at[u.Device]; ok {
+	for _, id := range ids {
+		if i, ok := at[id]; ok {
 			a.active = append(a.active, i)
 		}
 	}
 	slices.Sort(a.active)
-	a.label = fmt.Sprintf("never came back from incident %d", k+1)
+	a.label = label
 	return a
 }
 

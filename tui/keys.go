@@ -17,7 +17,7 @@ type keyMap struct {
 	Search, NextMatch, PrevMatch          key.Binding
 	NextFinding, PrevFinding              key.Binding
 	Filter, Sort, Reverse                 key.Binding
-	Unrecovered                           key.Binding
+	Unrecovered, Presence                 key.Binding
 	Help, Quit                            key.Binding
 }
 
@@ -53,6 +53,7 @@ func newKeyMap() keyMap {
 		Sort:        b("s", "sort", "s"),
 		Reverse:     b("r", "reverse", "r"),
 		Unrecovered: b("u", "never came back", "u"),
+		Presence:    b("p", "shown online while down", "p"),
 		Help:        b("?", "help", "?"),
 		Quit:        b("q", "quit", "q", "ctrl+c"),
 	}

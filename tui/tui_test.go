@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -482,5 +483,27 @@ func TestIncidentSaysPresence(t *testing.T) {
 	v := &fleetView{sh: &shared{ov: &analyze.Overview{Result: res}}, cur: -1}
 	if lines := strings.Join(v.incidents(), "\n"); !strings.Contains(lines, "shown online while down p50 27s, max 47s (40 with a will)") {
 		t.Errorf("incident lines:\n%s", lines)
+	}
+}
+
+// TestPresenceKeyOpensDevices: p on an incident whose broker log shows
+// its devices' wills opens those shown online while down past the limit;
+// without a broker log it says why it cannot.
+func TestPresenceKeyOpensDevices(t *testing.T) {
+	from := int64(1e12)
+	inc := analyze.Incident{LostAt: from, DevicesLost: 3, FirstConnectAt: analyze.NoTime, Broker: &analyze.IncidentBroker{
+		Presence: &analyze.Presence{From: from, Limit: 40 * time.Second, Windows: []analyze.PresenceWindow{
+			{Device: "a", Until: from + int64(10*time.Second), How: analyze.PresenceWill},
+			{Device: "b", Until: from + int64(41*time.Second), How: analyze.PresenceBack},
+			{Device: "c", Until: from + int64(90*time.Second), How: analyze.PresenceStill}}}}}
+	res := &analyze.Result{Summary: analyze.Summary{Fleet: &analyze.FleetStats{Incidents: []analyze.Incident{inc}}}}
+	v := &fleetView{sh: &shared{ov: &analyze.Overview{Result: res, Devices: []analyze.DeviceFigures{{ID: "a"}, {ID: "b"}, {ID: "c"}}}}, cur: -1}
+	a := v.presence()
+	if !slices.Equal(a.active, []int{1, 2}) || !strings.Contains(a.label, "shown online while down past 40s after incident 1") {
+		t.Errorf("p opens %v (%q), want devices b and c", a.active, a.label)
+	}
+	res.Summary.Fleet.Incidents[0].Broker = nil
+	if a := v.presence(); a.active != nil || !strings.Contains(v.sh.notice, "--broker-log") {
+		t.Errorf("p without a broker log: %v, notice %q", a.active, v.sh.notice)
 	}
 }
