@@ -75,6 +75,8 @@ type incidentView struct {
 	TooSoon                       int          // of them, those the log ended too soon for
 	Service                       string       // time to first useful service, in words
 	Presence                      string       // how long its devices were shown online while down, in words
+	PresenceLong                  []kv         // the devices shown online longest: id, how long and how it ended
+	PresencePast                  int          // of its devices, those shown online past the limit
 	Unserved                      []kv         // the devices connected but not served: id, when
 	Cost                          []costRow    // what the outage cost beyond the connection
 	Chart, Stages                 chartView

@@ -1,7 +1,9 @@
 package afteraction
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -278,6 +280,7 @@ func whyOf(v *incidentView, in *analyze.Incident) {
 		v.Met = append(v.Met, r)
 	}
 	v.Service, v.Presence = report.ServiceText(in), report.PresenceText(in)
+	v.PresenceLong, v.PresencePast = presenceRows(in)
 	for k, c := range in.Cost {
 		if c.Reporting > 0 {
 			v.Cost = append(v.Cost, costRow{What: report.CostWhat(k), Field: analyze.CostField(k), Messages: c.Messages,
@@ -412,4 +415,30 @@ func nOf(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// maxPresenceRows is how many devices the report lists of an incident's
+// presence: those shown online longest.
+const maxPresenceRows = 20
+
+// presenceRows lists the devices of an incident shown online longest
+// while down, and counts those past the limit.
+func presenceRows(in *analyze.Incident) ([]kv, int) {
+	if in.Broker == nil || in.Broker.Presence == nil {
+		return nil, 0
+	}
+	p := in.Broker.Presence
+	ws := slices.Clone(p.Windows)
+	slices.SortStableFunc(ws, func(a, b analyze.PresenceWindow) int { return cmp.Compare(b.Until, a.Until) })
+	past := 0
+	for _, w := range ws {
+		if time.Duration(w.Until-p.From) > p.Limit {
+			past++
+		}
+	}
+	var rows []kv
+	for _, w := range ws[:min(len(ws), maxPresenceRows)] {
+		rows = append(rows, kv{w.Device, fmt.Sprintf("%v (%s)", time.Duration(w.Until-p.From).Round(time.Millisecond), w.How)})
+	}
+	return rows, past
 }

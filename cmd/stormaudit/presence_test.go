@@ -67,6 +67,9 @@ func TestPresenceEveryOutput(t *testing.T) {
 	if n := strings.Count(html.UnescapeString(string(b)), "Presence: 200 devices declared a will"); n != 2 {
 		t.Errorf("the HTML report says presence %d times, want 2", n)
 	}
+	if n := strings.Count(string(b), "Shown online while down, the longest"); n != 2 || !strings.Contains(string(b), "(back)</td>") {
+		t.Errorf("the HTML report lists the devices shown online longest %d times, want 2, each with how it ended", n)
+	}
 }
 
 // TestSimulatedPresence: simulate writes the broker's log beside the
