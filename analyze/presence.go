@@ -38,6 +38,9 @@ type Presence struct {
 	// it, their next loss, or the end).
 	OfflineUp    int
 	OfflineUpMax time.Duration
+	// OfflineUpUntil is when the last of them stopped being shown offline
+	// (0 when none was).
+	OfflineUpUntil int64
 	// Windows are the devices' own, by client id: when each stopped
 	// being shown online while down, and how.
 	Windows []PresenceWindow
@@ -100,25 +103,28 @@ type devPresence struct {
 }
 
 // presenceOf returns the presence of an incident's devices (members),
-// lost at from, from the broker's events before end (NoTime: the log's
-// end); nil when none of them had declared a will on the connection it
-// lost.
+// lost at from, from the broker's events before end (NoTime: up to the
+// log's last event, included); nil when none of them had declared a will
+// on the connection it lost. A device is followed by its client id, in
+// every log. One whose will went out before from (the broker closed its
+// connection abnormally) was not shown online at the loss; one that has
+// no event after from is shown online to the end.
 func (wit *Witness) presenceOf(members map[string]bool, from, end int64) *Presence {
 	if len(wit.events) == 0 || len(members) == 0 {
 		return nil
 	}
-	if last := wit.events[len(wit.events)-1].At; end == NoTime || end > last {
-		end = last
+	last := wit.events[len(wit.events)-1].At
+	if end == NoTime || end > last {
+		end = last + 1 // the last event is in
 	}
-	key := func(e *brokerEv) uint64 { return uint64(e.Log)<<32 | uint64(e.Client) }
-	willed := map[uint64]bool{} // its connection at the loss declared a will
-	keepalive := map[uint64]uint16{}
-	devs := map[uint64]*devPresence{}
+	willed := map[string]bool{} // its connection at the loss declared a will
+	keepalive := map[string]uint16{}
+	devs := map[string]*devPresence{}
 	p := &Presence{From: from}
 	var online []time.Duration
 	for i := range wit.events {
 		e := &wit.events[i]
-		if e.At > end {
+		if e.At >= end {
 			break
 		}
 		switch e.Kind {
@@ -126,46 +132,54 @@ func (wit *Witness) presenceOf(members map[string]bool, from, end int64) *Presen
 		default:
 			continue
 		}
-		if !members[wit.client(e)] {
+		id := wit.client(e)
+		if !members[id] {
 			continue
 		}
-		k := key(e)
 		if e.At < from {
 			switch e.Kind {
 			case brokerlog.Accepted:
-				willed[k], keepalive[k] = false, e.Keepalive
+				willed[id], keepalive[id] = false, e.Keepalive
 			case brokerlog.Will:
-				willed[k] = true
+				willed[id] = true
+			case brokerlog.Closed: // ended before the loss: its will, if any, went out then
+				willed[id] = false
 			}
 			continue
 		}
-		d := devs[k]
+		d := devs[id]
 		if d == nil {
-			if !willed[k] {
+			if !willed[id] {
 				continue
 			}
-			d = &devPresence{id: wit.client(e), phase: shownOnline}
-			devs[k] = d
+			d = &devPresence{id: id, phase: shownOnline}
+			devs[id] = d
 		}
 		if how := d.step(e, p); how != "" {
 			online = append(online, time.Duration(max(e.At-from, 0)))
-			p.Windows = append(p.Windows, PresenceWindow{Device: wit.client(e), Until: e.At, How: how})
+			p.Windows = append(p.Windows, PresenceWindow{Device: id, Until: e.At, How: how})
+		}
+	}
+	for id, w := range willed { // lost with a will and not heard of since: shown online to the end
+		if w && devs[id] == nil {
+			devs[id] = &devPresence{id: id, phase: shownOnline}
 		}
 	}
 	if len(devs) == 0 {
 		return nil
 	}
+	end = min(end, last)
 	p.Devices = len(devs)
 	var k uint16
-	for key, d := range devs {
-		k = max(k, keepalive[key])
+	for id, d := range devs {
+		k = max(k, keepalive[id])
 		switch d.phase {
 		case shownOnline:
 			p.Still++
 			online = append(online, time.Duration(max(end-from, 0)))
 			p.Windows = append(p.Windows, PresenceWindow{Device: d.id, Until: end, How: PresenceStill})
 		case backOffline:
-			p.offlineUp(end - d.backAt)
+			p.offlineUp(d.backAt, end)
 		}
 	}
 	p.Limit = PresenceLimit(time.Duration(k) * time.Second)
@@ -204,18 +218,19 @@ func (d *devPresence) step(e *brokerEv, p *Presence) string {
 		}
 	case backOffline:
 		if e.Kind == brokerlog.Status || abnormal {
-			p.offlineUp(e.At - d.backAt)
+			p.offlineUp(d.backAt, e.At)
 			d.phase = presenceDone
 		}
 	}
 	return ""
 }
 
-// offlineUp counts a device shown offline while connected for gap ns,
-// when that is beyond PresenceGrace.
-func (p *Presence) offlineUp(gap int64) {
-	if gap > int64(PresenceGrace) {
+// offlineUp counts a device shown offline while connected from back to
+// until, when that is beyond PresenceGrace.
+func (p *Presence) offlineUp(back, until int64) {
+	if gap := time.Duration(until - back); gap > PresenceGrace {
 		p.OfflineUp++
-		p.OfflineUpMax = max(p.OfflineUpMax, time.Duration(gap))
+		p.OfflineUpMax = max(p.OfflineUpMax, gap)
+		p.OfflineUpUntil = max(p.OfflineUpUntil, until)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormaudit/stormaudit/brokerlog"
 	"github.com/stormaudit/stormaudit/policy"
 )
 
@@ -136,4 +137,53 @@ func readPresenceTruth(t *testing.T, path string) presenceTruth {
 		}
 	}
 	return tr
+}
+
+// TestPresenceEdges: a device lost with a will that the broker never
+// hears of again is shown online to the end (it is the worst case, not
+// one to leave out); one whose connection the broker closed before the
+// loss (its will went out then) is not shown online at all; an accept at
+// the next incident's loss is that incident's.
+func TestPresenceEdges(t *testing.T) {
+	dir := filepath.Join("testdata", "rules", "presence")
+	audit, err := os.ReadFile(filepath.Join(dir, "positive.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broker, err := os.ReadFile(filepath.Join(dir, "positive-broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// dev-04 never comes back; dev-03's connection was timed out before the loss
+	var keep []string
+	for _, l := range strings.Split(strings.TrimSpace(string(audit)), "\n") {
+		if !strings.Contains(l, `"dev-04"`) || !strings.Contains(l, `"connected"`) || strings.Contains(l, "14:17:00") {
+			keep = append(keep, l)
+		}
+	}
+	var lines []string
+	restarted := false
+	for _, l := range strings.Split(strings.TrimSpace(string(broker)), "\n") {
+		restarted = restarted || strings.Contains(l, " starting")
+		if restarted && (strings.Contains(l, "41003") || strings.Contains(l, "dev-04")) { // dev-04's return
+			continue
+		}
+		lines = append(lines, l)
+		if strings.Contains(l, "'status/dev-04'") && len(lines) < 40 {
+			lines = append(lines, strings.SplitN(l, ":", 2)[0]+": Client dev-03 has exceeded timeout, disconnecting.")
+		}
+	}
+	blog, err := LoadBrokerLog(strings.NewReader(strings.Join(lines, "\n")+"\n"), "broker.log", brokerlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkLogWith(t, strings.Join(keep, "\n")+"\n", Options{Broker: []*BrokerLog{blog}})
+	incs := res.Summary.Fleet.Incidents
+	if len(incs) != 1 || incs[0].Broker == nil || incs[0].Broker.Presence == nil {
+		t.Fatalf("incidents %+v", incs)
+	}
+	p := incs[0].Broker.Presence
+	if p.Devices != 3 || p.Still != 1 || p.Back != 2 {
+		t.Errorf("presence %+v: want 3 devices with a will at the loss (dev-03's went out before), dev-04 still shown online, 2 back", p)
+	}
 }

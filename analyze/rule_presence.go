@@ -51,7 +51,7 @@ func (*presenceRule) Finish(c *Context) {
 		}
 		if p.OfflineUp > 0 {
 			f := Finding{Rule: presenceID, Kind: "presence/offline-while-up", Severity: Warning, Device: Fleet,
-				Start: in.LostAt, End: in.LostAt + int64(p.OnlineMax)}
+				Start: in.LostAt, End: p.OfflineUpUntil}
 			f.Message = fmt.Sprintf("%s shown offline while connected after the incident, up to %v", nOf(p.OfflineUp, "device"), ms(p.OfflineUpMax))
 			f.Explanation = fmt.Sprintf("Their wills went out after the loss at %s, and they came back without saying \"online\" "+
 				"within %v: their retained status said offline while they were connected. A device should publish its status on "+

@@ -22,11 +22,12 @@ type willState struct {
 	topicNext bool   // the last line was its "Will message specified"
 	seed      maphash.Seed
 	topics    map[string]uint64
+	longest   int // the longest id in topics
 }
 
 // accepted notes that the broker accepted a connection of id: a will line
-// that follows is its.
-func (w *willState) accepted(id string) { w.accepting, w.topicNext = id, false }
+// that follows is its. The id is copied: it must not hold its line.
+func (w *willState) accepted(id string) { w.accepting, w.topicNext = strings.Clone(id), false }
 
 // line reads msg, a Mosquitto message after its stamp, as a will's line or
 // a status publish, into out, and reports whether it was one.
@@ -38,6 +39,7 @@ func (w *willState) line(msg string, out *outcome) bool {
 				w.topics, w.seed = map[string]uint64{}, maphash.MakeSeed()
 			}
 			w.topics[w.accepting] = maphash.String(w.seed, topic)
+			w.longest = max(w.longest, len(w.accepting))
 			out.ev.Kind, out.ev.Client, out.ev.Detail = Will, w.accepting, topic
 			return true
 		}
@@ -65,27 +67,49 @@ func (w *willState) line(msg string, out *outcome) bool {
 
 // status reads "ID (dD, qQ, rR, mM, 'TOPIC', ... (N bytes))" and returns
 // ID when TOPIC is its will's topic. An id may hold " (d" itself: each
-// place it occurs is tried.
+// place it occurs, up to the longest id with a will, whose flags follow
+// in Mosquitto's form, is tried (a line cannot make it look up more than
+// that many ids).
 func (w *willState) status(rest string) (string, bool) {
 	end := strings.LastIndex(rest, "', ... (")
 	if end < 0 {
 		return "", false
 	}
-	for k := 0; k < end; {
+	for k := 0; k < end && k <= w.longest; {
 		i := strings.Index(rest[k:end], " (d")
-		if i < 0 {
+		if i < 0 || k+i > w.longest {
 			return "", false
 		}
 		id, flags := rest[:k+i], rest[k+i+2:end]
 		k += i + 1
-		want, ok := w.topics[id]
+		topic, ok := publishTopic(flags)
 		if !ok {
 			continue
 		}
-		_, topic, ok := strings.Cut(flags, ", '") // d0, q1, r1, m1, 'TOPIC
-		if ok && maphash.String(w.seed, topic) == want {
+		if want, ok := w.topics[id]; ok && maphash.String(w.seed, topic) == want {
 			return id, true
 		}
 	}
 	return "", false
+}
+
+// publishTopic reads the topic after Mosquitto's flags of a PUBLISH,
+// "dD, qQ, rR, mM, 'TOPIC": a digit each, and the message id's digits.
+func publishTopic(s string) (string, bool) {
+	for _, f := range []string{"d", ", q", ", r"} {
+		var ok bool
+		if s, ok = strings.CutPrefix(s, f); !ok || s == "" || s[0] < '0' || s[0] > '9' {
+			return "", false
+		}
+		s = s[1:]
+	}
+	s, ok := strings.CutPrefix(s, ", m")
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	if !ok || n == 0 {
+		return "", false
+	}
+	return strings.CutPrefix(s[n:], ", '")
 }

@@ -187,9 +187,15 @@ func (p *publisher) connect() error {
 	for id, m := range p.pending {
 		if m.released {
 			cl.sendAck(packets.Pubrel, id)
-		} else {
-			cl.publishQoS(QueueTopic(p.r.plan.Devices[m.dev].ID), p.q.payload(m.seq, m.sent), p.q.q.QoS, id, true, p.q.interval)
+			continue
 		}
+		interval, live := p.q.remaining(m.sent)
+		if !live { // expired before the broker took it: never published, as a backend drops a stale command
+			delete(p.pending, id)
+			<-p.slots
+			continue
+		}
+		cl.publishQoS(QueueTopic(p.r.plan.Devices[m.dev].ID), p.q.payload(m.seq, m.sent), p.q.q.QoS, id, true, interval)
 	}
 	return nil
 }

@@ -69,6 +69,26 @@ func expiryInterval(expiry time.Duration, speed float64) uint32 {
 	return uint32(math.Ceil(float64(expiry) / speed / float64(time.Second)))
 }
 
+// remaining returns the expiry interval a resend of a message first
+// published at sent (Unix ns) carries over MQTT 5 (what is left of its
+// validity, whole seconds rounded up; 0 without an expiry or over 3.1.1),
+// and whether it is still valid: a publisher that reconnects with a clean
+// session makes its resend a new message to the broker, which must not
+// live longer than the first.
+func (q *queueRun) remaining(sent int64) (uint32, bool) {
+	if q.wallExpiry <= 0 {
+		return q.interval, true
+	}
+	left := q.wallExpiry - time.Duration(time.Now().UnixNano()-sent)
+	if left <= 0 {
+		return 0, false
+	}
+	if q.interval == 0 {
+		return 0, true
+	}
+	return uint32(math.Ceil(left.Seconds())), true
+}
+
 // maxQueued bounds Queue.Messages: a device's messages are told apart by
 // a sequence number, and a session cannot hold more than 65,535 in flight.
 const maxQueued = 65535
@@ -126,6 +146,7 @@ type queueRun struct {
 	// message expiry interval each PUBLISH carries over MQTT 5 (0: none)
 	wallExpiry time.Duration
 	interval   uint32
+	speed      float64 // Options.Speed
 }
 
 // newQueueRun sets up the queue of r's plan.
@@ -133,7 +154,8 @@ func newQueueRun(r *run) *queueRun {
 	var b [4]byte
 	rand.Read(b[:])
 	q := &queueRun{q: *r.opts.Queue, tag: hex.EncodeToString(b[:]), devs: make([]queueDev, len(r.plan.Devices)),
-		ret: returns(r.plan, r.opts.down()), start: &r.start, wallExpiry: time.Duration(float64(r.opts.Queue.Expiry) / r.opts.Speed)}
+		ret: returns(r.plan, r.opts.down()), start: &r.start, wallExpiry: time.Duration(float64(r.opts.Queue.Expiry) / r.opts.Speed),
+		speed: r.opts.Speed}
 	if r.opts.Protocol == MQTT5 {
 		q.interval = expiryInterval(q.q.Expiry, r.opts.Speed)
 	}
@@ -196,15 +218,15 @@ func (q *queueRun) received(k int32, pk packets.Packet) {
 	d := &q.devs[k]
 	d.mu.Lock()
 	d.received++
-	if stale {
-		d.stale++
-	}
 	if pk.FixedHeader.Dup {
 		d.dupFlagged++
 	}
 	if d.seen.set(seq) {
 		d.unique++
 		d.lastNew = at
+		if stale { // a message, not each time it came
+			d.stale++
+		}
 	} else {
 		d.duplicates++
 	}
@@ -258,7 +280,7 @@ func (q *queueRun) drained() bool {
 	for i := range q.devs {
 		d := &q.devs[i]
 		d.mu.Lock()
-		done := d.unique >= d.nPublished
+		done := d.unique >= d.nPublished || d.unique+int32(q.expiredUnreceived(int32(i), time.Since(*q.start))) >= d.nPublished
 		d.mu.Unlock()
 		if !done {
 			return false

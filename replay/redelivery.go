@@ -76,15 +76,16 @@ type DeviceRedelivery struct {
 func (q *queueRun) report(rep *Report, plan *Plan, acceptedAt []time.Duration) {
 	rd := &rep.Redelivery
 	rd.Queued, rd.QueuedQoS, rd.AckDelayMs, rd.ExpiryS = q.q.Messages, int(q.q.QoS), ms(q.q.AckDelay), q.q.Expiry.Seconds()
+	ended := time.Since(*q.start) // a device never back is judged at the end
 	var drains []time.Duration
 	for i := range q.devs {
 		d := &q.devs[i]
 		d.mu.Lock()
-		expired := q.expiredUnreceived(int32(i))
+		expired := q.expiredUnreceived(int32(i), ended)
 		dr := DeviceRedelivery{ClientID: plan.Devices[i].ID, Published: int(d.nPublished), Redelivered: int(d.received),
 			DupFlagged: int(d.dupFlagged), Duplicates: int(d.duplicates), Stale: int(d.stale), Expired: expired,
 			Lost: int(d.nPublished-d.unique) - expired, DrainS: -1}
-		if d.nPublished > 0 && d.unique == d.nPublished && d.back >= 0 {
+		if d.nPublished > 0 && int(d.unique)+expired == int(d.nPublished) && d.back >= 0 {
 			drain := max(d.lastNew-d.back, 0)
 			drains = append(drains, drain)
 			dr.DrainS = drain.Seconds()
@@ -124,17 +125,26 @@ func (q *queueRun) report(rep *Report, plan *Plan, acceptedAt []time.Duration) {
 }
 
 // expiredUnreceived counts device k's messages the broker acknowledged to
-// the publisher, never received, that had expired by the device's return
-// (plan time: message s of N is published at s/N of the way to it); 0
-// without an expiry. d.mu is held.
-func (q *queueRun) expiredUnreceived(k int32) int {
-	if q.q.Expiry <= 0 {
+// the publisher, never received, that had expired (wall time) by the
+// device's first accepted connect, or by now (wall, from the start) when
+// it has none; 0 without an expiry. A message is taken as published when
+// its plan put it (message s of N at s/N of the way to the device's
+// planned return): the publisher's window may send it later, so on a
+// loaded machine a message near the edge can be counted expired that had
+// a moment left. d.mu is held.
+func (q *queueRun) expiredUnreceived(k int32, now time.Duration) int {
+	if q.wallExpiry <= 0 {
 		return 0
 	}
 	d, ret, n := &q.devs[k], q.ret[k], q.q.Messages
+	back := d.back
+	if back < 0 {
+		back = now
+	}
 	count := 0
 	for s := range n {
-		if d.published.has(s) && !d.seen.has(s) && ret-ret*time.Duration(s)/time.Duration(n) > q.q.Expiry {
+		sent := time.Duration(float64(ret*time.Duration(s)/time.Duration(n)) / q.speed)
+		if d.published.has(s) && !d.seen.has(s) && back-sent > q.wallExpiry {
 			count++
 		}
 	}
