@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/stormaudit/stormaudit/ingest"
@@ -105,6 +106,9 @@ func runSimulate(ctx context.Context, cmd *cli.Command) (err error) {
 	if path := cmd.String("broker-log"); path != "" {
 		if path == "-" {
 			return usageErr("simulate: --broker-log: expected a file; standard output carries the records")
+		}
+		if out := cmd.String("output"); out != "-" && (filepath.Clean(out) == filepath.Clean(path) || sameFile(path, out)) {
+			return usageErr("simulate: --broker-log %s is --output too: expected two files", path)
 		}
 		w, finish, err := openOutput(path, nil) // through a temporary file
 		if err != nil {
