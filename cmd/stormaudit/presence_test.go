@@ -19,24 +19,7 @@ func TestPresenceEveryOutput(t *testing.T) {
 	args := []string{"--no-config", "check", "--fail-on", "none", "--policy", filepath.Join(dir, "policy.toml"),
 		"--broker-log", filepath.Join(dir, "broker.log"), filepath.Join(dir, "clients.ndjson")}
 	_, out, stderr := runArgs(t, append(args, "--format", "json")...)
-	var doc struct {
-		Summary struct {
-			Fleet struct {
-				Incidents []struct {
-					Broker struct {
-						Presence *struct {
-							Devices int     `json:"devices_with_will"`
-							Wills   int     `json:"wills_sent"`
-							P50     float64 `json:"online_while_down_p50_s"`
-						} `json:"presence"`
-					} `json:"broker"`
-				} `json:"incidents"`
-			} `json:"fleet"`
-		} `json:"summary"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
+	doc := presenceDoc(t, out, stderr)
 	incs := doc.Summary.Fleet.Incidents
 	if len(incs) != 2 || incs[0].Broker.Presence == nil || incs[1].Broker.Presence == nil {
 		t.Fatalf("incidents %+v, want two with presence", incs)
@@ -85,28 +68,7 @@ func TestSimulatedPresence(t *testing.T) {
 		t.Fatalf("simulate: exit %d\n%s", code, stderr)
 	}
 	_, out, stderr := runArgs(t, "--no-config", "check", "--fail-on", "none", "--format", "json", "--broker-log", blog, log)
-	var doc struct {
-		Summary struct {
-			ByRule map[string]int `json:"by_rule"`
-			Fleet  struct {
-				Incidents []struct {
-					TTR50  float64 `json:"ttr_p50_s"`
-					TTRMax float64 `json:"ttr_max_s"`
-					Broker struct {
-						Presence *struct {
-							Devices int     `json:"devices_with_will"`
-							Back    int     `json:"back_first"`
-							P50     float64 `json:"online_while_down_p50_s"`
-							Max     float64 `json:"online_while_down_max_s"`
-						} `json:"presence"`
-					} `json:"broker"`
-				} `json:"incidents"`
-			} `json:"fleet"`
-		} `json:"summary"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
+	doc := presenceDoc(t, out, stderr)
 	incs := doc.Summary.Fleet.Incidents
 	if len(incs) != 1 || incs[0].Broker.Presence == nil {
 		t.Fatalf("incidents %+v, want one with presence\n%s", incs, stderr)
@@ -118,4 +80,49 @@ func TestSimulatedPresence(t *testing.T) {
 	if doc.Summary.ByRule["presence"] != 1 {
 		t.Errorf("presence flagged %d, want 1: shown online p50 %gs, beyond twice the 45 s keepalive", doc.Summary.ByRule["presence"], p.P50)
 	}
+}
+
+// TestSimulateBrokerLogNotOutput: the broker's log and the records cannot
+// go to one file, whether it exists yet or not.
+func TestSimulateBrokerLogNotOutput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.log")
+	for range 2 {
+		code, _, stderr := runArgs(t, "--no-config", "simulate", "-n", "3", "--broker-log", path, "-o", path)
+		if code != 2 || !strings.Contains(stderr, "is --output too") {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		os.WriteFile(path, nil, 0o644) // the second time, it exists
+	}
+}
+
+// presenceJSON is what the presence tests read of check's JSON.
+type presenceJSON struct {
+	Summary struct {
+		ByRule map[string]int `json:"by_rule"`
+		Fleet  struct {
+			Incidents []struct {
+				TTR50  float64 `json:"ttr_p50_s"`
+				TTRMax float64 `json:"ttr_max_s"`
+				Broker struct {
+					Presence *struct {
+						Devices int     `json:"devices_with_will"`
+						Wills   int     `json:"wills_sent"`
+						Back    int     `json:"back_first"`
+						P50     float64 `json:"online_while_down_p50_s"`
+						Max     float64 `json:"online_while_down_max_s"`
+					} `json:"presence"`
+				} `json:"broker"`
+			} `json:"incidents"`
+		} `json:"fleet"`
+	} `json:"summary"`
+}
+
+// presenceDoc decodes check's JSON out (stderr said alongside).
+func presenceDoc(t *testing.T, out []byte, stderr string) *presenceJSON {
+	t.Helper()
+	var doc presenceJSON
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	return &doc
 }
